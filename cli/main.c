@@ -1,0 +1,58 @@
+/* psiplace — dry runs of the placement library: node ranking, step
+ * binding maps, spawn plans, configuration checks. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+} commands[] = {
+	{ "check-config", cmd_check_config,
+	  "check-config PLUGSTACK.CONF     validate the psiplace line of a plugstack.conf" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("psiplace: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: psiplace COMMAND [OPTIONS]\ncommands:\n", f);
+	for (i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  psiplace %s\n", commands[i].usage);
+	fputs("See psiplace(8).\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	return cli_usage_error("unknown command '%s'; see psiplace --help", argv[1]);
+}

@@ -1,0 +1,47 @@
+/* One-line error messages and safe quoting of untrusted input. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "psiplace/error.h"
+
+int psiplace_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void psiplace_quote(char *dst, size_t dstlen, const char *src, size_t max)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0, i;
+
+	if (!dst || !dstlen)
+		return;
+	for (i = 0; src && src[i] && i < max; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c >= 0x20 && c < 0x7f) {
+			if (o + 1 >= dstlen)
+				break;
+			dst[o++] = (char)c;
+		} else {
+			if (o + 4 >= dstlen)
+				break;
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[c >> 4];
+			dst[o++] = hex[c & 15];
+		}
+	}
+	if (src && src[i] && i == max && o + 3 < dstlen) {
+		dst[o++] = '.';
+		dst[o++] = '.';
+		dst[o++] = '.';
+	}
+	dst[o] = '\0';
+}

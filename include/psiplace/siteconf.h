@@ -1,0 +1,71 @@
+/* psiplace — the site configuration carried on the psiplace line of
+ * plugstack.conf.  One line configures both plugins: the SPANK plugin
+ * receives it as argc/argv, select/psiplace_cons_tres finds the line
+ * itself through slurm.conf's PlugStackConfig. */
+#ifndef PSIPLACE_SITECONF_H
+#define PSIPLACE_SITECONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "psiplace/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSIPLACE_SITECONF_MAXARG 1024 /* bytes of one argument value */
+
+enum psiplace_placement { PSIPLACE_PLACEMENT_SLURM = 0, PSIPLACE_PLACEMENT_PSI };
+
+struct psiplace_siteconf {
+	enum psiplace_policy policy;     /* NodeAllocationPolicy */
+	char *priority_function;         /* PriorityFunction (owned) */
+	char *nodes_sort;                /* NodesSort as given (owned; validated by the PSI parser) */
+	enum psiplace_placement placement; /* DefaultPlacement */
+	bool psi_strict;                 /* PsiStrict */
+	bool policy_overrides_weight;    /* PolicyOverridesWeight */
+	bool allow_user_cpumap;          /* AllowUserCpumap */
+	char *topology_file;             /* TopologyFile (owned) */
+	bool verbose;                    /* Verbose */
+};
+
+/* Defaults: no policy, slurm placement, every flag off. */
+void psiplace_siteconf_init(struct psiplace_siteconf *c);
+void psiplace_siteconf_free(struct psiplace_siteconf *c);
+
+/* Parse the psiplace line's arguments (as SPANK passes them: the line split
+ * at blanks, so a quoted value with blanks arrives in pieces and is joined
+ * again here).  On error c is left as it was and err names the argument,
+ * the value and what is accepted. */
+int psiplace_siteconf_parse(int argc, char *const argv[],
+			    struct psiplace_siteconf *c, char *err,
+			    size_t errlen);
+
+/* Locate the psiplace line in a plugstack.conf text: the first
+ * required/optional line whose plugin file name is psiplace.so.  Returns
+ * 1 and fills argv (malloc'd vector of malloc'd strings, NULL-terminated)
+ * and *lineno when found, 0 when absent, -1 on a malformed file (err).
+ * include lines are returned through the callback so that the caller,
+ * which does the file I/O, can recurse; the callback returns like this
+ * function and stops the scan on non-zero. */
+typedef int (*psiplace_include_cb)(const char *pattern, int lineno, void *arg);
+int psiplace_plugstack_scan(const char *text, size_t len,
+			    psiplace_include_cb on_include, void *arg,
+			    int *argc, char ***argv, int *lineno, char *err,
+			    size_t errlen);
+
+/* Read plugstack.conf at path (following include lines, relative to the
+ * including file's directory, glob patterns allowed, depth-bounded) and
+ * parse the psiplace line into c.  Returns 0 (a file without the line
+ * leaves c at its defaults), or -1 with err as "FILE:LINE: message". */
+int psiplace_siteconf_read_plugstack(const char *path,
+				     struct psiplace_siteconf *c, char *err,
+				     size_t errlen);
+
+void psiplace_argv_free(char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
