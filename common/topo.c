@@ -1,0 +1,179 @@
+/* The node's PUs with their ancestors at every level, from hwloc. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "psiplace/error.h"
+#include "psiplace/topo.h"
+
+static const char *const letters[PSIPLACE_LEVEL_COUNT] = {
+	"n", "b", "s", "N", "L3", "L2", "L1", "c", "h",
+};
+
+const char *psiplace_level_letter(enum psiplace_level l)
+{
+	return (unsigned)l < PSIPLACE_LEVEL_COUNT ? letters[l] : "?";
+}
+
+static hwloc_obj_type_t hwloc_type(enum psiplace_level l)
+{
+	switch (l) {
+	case PSIPLACE_LEVEL_SOCKET: return HWLOC_OBJ_PACKAGE;
+	case PSIPLACE_LEVEL_L3: return HWLOC_OBJ_L3CACHE;
+	case PSIPLACE_LEVEL_L2: return HWLOC_OBJ_L2CACHE;
+	case PSIPLACE_LEVEL_L1: return HWLOC_OBJ_L1CACHE;
+	case PSIPLACE_LEVEL_CORE: return HWLOC_OBJ_CORE;
+	case PSIPLACE_LEVEL_HWTHREAD: return HWLOC_OBJ_PU;
+	default: return HWLOC_OBJ_TYPE_MAX;
+	}
+}
+
+/* NUMA nodes are memory children in hwloc 2, not ancestors of PUs: find the
+ * one whose cpuset holds the PU. */
+static hwloc_obj_t numa_of(hwloc_topology_t topo, hwloc_obj_t pu)
+{
+	hwloc_obj_t n = NULL;
+
+	while ((n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n)))
+		if (n->cpuset && hwloc_bitmap_isset(n->cpuset, pu->os_index))
+			return n;
+	return NULL;
+}
+
+static void fill_pu(hwloc_topology_t topo, hwloc_obj_t pu, struct psiplace_pu *p)
+{
+	hwloc_obj_t core, numa;
+	int l;
+
+	memset(p, 0, sizeof(*p));
+	p->os_index = pu->os_index;
+	for (l = 0; l < PSIPLACE_LEVEL_COUNT; l++) {
+		hwloc_obj_type_t ty = hwloc_type((enum psiplace_level)l);
+		hwloc_obj_t a;
+
+		if (l == PSIPLACE_LEVEL_NODE) {
+			p->obj[l] = 0;
+			continue;
+		}
+		if (l == PSIPLACE_LEVEL_NUMA) {
+			numa = numa_of(topo, pu);
+			p->obj[l] = numa ? (int)numa->logical_index : -1;
+			p->numa_os = numa ? (int)numa->os_index : -1;
+			continue;
+		}
+		if (ty == HWLOC_OBJ_TYPE_MAX) {
+			p->obj[l] = -1;
+			continue;
+		}
+		a = ty == HWLOC_OBJ_PU ? pu : hwloc_get_ancestor_obj_by_type(topo, ty, pu);
+		p->obj[l] = a ? (int)a->logical_index : -1;
+	}
+	core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+	if (core) {
+		hwloc_obj_t c = NULL;
+		unsigned k = 0;
+
+		while ((c = hwloc_get_next_obj_inside_cpuset_by_type(topo, core->cpuset,
+								     HWLOC_OBJ_PU, c)) && c != pu)
+			k++;
+		p->thread = k;
+	}
+}
+
+/* A level counts as present when any kept PU has an ancestor there; count
+ * the distinct ancestors. */
+static void count_levels(struct psiplace_topo *t)
+{
+	int l;
+	unsigned i;
+
+	for (l = 0; l < PSIPLACE_LEVEL_COUNT; l++) {
+		int max = -1;
+		unsigned char *seen;
+
+		for (i = 0; i < t->npus; i++)
+			if (t->pus[i].obj[l] > max)
+				max = t->pus[i].obj[l];
+		t->count[l] = 0;
+		if (max < 0)
+			continue;
+		seen = calloc((size_t)max + 1, 1);
+		if (!seen)
+			continue;
+		for (i = 0; i < t->npus; i++) {
+			int o = t->pus[i].obj[l];
+			if (o >= 0 && !seen[o]) {
+				seen[o] = 1;
+				t->count[l]++;
+			}
+		}
+		free(seen);
+	}
+}
+
+int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restrict_to,
+			     struct psiplace_topo *t, char *err, size_t errlen)
+{
+	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+	hwloc_obj_t pu = NULL;
+	unsigned k = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (n <= 0)
+		return psiplace_seterr(err, errlen, "topology has no processing units");
+	t->pus = calloc((size_t)n, sizeof(*t->pus));
+	if (!t->pus)
+		return psiplace_seterr(err, errlen, "out of memory for %d PUs", n);
+	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))) {
+		if (restrict_to && !hwloc_bitmap_isset(restrict_to, pu->os_index))
+			continue;
+		fill_pu(topo, pu, &t->pus[k++]);
+	}
+	t->npus = k;
+	if (k == 0) {
+		psiplace_topo_free(t);
+		return psiplace_seterr(err, errlen, "no processing unit of the topology is in the allowed CPU set");
+	}
+	t->is_this_system = hwloc_topology_is_thissystem(topo);
+	count_levels(t);
+	return 0;
+}
+
+int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
+		       struct psiplace_topo *t, char *err, size_t errlen)
+{
+	hwloc_topology_t topo;
+	struct stat st;
+	char q[128];
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (hwloc_topology_init(&topo) < 0)
+		return psiplace_seterr(err, errlen, "hwloc_topology_init failed");
+	if (desc && *desc) {
+		psiplace_quote(q, sizeof(q), desc, 100);
+		if (stat(desc, &st) == 0 && S_ISREG(st.st_mode))
+			rc = hwloc_topology_set_xml(topo, desc);
+		else
+			rc = hwloc_topology_set_synthetic(topo, desc);
+		if (rc < 0) {
+			hwloc_topology_destroy(topo);
+			return psiplace_seterr(err, errlen,
+					       "topology '%s' is neither a readable hwloc XML file nor a valid synthetic description (e.g. 'pack:2 core:4 pu:2')",
+					       q);
+		}
+	}
+	if (hwloc_topology_load(topo) < 0) {
+		hwloc_topology_destroy(topo);
+		return psiplace_seterr(err, errlen, "hwloc cannot load the topology");
+	}
+	rc = psiplace_topo_from_hwloc(topo, restrict_to, t, err, errlen);
+	hwloc_topology_destroy(topo);
+	return rc;
+}
+
+void psiplace_topo_free(struct psiplace_topo *t)
+{
+	free(t->pus);
+	memset(t, 0, sizeof(*t));
+}
