@@ -34,6 +34,11 @@
 #include "psiplace/policy.h"
 #include "psiplace/siteconf.h"
 
+/* slurmctld's node table is not exported by libslurm: programs that link
+ * libslurm and load every select plugin (slurm_init()) must still be able
+ * to dlopen this one, so the data reference is weak. */
+#pragma weak node_record_table_ptr
+
 #ifndef PSIPLACE_CONS_TRES_SO
 #define PSIPLACE_CONS_TRES_SO "/usr/lib/x86_64-linux-gnu/slurm-wlm/select_cons_tres.so"
 #endif
@@ -246,6 +251,8 @@ static int inject(job_record_t *job_ptr, bitstr_t *node_bitmap, enum psiplace_po
 	int n = bit_set_count(node_bitmap);
 
 	memset(inj, 0, sizeof(*inj));
+	if (!&node_record_table_ptr)
+		return -1; /* not inside slurmctld */
 	if (n <= 0)
 		return 0;
 	nodes = xcalloc(n, sizeof(*nodes));

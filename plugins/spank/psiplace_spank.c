@@ -69,7 +69,9 @@ static int opt_verbose(int val, const char *optarg, int remote)
 	return 0;
 }
 
-struct spank_option spank_options[] = {
+/* Registered in slurm_spank_init: Slurm ignores a static spank_options
+ * table in allocator context (sbatch, salloc). */
+static struct spank_option options[] = {
 	{ "psi-alloc-policy", "POLICY",
 	  "Node allocation policy for this job: FIRSTAVAILABLE, LASTAVAILABLE, "
 	  "CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY "
@@ -83,7 +85,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	char err[PSIPLACE_ERRLEN];
 
-	(void)sp;
+	struct spank_option *o;
+
 	psiplace_siteconf_free(&ctx.site);
 	ctx.job_policy = PSIPLACE_POLICY_NONE;
 	ctx.verbose = getenv("PSI_VERBOSE") != NULL;
@@ -98,6 +101,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 	if (ctx.site.verbose)
 		ctx.verbose = 1;
+	for (o = options; o->name; o++) {
+		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
+			user_error("cannot register option --%s", o->name);
+			return -1;
+		}
+	}
 	return 0;
 }
 

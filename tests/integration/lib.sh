@@ -1,0 +1,72 @@
+# Shared helpers of the integration tests: a private testbed instance,
+# assertions that count, polling with deadlines (never plain sleeps).
+# Source it, call tb_start, run checks, end with tb_finish.
+set -uo pipefail
+
+src_dir=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+export PSIPLACE_BUILD_DIR=${PSIPLACE_BUILD_DIR:-$src_dir/build}
+# Tests use their own instance so a developer's testbed (instance 0) survives.
+export PSIPLACE_INSTANCE=${PSIPLACE_TEST_INSTANCE:-1}
+cluster=$src_dir/contrib/testbed/cluster.sh
+eval "$("$cluster" env)"
+
+tb_pass=0
+tb_fail=0
+tb_failed=()
+
+tb_start() {
+  "$cluster" start || { echo "Bail out! testbed did not start"; "$cluster" stop; exit 1; }
+  trap '"$cluster" stop >/dev/null 2>&1' EXIT
+}
+
+ok() { tb_pass=$((tb_pass + 1)); echo "ok $((tb_pass + tb_fail)) - $1"; }
+not_ok() {
+  tb_fail=$((tb_fail + 1)); tb_failed+=("$1")
+  echo "not ok $((tb_pass + tb_fail)) - $1"
+  shift; [ $# -gt 0 ] && printf '#   %s\n' "$@"
+}
+
+# check NAME EXPECTED ACTUAL
+check_eq() {
+  if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: '$2'" "got:      '$3'"; fi
+}
+
+# check_match NAME REGEX TEXT
+check_match() {
+  if printf '%s' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1" "no match for /$2/ in:" "$3"; fi
+}
+
+# poll DEADLINE_S CMD...: run CMD until it succeeds or the deadline passes.
+poll() {
+  local deadline=$((SECONDS + $1)); shift
+  until "$@"; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 0.1
+  done
+}
+
+job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+job_done() { case $(job_state "$1") in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|"") return 0 ;; *) return 1 ;; esac; }
+job_running() { [ "$(job_state "$1")" = RUNNING ]; }
+
+# The node a one-node srun lands on.
+srun_node() { timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1; }
+
+# The id the next job will get: submit a tiny held job and cancel it.
+next_job_id() {
+  local id
+  id=$(sbatch --parsable --hold -o /dev/null --wrap true) || return 1
+  scancel "$id"
+  echo $((id + 1))
+}
+
+tb_finish() {
+  echo "1..$((tb_pass + tb_fail))"
+  echo "# $tb_pass passed, $tb_fail failed"
+  if [ "$tb_fail" -gt 0 ]; then
+    printf '# failed: %s\n' "${tb_failed[@]}"
+    echo "# slurmctld log tail:"; tail -n 30 "$PSIPLACE_TESTBED_DIR/log/slurmctld.log" | sed 's/^/#   /'
+    exit 1
+  fi
+  exit 0
+}

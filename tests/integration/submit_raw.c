@@ -1,0 +1,47 @@
+/* submit_raw: submit a batch job through Slurm's C API with a spank job
+ * environment given verbatim on the command line, bypassing the SPANK
+ * plugin's validation: how a hostile user would reach slurmctld.
+ *
+ * usage: submit_raw OUTFILE [NAME=VALUE ...]   prints the job id */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+int main(int argc, char **argv)
+{
+	char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	char cwd[4096];
+	job_desc_msg_t d;
+	submit_response_msg_t *resp = NULL;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: submit_raw OUTFILE [NAME=VALUE ...]\n");
+		return 2;
+	}
+	slurm_init(NULL);
+	slurm_init_job_desc_msg(&d);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return 1;
+	d.name = "submit_raw";
+	d.script = "#!/bin/sh\nprintenv SLURMD_NODENAME\n";
+	d.std_out = argv[1];
+	d.work_dir = cwd;
+	d.user_id = getuid();
+	d.group_id = getgid();
+	d.min_nodes = 1;
+	d.environment = env;
+	d.env_size = 1;
+	d.spank_job_env = argv + 2;
+	d.spank_job_env_size = (uint32_t)(argc - 2);
+	if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
+		slurm_perror("submit_raw");
+		return 1;
+	}
+	printf("%u\n", resp->job_id);
+	slurm_free_submit_response_response_msg(resp);
+	slurm_fini();
+	return 0;
+}
