@@ -1,0 +1,200 @@
+/* The psiplace line of plugstack.conf: arguments and locating the line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "psiplace/error.h"
+#include "psiplace/siteconf.h"
+
+static int parse(struct psiplace_siteconf *c, char *err, int argc, ...)
+{
+	char *argv[32];
+	va_list ap;
+	int i;
+
+	va_start(ap, argc);
+	for (i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	return psiplace_siteconf_parse(argc, argv, c, err, PSIPLACE_ERRLEN);
+}
+
+Test(siteconf, defaults_without_arguments)
+{
+	struct psiplace_siteconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(parse(&c, err, 0), 0);
+	cr_assert_eq(c.policy, PSIPLACE_POLICY_NONE);
+	cr_assert_eq(c.placement, PSIPLACE_PLACEMENT_SLURM);
+	cr_assert(!c.psi_strict && !c.policy_overrides_weight && !c.allow_user_cpumap && !c.verbose);
+	cr_assert_null(c.priority_function);
+	psiplace_siteconf_free(&c);
+}
+
+Test(siteconf, every_key_case_insensitive)
+{
+	struct psiplace_siteconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(parse(&c, err, 9, "nodeallocationpolicy=lastavailable", "PriorityFunction=SPEED",
+			   "NodesSort=load", "DefaultPlacement=PSI", "PsiStrict=yes",
+			   "PolicyOverridesWeight=true", "AllowUserCpumap=1", "TopologyFile=/t/%n.xml",
+			   "Verbose"),
+		     0, "%s", err);
+	cr_assert_eq(c.policy, PSIPLACE_POLICY_LASTAVAILABLE);
+	cr_assert_str_eq(c.priority_function, "SPEED");
+	cr_assert_str_eq(c.nodes_sort, "load");
+	cr_assert_eq(c.placement, PSIPLACE_PLACEMENT_PSI);
+	cr_assert(c.psi_strict && c.policy_overrides_weight && c.allow_user_cpumap && c.verbose);
+	cr_assert_str_eq(c.topology_file, "/t/%n.xml");
+	psiplace_siteconf_free(&c);
+}
+
+Test(siteconf, quoted_value_split_by_spank_is_joined)
+{
+	struct psiplace_siteconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(parse(&c, err, 5, "PriorityFunction=\"2*SPEED", "-", "LOAD\"", "Verbose=no",
+			   "NodeAllocationPolicy=PRIORITY"),
+		     0, "%s", err);
+	cr_assert_str_eq(c.priority_function, "2*SPEED - LOAD");
+	cr_assert_eq(c.policy, PSIPLACE_POLICY_PRIORITY);
+	cr_assert(!c.verbose);
+	psiplace_siteconf_free(&c);
+}
+
+Test(siteconf, errors_name_argument_value_and_accepted)
+{
+	static const struct {
+		const char *arg, *msg;
+	} cases[] = {
+		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, Verbose" },
+		{ "PsiStrict=maybe", "PsiStrict: 'maybe' is not yes or no" },
+		{ "DefaultPlacement=lama", "DefaultPlacement: 'lama' is not slurm or psi" },
+		{ "NodeAllocationPolicy=fast", "NodeAllocationPolicy: 'fast' is not a policy; accepted: FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority" },
+		{ "TopologyFile=", "TopologyFile: empty value" },
+		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, Verbose" },
+		{ "PriorityFunction=\"SPEED", "'PriorityFunction=\"SPEED': unterminated double quote" },
+		{ "Verbose=\x01", "Verbose: '\\x01' is not yes or no" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct psiplace_siteconf c;
+		char err[PSIPLACE_ERRLEN] = "";
+
+		psiplace_siteconf_init(&c);
+		cr_assert_eq(parse(&c, err, 1, cases[i].arg), -1, "%s accepted", cases[i].arg);
+		cr_expect_str_eq(err, cases[i].msg);
+		psiplace_siteconf_free(&c);
+	}
+}
+
+Test(siteconf, error_leaves_previous_configuration)
+{
+	struct psiplace_siteconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(parse(&c, err, 2, "NodeAllocationPolicy=FIRSTAVAILABLE", "PriorityFunction=LOAD"), 0);
+	cr_assert_eq(parse(&c, err, 2, "NodeAllocationPolicy=LASTAVAILABLE", "PsiStrict=x"), -1);
+	cr_assert_eq(c.policy, PSIPLACE_POLICY_FIRSTAVAILABLE);
+	cr_assert_str_eq(c.priority_function, "LOAD");
+	psiplace_siteconf_free(&c);
+}
+
+static const char *write_tmp(const char *dir, const char *name, const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+Test(siteconf, plugstack_line_found_with_comments_and_other_plugins)
+{
+	static const char text[] =
+		"# cluster plugins\n"
+		"optional /usr/lib/other.so a=b\n"
+		"required   /opt/x/psiplace.so NodeAllocationPolicy=FASTEST  # the default\n"
+		"required /opt/y/psiplace.so NodeAllocationPolicy=CPULOAD\n";
+	char err[PSIPLACE_ERRLEN], **argv;
+	int argc, line;
+
+	cr_assert_eq(psiplace_plugstack_scan(text, strlen(text), NULL, NULL, &argc, &argv, &line,
+					     err, sizeof(err)),
+		     1);
+	cr_assert_eq(argc, 1);
+	cr_assert_str_eq(argv[0], "NodeAllocationPolicy=FASTEST");
+	cr_assert_eq(line, 3);
+	psiplace_argv_free(argv);
+}
+
+Test(siteconf, plugstack_without_psiplace_gives_defaults)
+{
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN];
+	struct psiplace_siteconf c;
+
+	cr_assert_not_null(mkdtemp(dir));
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(psiplace_siteconf_read_plugstack(
+			     write_tmp(dir, "plugstack.conf", "optional /x/other.so\n"), &c, err, sizeof(err)),
+		     0);
+	cr_assert_eq(c.policy, PSIPLACE_POLICY_NONE);
+}
+
+Test(siteconf, plugstack_include_relative_glob)
+{
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN], sub[600], top[600];
+	struct psiplace_siteconf c;
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/plugstack.conf.d", dir);
+	cr_assert_eq(mkdir(sub, 0700), 0);
+	write_tmp(sub, "psiplace.conf", "\n\nrequired psiplace.so NodeAllocationPolicy=lastavailable\n");
+	snprintf(top, sizeof(top), "%s", write_tmp(dir, "plugstack.conf", "include plugstack.conf.d/*.conf\n"));
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(psiplace_siteconf_read_plugstack(top, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.policy, PSIPLACE_POLICY_LASTAVAILABLE);
+}
+
+Test(siteconf, plugstack_bad_argument_reports_file_and_line)
+{
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN], want[700];
+	struct psiplace_siteconf c;
+	const char *path;
+
+	cr_assert_not_null(mkdtemp(dir));
+	path = write_tmp(dir, "plugstack.conf", "# x\nrequired /a/psiplace.so PsiStrict=perhaps\n");
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(psiplace_siteconf_read_plugstack(path, &c, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s:2: psiplace: PsiStrict: 'perhaps' is not yes or no", path);
+	cr_assert_str_eq(err, want);
+}
+
+Test(siteconf, plugstack_self_include_is_bounded)
+{
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN] = "";
+	struct psiplace_siteconf c;
+	const char *path;
+
+	cr_assert_not_null(mkdtemp(dir));
+	path = write_tmp(dir, "plugstack.conf", "include plugstack.conf\n");
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(psiplace_siteconf_read_plugstack(path, &c, err, sizeof(err)), -1);
+	cr_assert(strstr(err, "includes nested deeper than 8"), "%s", err);
+}

@@ -1,0 +1,30 @@
+/* Fuzz the job's spank environment as slurmctld parses it: the input is
+ * split at NUL bytes into NAME=value entries. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/jobreq.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1), *env[64];
+	struct psiplace_jobreq r;
+	char err[PSIPLACE_ERRLEN];
+	size_t i, n = 0, start = 0;
+
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	for (i = 0; i <= size && n < 64; i++) {
+		if (buf[i] == '\0') {
+			env[n++] = buf + start;
+			start = i + 1;
+		}
+	}
+	psiplace_jobreq_from_env((const char *const *)env, n, &r, err, sizeof(err));
+	free(buf);
+	return 0;
+}
