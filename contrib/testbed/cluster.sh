@@ -200,7 +200,7 @@ CONF
     nodes="n[1-5]"
   fi
   if [ "${PSIPLACE_EXTRA_NODES:-0}" -gt 0 ]; then
-    echo "NodeName=x[1-$PSIPLACE_EXTRA_NODES] NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 6)) Sockets=2 CoresPerSocket=8 RealMemory=1000" >>"$conf"
+    echo "NodeName=x[1-$PSIPLACE_EXTRA_NODES] NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 6)) Sockets=2 CoresPerSocket=8 RealMemory=1000 State=${PSIPLACE_EXTRA_STATE:-UNKNOWN}" >>"$conf"
     echo "PartitionName=scale Nodes=$nodes,x[1-$PSIPLACE_EXTRA_NODES] Default=NO MaxTime=INFINITE State=UP" >>"$conf"
   fi
   echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP" >>"$conf"
