@@ -90,14 +90,18 @@ static int item(struct cursor *c, long *value, long *repeat)
 static int scan(struct cursor *c, int *fill, size_t *count)
 {
 	long value, repeat, k;
+	size_t start;
 
 	*count = 0;
 	c->pos = 0;
 	for (;;) {
+		start = c->pos;
 		if (item(c, &value, &repeat) < 0)
 			return -1;
-		if ((size_t)repeat > PSIPLACE_INTVEC_MAX_ENTRIES - *count)
+		if ((size_t)repeat > PSIPLACE_INTVEC_MAX_ENTRIES - *count) {
+			c->pos = start;
 			return fail(c, "more than %u entries", PSIPLACE_INTVEC_MAX_ENTRIES);
+		}
 		for (k = 0; fill && k < repeat; k++)
 			fill[*count + (size_t)k] = (int)value;
 		*count += (size_t)repeat;

@@ -87,7 +87,8 @@ static int count(const struct psiplace_spawn_request *req, struct totals *t, cha
 	return 0;
 }
 
-/* Hypercube: one group size C everywhere, so that T(k) = N(k) * C. */
+/* Hypercube: one group size C everywhere, so that T(k) = N(k) * C.  The
+ * allocation is checked as a whole before the sources' nodes. */
 static int check_hypercube(const struct psiplace_spawn_request *req, char *err, size_t errlen)
 {
 	size_t i, first = req->nnodes;
@@ -100,11 +101,11 @@ static int check_hypercube(const struct psiplace_spawn_request *req, char *err, 
 		else if (capacity(req, i) != capacity(req, first))
 			return psiplace_seterr(err, errlen, "spawn plan: hypercube needs the same number of cores on every node, but node %zu has %d and node %zu has %d; use the diffusive strategy",
 					       first, capacity(req, first), i, capacity(req, i));
-		if (req->method == PSIPLACE_SPAWN_MERGE && req->running[i] &&
-		    req->running[i] != capacity(req, i))
+	}
+	for (i = 0; i < req->nnodes && req->method == PSIPLACE_SPAWN_MERGE; i++)
+		if (req->running[i] && req->running[i] != capacity(req, i))
 			return psiplace_seterr(err, errlen, "spawn plan: hypercube spawns whole nodes, but node %zu runs %d of its %d cores; use the diffusive strategy",
 					       i, req->running[i], capacity(req, i));
-	}
 	return 0;
 }
 
