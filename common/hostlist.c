@@ -100,9 +100,11 @@ static int bracket_check(const struct ctx *c, size_t open, size_t *close)
 	size_t p = open + 1;
 	int width;
 
-	for (;;) {
-		if (!c->s[p])
-			return fail(c, open, "unclosed '['");
+	while (c->s[p] && c->s[p] != ']')
+		p++;
+	if (!c->s[p])
+		return fail(c, open, "unclosed '['");
+	for (p = open + 1;;) {
 		if (range(c, &p, &lo, &hi, &width) < 0)
 			return -1;
 		if (c->s[p] == ']') {
@@ -110,8 +112,7 @@ static int bracket_check(const struct ctx *c, size_t open, size_t *close)
 			return 0;
 		}
 		if (c->s[p] != ',')
-			return c->s[p] ? fail(c, p, "unexpected character in brackets")
-				       : fail(c, open, "unclosed '['");
+			return fail(c, p, "unexpected character in brackets");
 		p++;
 	}
 }
