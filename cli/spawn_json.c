@@ -62,8 +62,8 @@ static void json_steps(FILE *f, const struct psiplace_spawn_plan *p)
 		json_int_or_null(f, st->generated, k == 0);
 		fprintf(f, ", \"nodes\": %d, \"new_nodes\": ", st->nodes);
 		json_int_or_null(f, st->new_nodes, k == 0);
-		fprintf(f, ", \"groups\": [%d, %d]}%s\n", st->first_group,
-			st->first_group + st->ngroups - 1, k + 1 < p->nsteps ? "," : "");
+		fprintf(f, ", \"first_group\": %d, \"ngroups\": %d}%s\n", st->first_group,
+			st->ngroups, k + 1 < p->nsteps ? "," : "");
 	}
 	fputs("  ],\n", f);
 }
