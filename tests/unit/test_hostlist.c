@@ -105,3 +105,23 @@ Test(hostlist, name_length_bound)
 	snprintf(msg, sizeof(msg), "SLURM_JOB_NODELIST: '%.48s...': host name longer than 255 bytes at character 255; " ACC, s);
 	fails(s, msg);
 }
+
+Test(hostlist, too_long_input)
+{
+	static char big[PSIPLACE_HOSTLIST_MAX_INPUT + 2];
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	fails(big, "SLURM_JOB_NODELIST: value longer than 1048576 bytes");
+}
+
+Test(hostlist, total_name_bytes_bound)
+{
+	char s[400], msg[PSIPLACE_ERRLEN];
+
+	/* 131072 names of 200 bytes: 26 MB of names, over the 16 MiB bound */
+	memset(s, 'h', 194);
+	strcpy(s + 194, "[100000-231071]");
+	snprintf(msg, sizeof(msg), "SLURM_JOB_NODELIST: '%.48s...': host names longer than 16777216 bytes in all at character 210; " ACC, s);
+	fails(s, msg);
+}
