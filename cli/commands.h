@@ -4,10 +4,20 @@
 
 #include <stdio.h>
 
+struct psiplace_spawn_request;
+struct psiplace_spawn_plan;
+
 /* Each returns the process exit status: 0 ok, 1 failure, 2 usage error. */
 int cmd_check_config(int argc, char **argv);
+int cmd_spawn_plan(int argc, char **argv);
 
 /* Shared by subcommands: print "psiplace: error: MSG" and return 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* spawn-plan's JSON document (schema in doc/spawn.md); hosts may be NULL
+ * when the node names are unknown. */
+void spawn_plan_print_json(FILE *f, const struct psiplace_spawn_request *req,
+			   const struct psiplace_spawn_plan *plan,
+			   char *const *hosts);
 
 #endif

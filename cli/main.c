@@ -13,6 +13,8 @@ static const struct {
 } commands[] = {
 	{ "check-config", cmd_check_config,
 	  "check-config PLUGSTACK.CONF     validate the psiplace line of a plugstack.conf" },
+	{ "spawn-plan", cmd_spawn_plan,
+	  "spawn-plan [OPTIONS]            parallel spawn plan of a malleable MPI expansion" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
