@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Scheduling cost of select/psiplace_cons_tres against select/cons_tres on
+# the same job stream, two testbed instances side by side, measured in one
+# run and alternating the sides (SPEC.md §5).  Prints `bench:` lines.
+#   1. throughput: array jobs of short tasks on the 4-node testbed
+#   2. decision cost with 5,000 / 10,000 / 20,000 nodes defined (idle in
+#      slurmctld's view, never started): will-run tests (sbatch --test-only)
+#      of 1-node and 64-node jobs, which run select_g_job_test over every node
+# Environment: BENCH_ROUNDS (4), BENCH_TASKS (60), BENCH_TESTS (25),
+# BENCH_SCALES ("5000 10000 20000"), BENCH_SKIP_THROUGHPUT=1.
+# The scale nodes are measured right after start: slurmctld soon marks them
+# not responding (nothing runs there) and stops offering them.
+set -euo pipefail
+src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+cluster=$src/contrib/testbed/cluster.sh
+rounds=${BENCH_ROUNDS:-4} tasks=${BENCH_TASKS:-60} tests=${BENCH_TESTS:-25}
+A=${BENCH_INSTANCE_A:-20} B=${BENCH_INSTANCE_B:-21}
+
+start_pair() { # extra nodes
+  PSIPLACE_INSTANCE=$A PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE "$cluster" start
+  PSIPLACE_INSTANCE=$B PSIPLACE_POLICY=none PSIPLACE_SELECT=select/cons_tres PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE "$cluster" start
+}
+stop_pair() { PSIPLACE_INSTANCE=$A "$cluster" stop; PSIPLACE_INSTANCE=$B "$cluster" stop; }
+trap 'stop_pair >/dev/null 2>&1' EXIT
+conf() { echo "/tmp/psiplace-testbed-$1/etc/slurm.conf"; }
+now() { date +%s.%N; }
+
+queue_empty() { [ -z "$(SLURM_CONF=$(conf "$1") squeue -h -o %i)" ]; }
+
+# Seconds for one array of $tasks one-CPU tasks to be scheduled, run and leave the queue.
+array_seconds() {
+  local inst=$1 t0 deadline
+  t0=$(now)
+  SLURM_CONF=$(conf "$inst") sbatch -Q --array=1-"$tasks" -n1 -o /dev/null --wrap true >/dev/null
+  deadline=$((SECONDS + 300))
+  until queue_empty "$inst"; do
+    [ $SECONDS -lt $deadline ] || { echo "bench: array on instance $inst did not finish" >&2; exit 1; }
+    sleep 0.05
+  done
+  echo "$(now) - $t0" | bc -l
+}
+
+# Seconds for $tests will-run tests of an N-node job.
+test_seconds() {
+  local inst=$1 nodes=$2 part=$3 t0 i
+  t0=$(now)
+  for ((i = 0; i < tests; i++)); do
+    SLURM_CONF=$(conf "$inst") sbatch --test-only -p "$part" -N"$nodes" --wrap true >/dev/null 2>&1
+  done
+  echo "$(now) - $t0" | bc -l
+}
+
+if [ "${BENCH_SKIP_THROUGHPUT:-0}" != 1 ]; then
+start_pair 0 >/dev/null
+ta=0 tb=0
+for ((r = 0; r < rounds; r++)); do
+  if ((r % 2)); then tb=$(echo "$tb + $(array_seconds $B)" | bc -l); ta=$(echo "$ta + $(array_seconds $A)" | bc -l)
+  else ta=$(echo "$ta + $(array_seconds $A)" | bc -l); tb=$(echo "$tb + $(array_seconds $B)" | bc -l); fi
+done
+printf 'bench: sched_throughput_psiplace %.1f jobs/s\n' "$(echo "$rounds * $tasks / $ta" | bc -l)"
+printf 'bench: sched_throughput_cons_tres %.1f jobs/s\n' "$(echo "$rounds * $tasks / $tb" | bc -l)"
+printf 'bench: sched_throughput_ratio %.3f psiplace/cons_tres\n' "$(echo "$tb / $ta" | bc -l)"
+stop_pair >/dev/null
+fi
+
+for extra in ${BENCH_SCALES:-5000 10000 20000}; do
+  start_pair "$extra" >/dev/null
+  for n in 1 64; do
+    a=0 b=0
+    for ((r = 0; r < 2; r++)); do
+      a=$(echo "$a + $(test_seconds $A $n scale)" | bc -l)
+      b=$(echo "$b + $(test_seconds $B $n scale)" | bc -l)
+    done
+    printf 'bench: willrun_%dnodes_N%d_psiplace %.2f ms\n' "$extra" "$n" "$(echo "1000 * $a / (2 * $tests)" | bc -l)"
+    printf 'bench: willrun_%dnodes_N%d_cons_tres %.2f ms\n' "$extra" "$n" "$(echo "1000 * $b / (2 * $tests)" | bc -l)"
+    printf 'bench: willrun_%dnodes_N%d_ratio %.3f cons_tres/psiplace\n' "$extra" "$n" "$(echo "$b / $a" | bc -l)"
+  done
+  stop_pair >/dev/null
+done
