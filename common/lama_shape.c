@@ -71,17 +71,19 @@ static int build_loops(struct psiplace_lama_shape *s, const struct psiplace_lama
 }
 
 /* The window container of binding node y: the smallest enclosing tree
- * node that holds at least bwidth binding nodes (normally the socket). */
+ * node that holds at least bwidth binding nodes (private L1/L2 caches
+ * hold one core: the L3 or the socket then), never beyond the socket
+ * below socket level: a window does not span packages. */
 static void window_of(struct psiplace_lama_shape *s, unsigned y)
 {
 	unsigned B = s->blev, pu = s->lo[B][y];
-	int a;
+	int a, top = B > PSIPLACE_LEVEL_SOCKET ? PSIPLACE_LEVEL_SOCKET : PSIPLACE_LEVEL_NODE;
 
-	for (a = (int)B - 1; a >= 0; a--) {
+	for (a = (int)B - 1; a >= top; a--) {
 		unsigned anc = s->tn[a][pu];
 		unsigned first = s->tn[B][s->lo[a][anc]], last = s->tn[B][s->hi[a][anc] - 1];
 
-		if (last - first + 1 >= s->bwidth || a == 0) {
+		if (last - first + 1 >= s->bwidth || a == top) {
 			s->bpos[y] = y - first;
 			s->bsize[y] = last - first + 1;
 			return;
