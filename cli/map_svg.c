@@ -164,9 +164,13 @@ static void draw_level(const struct drawing *g, unsigned lo, unsigned hi, int d,
 		measure(g, p, e, d + 1, &cw, &ch);
 		fprintf(g->f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"5\" class=\"%s\"/>\n",
 			x, y, cw + 2 * PAD, bh, g->lev[d] == PSIPLACE_LEVEL_SOCKET ? "sock" : "grp");
-		fprintf(g->f, "<text x=\"%d\" y=\"%d\" class=\"lbl\">%s %d", x + PAD, y + 11,
-			level_name(g->lev[d]),
-			g->lev[d] == PSIPLACE_LEVEL_NUMA ? t->pus[p].numa_os : t->pus[p].obj[g->lev[d]]);
+		if (t->pus[p].obj[g->lev[d]] < 0) /* no package in the topology */
+			fprintf(g->f, "<text x=\"%d\" y=\"%d\" class=\"lbl\">machine", x + PAD, y + 11);
+		else
+			fprintf(g->f, "<text x=\"%d\" y=\"%d\" class=\"lbl\">%s %d", x + PAD, y + 11,
+				level_name(g->lev[d]),
+				g->lev[d] == PSIPLACE_LEVEL_NUMA ? t->pus[p].numa_os
+								 : t->pus[p].obj[g->lev[d]]);
 		if (g->lev[d] == PSIPLACE_LEVEL_SOCKET && t->pus[p].numa_os >= 0 &&
 		    t->pus[e - 1].numa_os == t->pus[p].numa_os)
 			fprintf(g->f, " (NUMA %d)", t->pus[p].numa_os);
@@ -264,6 +268,11 @@ void map_print_svg(FILE *f, const struct map_result *r)
 	struct drawing g;
 
 	memset(&g, 0, sizeof(g));
+	/* room for the title line: about 7.5 px per bold 13 px character */
+	w = 60;
+	for (n = 0; n < r->nparams; n++)
+		w += (int)(strlen(r->param_name[n]) + strlen(r->param_value[n]) + 3);
+	width = w * 15 / 2 > width ? w * 15 / 2 : width;
 	for (n = 0; n < shown; n++) {
 		g.t = r->topo[n];
 		height += node_height(&g, &w) + 2 * PAD;

@@ -285,3 +285,19 @@ Test(lama_map, fixed_counts_per_node_follow_lama_order)
 	EXPECT_MAP(render(&m), "0:0 1:0 0:2 0:1");
 	psiplace_lama_map_free(&m);
 }
+
+Test(lama_map, restricted_to_the_step_cpus)
+{
+	struct psiplace_topo t;
+	const struct psiplace_topo *tp = &t;
+	hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+	char err[PSIPLACE_ERRLEN];
+
+	hwloc_bitmap_set_range(allowed, 1, 5);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:4 pu:1", allowed, &t, err, sizeof(err)), 0, "%s", err);
+	EXPECT_MAP(map_nodes(1, &tp, 5, NULL), "0:1 0:2 0:3 0:4 0:5");
+	/* socket 0 keeps cores 1-3: one pair fits there, socket 1 keeps 4-5 */
+	EXPECT_MAP(map_nodes(1, &tp, 2, KV("--psi-lama-bind", "2c")), "0:1-2 0:4-5");
+	psiplace_topo_free(&t);
+	hwloc_bitmap_free(allowed);
+}
