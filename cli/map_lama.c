@@ -72,6 +72,22 @@ static void add_param(struct map_result *out, const char *name, const char *valu
 	out->nparams++;
 }
 
+/* Which Slurm distribution gives this map's node order (srun -m). */
+static enum psiplace_lama_dist node_order(const struct psiplace_lama_map *m)
+{
+	unsigned *seq = malloc((m->ntasks ? m->ntasks : 1) * sizeof(unsigned));
+	enum psiplace_lama_dist d = PSIPLACE_LAMA_DIST_ARBITRARY;
+	size_t i;
+
+	if (!seq)
+		return d;
+	for (i = 0; i < m->ntasks; i++)
+		seq[i] = m->task[i].node;
+	d = psiplace_lama_classify(seq, m->ntasks, m->nnodes);
+	free(seq);
+	return d;
+}
+
 static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_map *m,
 		struct map_result *out, char *err, size_t errlen)
 {
@@ -86,6 +102,7 @@ static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_m
 	add_param(out, "mppr", b);
 	add_param(out, "order", o->sequential ? "sequential" : "natural");
 	add_param(out, "oversubscribe", o->oversubscribe ? "yes" : "no");
+	add_param(out, "distribution", psiplace_lama_dist_name(node_order(m)));
 	out->ntasks = m->ntasks;
 	out->task = calloc(m->ntasks ? m->ntasks : 1, sizeof(*out->task));
 	if (!out->task)

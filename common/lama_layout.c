@@ -50,6 +50,31 @@ static int is_cyclic(const unsigned *seq, size_t n, unsigned nnodes, unsigned *l
 	return ok;
 }
 
+int psiplace_lama_slurm_layout(enum psiplace_lama_dist d, const unsigned *tasks_per_node,
+			       unsigned nnodes, unsigned *node_of_rank)
+{
+	size_t r = 0;
+	unsigned k, round, more = 1;
+
+	if (d == PSIPLACE_LAMA_DIST_BLOCK) {
+		for (k = 0; k < nnodes; k++)
+			for (round = 0; round < tasks_per_node[k]; round++)
+				node_of_rank[r++] = k;
+		return 0;
+	}
+	if (d != PSIPLACE_LAMA_DIST_CYCLIC)
+		return -1;
+	for (round = 0; more; round++) {
+		more = 0;
+		for (k = 0; k < nnodes; k++)
+			if (tasks_per_node[k] > round) {
+				node_of_rank[r++] = k;
+				more = 1;
+			}
+	}
+	return 0;
+}
+
 enum psiplace_lama_dist psiplace_lama_classify(const unsigned *seq, size_t n, unsigned nnodes)
 {
 	unsigned *left;

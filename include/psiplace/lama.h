@@ -180,6 +180,11 @@ const char *psiplace_lama_dist_name(enum psiplace_lama_dist d);
 enum psiplace_lama_dist psiplace_lama_classify(const unsigned *node_of_rank, size_t n,
 					       unsigned nnodes);
 
+/* Slurm's block or cyclic layout for per-node task counts: the node of
+ * every rank into node_of_rank (sum of counts long).  -1 for arbitrary. */
+int psiplace_lama_slurm_layout(enum psiplace_lama_dist d, const unsigned *tasks_per_node,
+			       unsigned nnodes, unsigned *node_of_rank);
+
 /* The Slurm distribution that yields LAMA's node order for these per-node
  * task counts.  With topo (per node) it is exact; with topo NULL it is
  * decided from the strings alone: sequential order -> block; n the

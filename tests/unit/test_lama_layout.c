@@ -133,3 +133,19 @@ Test(lama_layout, verify_local_cyclic_ignores_locations_skipped_by_windows)
 	cr_assert_eq(local(KV("--psi-map-by", "node", "--psi-lama-bind", "2c"), t, 4,
 			   PSIPLACE_LAMA_DIST_CYCLIC, err), 0, "%s", err);
 }
+
+Test(lama_layout, slurm_block_and_cyclic_layouts_from_counts)
+{
+	static const unsigned counts[3] = { 3, 0, 2 };
+	unsigned seq[5], i;
+	static const unsigned block[5] = { 0, 0, 0, 2, 2 }, cyc[5] = { 0, 2, 0, 2, 0 };
+
+	cr_assert_eq(psiplace_lama_slurm_layout(PSIPLACE_LAMA_DIST_BLOCK, counts, 3, seq), 0);
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(seq[i], block[i]);
+	cr_assert_eq(psiplace_lama_slurm_layout(PSIPLACE_LAMA_DIST_CYCLIC, counts, 3, seq), 0);
+	for (i = 0; i < 5; i++)
+		cr_assert_eq(seq[i], cyc[i]);
+	cr_assert_eq(psiplace_lama_classify(cyc, 5, 3), PSIPLACE_LAMA_DIST_CYCLIC);
+	cr_assert_eq(psiplace_lama_slurm_layout(PSIPLACE_LAMA_DIST_ARBITRARY, counts, 3, seq), -1);
+}
