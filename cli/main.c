@@ -15,6 +15,8 @@ static const struct {
 	  "check-config PLUGSTACK.CONF     validate the psiplace line of a plugstack.conf" },
 	{ "spawn-plan", cmd_spawn_plan,
 	  "spawn-plan [OPTIONS]            parallel spawn plan of a malleable MPI expansion" },
+	{ "map", cmd_map,
+	  "map --topology DESC [--nodes N] -n NTASKS [--psi-* options] [--env] [--format plain|json|svg]" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,0 +1,152 @@
+/* psiplace map: the LAMA backend (options of SPEC §2's LAMA rows). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_backend.h"
+#include "psiplace/error.h"
+#include "psiplace/lama.h"
+
+static const char *const value_opts[] = {
+	"--psi-lama-map", "--psi-lama-bind", "--psi-lama-mppr", "--psi-lama-order",
+	"--psi-map-by", "--psi-bind-to",
+};
+
+static const char *const env_vars[] = {
+	"OMPI_MCA_rmaps_lama_map", "OMPI_MCA_rmaps_lama_bind", "OMPI_MCA_rmaps_lama_mppr",
+	"OMPI_MCA_rmaps_lama_ordering",
+};
+
+static void *lama_create(void)
+{
+	struct psiplace_lama_opts *o = malloc(sizeof(*o));
+
+	if (o)
+		psiplace_lama_opts_init(o);
+	return o;
+}
+
+static void lama_destroy(void *st)
+{
+	free(st);
+}
+
+static enum map_opt_kind lama_option_kind(const char *opt)
+{
+	size_t i;
+
+	if (!strcmp(opt, "--psi-oversubscribe"))
+		return MAP_OPT_FLAG;
+	for (i = 0; i < sizeof(value_opts) / sizeof(value_opts[0]); i++)
+		if (!strcmp(opt, value_opts[i]))
+			return MAP_OPT_VALUE;
+	return MAP_OPT_NOT_MINE;
+}
+
+static int lama_apply(void *st, const char *opt, const char *value, char *err, size_t errlen)
+{
+	return psiplace_lama_apply(st, opt, value, err, errlen) < 0 ? -1 : 0;
+}
+
+static int lama_apply_env(void *st, int *used, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++) {
+		const char *v = getenv(env_vars[i]);
+
+		if (!v)
+			continue;
+		*used = 1;
+		if (psiplace_lama_apply(st, env_vars[i], v, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void add_param(struct map_result *out, const char *name, const char *value)
+{
+	if (out->nparams == MAP_MAX_PARAMS)
+		return;
+	out->param_name[out->nparams] = name;
+	snprintf(out->param_value[out->nparams], sizeof(out->param_value[0]), "%s", value);
+	out->nparams++;
+}
+
+/* Which Slurm distribution gives this map's node order (srun -m). */
+static enum psiplace_lama_dist node_order(const struct psiplace_lama_map *m)
+{
+	unsigned *seq = malloc((m->ntasks ? m->ntasks : 1) * sizeof(unsigned));
+	enum psiplace_lama_dist d = PSIPLACE_LAMA_DIST_ARBITRARY;
+	size_t i;
+
+	if (!seq)
+		return d;
+	for (i = 0; i < m->ntasks; i++)
+		seq[i] = m->task[i].node;
+	d = psiplace_lama_classify(seq, m->ntasks, m->nnodes);
+	free(seq);
+	return d;
+}
+
+static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_map *m,
+		struct map_result *out, char *err, size_t errlen)
+{
+	char b[64];
+	size_t i;
+
+	out->backend = "lama";
+	add_param(out, "map", o->map_str);
+	psiplace_lama_bind_string(o, b, sizeof(b));
+	add_param(out, "bind", b);
+	psiplace_lama_mppr_string(o, b, sizeof(b));
+	add_param(out, "mppr", b);
+	add_param(out, "order", o->sequential ? "sequential" : "natural");
+	add_param(out, "oversubscribe", o->oversubscribe ? "yes" : "no");
+	add_param(out, "distribution", psiplace_lama_dist_name(node_order(m)));
+	out->ntasks = m->ntasks;
+	out->task = calloc(m->ntasks ? m->ntasks : 1, sizeof(*out->task));
+	if (!out->task)
+		return psiplace_seterr(err, errlen, "out of memory for %zu tasks", m->ntasks);
+	for (i = 0; i < m->ntasks; i++) {
+		struct map_task *t = &out->task[i];
+
+		t->node = m->task[i].node;
+		t->pos_os = (int)m->topo[t->node]->pus[m->task[i].pu].os_index;
+		t->cpus = hwloc_bitmap_alloc();
+		t->mems = hwloc_bitmap_alloc();
+		if (!t->cpus || !t->mems)
+			return psiplace_seterr(err, errlen, "out of memory for %zu tasks", m->ntasks);
+		psiplace_lama_task_sets(m, i, t->cpus, t->mems);
+	}
+	return 0;
+}
+
+static int lama_place(void *st, unsigned nnodes, const struct psiplace_topo *const *topo,
+		      size_t ntasks, const unsigned *tasks_per_node, struct map_result *out,
+		      char *err, size_t errlen)
+{
+	struct psiplace_lama_opts *o = st;
+	struct psiplace_lama_map m;
+	int rc;
+
+	if (psiplace_lama_finish(o, err, errlen) < 0)
+		return -1;
+	rc = tasks_per_node ? psiplace_lama_map_counts(o, nnodes, topo, tasks_per_node, &m, err, errlen)
+			    : psiplace_lama_map(o, nnodes, topo, ntasks, &m, err, errlen);
+	if (rc < 0)
+		return -1;
+	rc = fill(o, &m, out, err, errlen);
+	psiplace_lama_map_free(&m);
+	return rc;
+}
+
+const struct map_backend map_backend_lama = {
+	.name = "lama",
+	.is_default = 1,
+	.create = lama_create,
+	.destroy = lama_destroy,
+	.option_kind = lama_option_kind,
+	.apply = lama_apply,
+	.apply_env = lama_apply_env,
+	.place = lama_place,
+};

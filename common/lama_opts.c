@@ -1,0 +1,211 @@
+/* Gathering the LAMA request from options and OMPI_MCA_rmaps_lama_*
+ * variables (an option always wins over its variable), and the checks
+ * across strings. */
+#include <stdio.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/lama.h"
+
+enum field { F_MAP, F_BIND, F_MPPR, F_ORDER, F_OVERSUB };
+
+static const struct {
+	const char *name;
+	enum field field;
+	enum psiplace_lama_src src;
+	int simple;
+} names[] = {
+	{ "--psi-lama-map", F_MAP, PSIPLACE_LAMA_SRC_OPTION, 0 },
+	{ "--psi-map-by", F_MAP, PSIPLACE_LAMA_SRC_OPTION, 1 },
+	{ "OMPI_MCA_rmaps_lama_map", F_MAP, PSIPLACE_LAMA_SRC_VAR, 0 },
+	{ "--psi-lama-bind", F_BIND, PSIPLACE_LAMA_SRC_OPTION, 0 },
+	{ "--psi-bind-to", F_BIND, PSIPLACE_LAMA_SRC_OPTION, 1 },
+	{ "OMPI_MCA_rmaps_lama_bind", F_BIND, PSIPLACE_LAMA_SRC_VAR, 0 },
+	{ "--psi-lama-mppr", F_MPPR, PSIPLACE_LAMA_SRC_OPTION, 0 },
+	{ "OMPI_MCA_rmaps_lama_mppr", F_MPPR, PSIPLACE_LAMA_SRC_VAR, 0 },
+	{ "--psi-lama-order", F_ORDER, PSIPLACE_LAMA_SRC_OPTION, 0 },
+	{ "OMPI_MCA_rmaps_lama_ordering", F_ORDER, PSIPLACE_LAMA_SRC_VAR, 0 },
+	{ "--psi-oversubscribe", F_OVERSUB, PSIPLACE_LAMA_SRC_OPTION, 0 },
+};
+
+#define NNAMES (sizeof(names) / sizeof(names[0]))
+
+void psiplace_lama_opts_init(struct psiplace_lama_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	psiplace_lama_parse_map(PSIPLACE_LAMA_DEFAULT_MAP, "default", o->map, &o->map_len, NULL, 0);
+	o->map_simple = 1;
+	o->map_from = "the default map";
+	o->bind_width = 1;
+	o->bind_level = PSIPLACE_LEVEL_CORE;
+	o->bind_from = "the default binding";
+	psiplace_lama_map_string(o, o->map_str, sizeof(o->map_str));
+}
+
+/* Is a setting from `src` (by `name`) allowed to replace the current one?
+ * 1 yes, 0 no (an option holds it), -1 conflict between two options. */
+static int may_set(enum psiplace_lama_src cur, const char *cur_from, enum psiplace_lama_src src,
+		   const char *name, char *err, size_t errlen)
+{
+	if (cur == PSIPLACE_LAMA_SRC_OPTION && src == PSIPLACE_LAMA_SRC_VAR)
+		return 0;
+	if (cur == PSIPLACE_LAMA_SRC_OPTION && cur_from && strcmp(cur_from, name))
+		return psiplace_seterr(err, errlen, "%s and %s both given; use one of them",
+				       cur_from, name);
+	return 1;
+}
+
+static int apply_map(struct psiplace_lama_opts *o, const char *name, const char *value,
+		     enum psiplace_lama_src src, int simple, char *err, size_t errlen)
+{
+	enum psiplace_level lv[PSIPLACE_LEVEL_COUNT];
+	const char *s = value;
+	unsigned n;
+	int r = may_set(o->map_src, o->map_from, src, name, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (simple && psiplace_lama_simple_map(value, name, &s, err, errlen) < 0)
+		return -1;
+	if (psiplace_lama_parse_map(s, name, lv, &n, err, errlen) < 0)
+		return -1;
+	memcpy(o->map, lv, sizeof(lv));
+	o->map_len = n;
+	o->map_src = src;
+	o->map_simple = simple;
+	o->map_from = name;
+	psiplace_lama_map_string(o, o->map_str, sizeof(o->map_str));
+	return 0;
+}
+
+static int apply_bind(struct psiplace_lama_opts *o, const char *name, const char *value,
+		      enum psiplace_lama_src src, int simple, char *err, size_t errlen)
+{
+	enum psiplace_level l;
+	unsigned w;
+	int r = may_set(o->bind_src, o->bind_from, src, name, err, errlen);
+
+	if (r <= 0)
+		return r;
+	if (simple ? psiplace_lama_simple_bind(value, name, &w, &l, err, errlen)
+		   : psiplace_lama_parse_bind(value, name, &w, &l, err, errlen))
+		return -1;
+	o->bind_width = w;
+	o->bind_level = l;
+	o->bind_src = src;
+	o->bind_from = name;
+	return 0;
+}
+
+int psiplace_lama_apply(struct psiplace_lama_opts *o, const char *name, const char *value,
+			char *err, size_t errlen)
+{
+	struct psiplace_lama_mppr m[PSIPLACE_LEVEL_COUNT];
+	unsigned i, n;
+	int seq, r = 0;
+
+	for (i = 0; i < NNAMES && (!name || strcmp(name, names[i].name)); i++)
+		;
+	if (i == NNAMES)
+		return 1;
+	if (names[i].field == F_OVERSUB) {
+		o->oversubscribe = 1;
+		o->requested = 1;
+		return 0;
+	}
+	name = names[i].name; /* static: kept in o for messages */
+	switch (names[i].field) {
+	case F_MAP:
+		r = apply_map(o, name, value, names[i].src, names[i].simple, err, errlen);
+		break;
+	case F_BIND:
+		r = apply_bind(o, name, value, names[i].src, names[i].simple, err, errlen);
+		break;
+	case F_MPPR:
+		r = may_set(o->mppr_src, NULL, names[i].src, name, err, errlen);
+		if (r > 0 && (r = psiplace_lama_parse_mppr(value, name, m, &n, err, errlen)) == 0) {
+			memcpy(o->mppr, m, sizeof(m));
+			o->nmppr = n;
+			o->mppr_src = names[i].src;
+		}
+		break;
+	default:
+		r = may_set(o->order_src, NULL, names[i].src, name, err, errlen);
+		if (r > 0 && (r = psiplace_lama_parse_order(value, name, &seq, err, errlen)) == 0) {
+			o->sequential = seq;
+			o->order_src = names[i].src;
+		}
+		break;
+	}
+	if (r < 0)
+		return -1;
+	o->requested = 1;
+	return 0;
+}
+
+static int map_has(const struct psiplace_lama_opts *o, enum psiplace_level l)
+{
+	unsigned i;
+
+	for (i = 0; i < o->map_len; i++)
+		if (o->map[i] == l)
+			return 1;
+	return 0;
+}
+
+int psiplace_lama_finish(struct psiplace_lama_opts *o, char *err, size_t errlen)
+{
+	char b[16];
+
+	if (o->bind_width == 0 || map_has(o, o->bind_level))
+		return 0;
+	if (!o->map_simple) {
+		psiplace_lama_bind_string(o, b, sizeof(b));
+		return psiplace_seterr(err, errlen,
+				       "%s: '%s' lacks '%s', the level of the binding '%s' (%s); a map must contain n, h and the binding level",
+				       o->map_from, o->map_str, psiplace_level_letter(o->bind_level), b,
+				       o->bind_from);
+	}
+	/* A simple level names only the loop that matters to the user: the
+	 * binding level joins as the next loop out. */
+	memmove(o->map + 2, o->map + 1, (o->map_len - 1) * sizeof(o->map[0]));
+	o->map[1] = o->bind_level;
+	o->map_len++;
+	psiplace_lama_map_string(o, o->map_str, sizeof(o->map_str));
+	return 0;
+}
+
+void psiplace_lama_map_string(const struct psiplace_lama_opts *o, char *buf, size_t len)
+{
+	size_t k = 0;
+	unsigned i;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < o->map_len && k + 3 < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s", psiplace_level_letter(o->map[i]));
+}
+
+void psiplace_lama_bind_string(const struct psiplace_lama_opts *o, char *buf, size_t len)
+{
+	if (o->bind_width == 0)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "%u%s", o->bind_width, psiplace_level_letter(o->bind_level));
+}
+
+void psiplace_lama_mppr_string(const struct psiplace_lama_opts *o, char *buf, size_t len)
+{
+	size_t k = 0;
+	unsigned i;
+
+	if (!len)
+		return;
+	snprintf(buf, len, "none");
+	if (o->nmppr)
+		buf[0] = '\0';
+	for (i = 0; i < o->nmppr && k + 16 < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%u:%s", i ? "," : "", o->mppr[i].limit,
+				      psiplace_level_letter(o->mppr[i].level));
+}

@@ -1,0 +1,30 @@
+/* Fuzz the LAMA order string parser: any bytes give a value or a one-line error. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/lama.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char s[PSIPLACE_LAMA_MAXSTR + 64], err[PSIPLACE_ERRLEN];
+	size_t n = size < sizeof(s) - 1 ? size : sizeof(s) - 1;
+
+	memcpy(s, data, n);
+	s[n] = '\0';
+	err[0] = '\0';
+	{
+		int seq = -1;
+
+		if (psiplace_lama_parse_order(s, "order", &seq, err, sizeof(err)) == 0) {
+			if (seq != 0 && seq != 1)
+				abort();
+		} else if (!err[0] || strchr(err, '\n')) {
+			abort();
+		}
+	}
+	return 0;
+}

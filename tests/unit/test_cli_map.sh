@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Golden outputs of `psiplace map`: every line of cases.txt is
+# NAME<TAB>ARGUMENTS (shell-quoted); stdout and stderr, then "exit N", must
+# equal NAME.out.  With UPDATE=1 the .out files are rewritten instead.
+# Every case runs with OMPI_MCA_rmaps_lama_map=snbch and
+# OMPI_MCA_rmaps_lama_ordering=n set (they count only with --env).
+set -u
+cli=$1
+dir=$2
+fail=0
+while IFS=$'\t' read -r name args; do
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  got=$(eval "env -u OMPI_MCA_rmaps_lama_bind -u OMPI_MCA_rmaps_lama_mppr \
+    OMPI_MCA_rmaps_lama_map=snbch OMPI_MCA_rmaps_lama_ordering=n \"$cli\" map $args" 2>&1
+    echo "exit $?")
+  if [[ "${UPDATE:-}" == 1 ]]; then
+    printf '%s\n' "$got" > "$dir/$name.out"
+  elif ! diff -u "$dir/$name.out" <(printf '%s\n' "$got") > /tmp/psiplace-cli-map.$$.diff; then
+    echo "FAIL $name: psiplace map $args"
+    cat /tmp/psiplace-cli-map.$$.diff
+    fail=1
+  fi
+done < "$dir/cases.txt"
+rm -f /tmp/psiplace-cli-map.$$.diff
+exit $fail
