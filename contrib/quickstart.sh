@@ -25,5 +25,10 @@ printf '   %-44s -> %s\n' "srun --psi-alloc-policy=firstavailable true" "$(where
 printf '   %-44s -> %s\n' "srun --psi-alloc-policy=InReportedOrder true" "$(where --psi-alloc-policy=InReportedOrder)"
 printf '   %-44s -> %s\n' "srun -N2 true (LASTAVAILABLE)" "$(timeout 60 srun -N2 printenv SLURMD_NODENAME | sort | paste -sd,)"
 echo
+echo "== LAMA: 8 ranks on 2 sockets x 4 cores, --psi-map-by socket --psi-bind-to core (RANK NODE CPUS)"
+build/cli/psiplace map --topology 'pack:2 core:4 pu:1' -n 8 --psi-map-by socket --psi-bind-to core | paste -sd' ' | sed 's/^/   /'
+build/cli/psiplace map --topology 'pack:2 core:4 pu:1' -n 8 --psi-map-by socket --psi-bind-to core --format svg >"$PSIPLACE_TESTBED_DIR/lama-socket-core.svg"
+echo "   picture: $PSIPLACE_TESTBED_DIR/lama-socket-core.svg (more in doc/lama.md, doc/img/)"
+echo
 echo "== a bad request is refused before submission:"
 timeout 60 srun --psi-alloc-policy=bogus true 2>&1 | sed 's/^/   /' || true
