@@ -26,7 +26,7 @@ printf '   %-44s -> %s\n' "srun --psi-alloc-policy=InReportedOrder true" "$(wher
 printf '   %-44s -> %s\n' "srun -N2 true (LASTAVAILABLE)" "$(timeout 60 srun -N2 printenv SLURMD_NODENAME | sort | paste -sd,)"
 echo
 echo "== LAMA: 8 ranks on 2 sockets x 4 cores, --psi-map-by socket --psi-bind-to core (RANK NODE CPUS)"
-build/cli/psiplace map --topology 'pack:2 core:4 pu:1' -n 8 --psi-map-by socket --psi-bind-to core | paste -sd' ' | sed 's/^/   /'
+build/cli/psiplace map --topology 'pack:2 core:4 pu:1' -n 8 --psi-map-by socket --psi-bind-to core | awk '{printf "%s rank %s->cpu %s", (NR==1?"  ":","), $1, $3} END {print ""}'
 build/cli/psiplace map --topology 'pack:2 core:4 pu:1' -n 8 --psi-map-by socket --psi-bind-to core --format svg >"$PSIPLACE_TESTBED_DIR/lama-socket-core.svg"
 echo "   picture: $PSIPLACE_TESTBED_DIR/lama-socket-core.svg (more in doc/lama.md, doc/img/)"
 echo
