@@ -46,7 +46,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc
           libmunge-dev libcriterion-dev meson ninja-build pkg-config gcc clang
           libclang-rt-14-dev dpkg-dev autoconf automake libtool make
-          librsvg2-bin python3 hyperfine)
+          librsvg2-bin python3 hyperfine bc)
 
 cmd_deps() {
   local missing=() p
