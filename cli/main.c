@@ -17,6 +17,9 @@ static const struct {
 	  "spawn-plan [OPTIONS]            parallel spawn plan of a malleable MPI expansion" },
 	{ "map", cmd_map,
 	  "map --topology DESC [--nodes N] -n NTASKS [--psi-* options] [--env] [--format plain|json|svg]" },
+	{ "rank", cmd_rank,
+	  "rank --policy POLICY [--priority EXPR] --table TABLE.csv [--job nodes=K,cpus=C,mem=M] "
+	  "[--seed N] [--explain]" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,74 +1,356 @@
-/* The node-ranking engine: one rating pass, one total-order sort. */
+/* The node-ranking engine: one rating pass, one total-order comparison.
+ *
+ * Every eligible node gets integer keys (weight tier, up to three policy
+ * keys, then the index tie-break), so ordering is lexicographic integer
+ * comparison: a full sort for psiplace_rank(), a partial selection of the
+ * best k for psiplace_choose().  Set policies (MAXBALANCE, CONTIGUOUS)
+ * choose from the rated nodes in common/policy_set.c. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "policy_internal.h"
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
-
-struct rated {
-	uint64_t tier;  /* major key: the site weight (0 when overridden) */
-	double score;   /* policy key, lower first */
-	uint32_t index; /* node index, the tie-break */
-	uint32_t pos;   /* position in the caller's array */
-	int tie_dir;    /* +1 ascending index, -1 descending */
-};
+#include "psiplace/priorityf.h"
 
 bool psiplace_policy_supported(enum psiplace_policy p)
 {
-	return p == PSIPLACE_POLICY_NONE || p == PSIPLACE_POLICY_FIRSTAVAILABLE ||
-	       p == PSIPLACE_POLICY_LASTAVAILABLE;
+	return p >= PSIPLACE_POLICY_NONE && p < PSIPLACE_POLICY_COUNT;
 }
 
-static int cmp_rated(const void *a, const void *b)
+bool psiplace_policy_is_set(enum psiplace_policy p)
 {
-	const struct rated *x = a, *y = b;
-
-	if (x->tier != y->tier)
-		return x->tier < y->tier ? -1 : 1;
-	if (x->score != y->score)
-		return x->score < y->score ? -1 : 1;
-	if (x->index != y->index)
-		return (x->index < y->index ? -1 : 1) * x->tie_dir;
-	return 0;
+	return p == PSIPLACE_POLICY_MAXBALANCE || p == PSIPLACE_POLICY_CONTIGUOUS;
 }
 
-static double rate(enum psiplace_policy p, const struct psiplace_node *n)
+bool psiplace_node_eligible(const struct psiplace_node *n, const struct psiplace_job *job)
 {
-	(void)n;
-	switch (p) {
-	case PSIPLACE_POLICY_FIRSTAVAILABLE:
+	uint32_t free_cpus = n->cpus > n->alloc_cpus ? n->cpus - n->alloc_cpus : 0;
+	uint64_t free_mem = n->real_memory > n->alloc_memory ? n->real_memory - n->alloc_memory
+							      : 0;
+
+	if (!n->power || free_cpus == 0)
+		return false;
+	if (job && (free_cpus < job->cpus || free_mem < job->mem))
+		return false;
+	return true;
+}
+
+/* Order-preserving map of a double onto uint64_t (ascending); NaN sorts
+ * last, -0 equals +0. */
+uint64_t psiplace_dkey(double d)
+{
+	uint64_t u;
+
+	if (isnan(d))
+		d = INFINITY;
+	if (d == 0.0)
+		d = 0.0;
+	memcpy(&u, &d, sizeof(u));
+	return (u >> 63) ? ~u : u | (1ULL << 63);
+}
+
+static uint64_t desc(double d)
+{
+	return psiplace_dkey(isnan(d) ? NAN : -d);
+}
+
+/* The PRIORITYF that applies to a node: job > node's own > cluster. */
+static const struct psiplace_priorityf *node_function(const struct psiplace_rank_opts *o,
+						      const struct psiplace_node *n)
+{
+	if (o->job && o->job->priorityf)
+		return o->job->priorityf;
+	if (n->priorityf)
+		return n->priorityf;
+	return o->cluster_priorityf;
+}
+
+double psiplace_priority_value(const struct psiplace_rank_opts *o, const struct psiplace_node *n)
+{
+	const struct psiplace_priorityf *f = node_function(o, n);
+
+	return f ? psiplace_priorityf_eval(f, n, o->job ? o->job->seed : 0) : n->priority;
+}
+
+static bool future_start(const struct psiplace_rank_opts *o)
+{
+	return o->job && o->job->start > 0;
+}
+
+/* LASTAVAILABLE's time fit: class 0 (the job ends before the next
+ * reservation; key = the gap), 1 (no reservation), 2 (a reservation
+ * starts before the job would end). */
+static void time_fit(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		     uint64_t *cls, int64_t *gap)
+{
+	int64_t end;
+
+	*cls = 0;
+	*gap = 0;
+	if (!o->job || o->job->duration <= 0)
+		return;
+	end = (o->job->start > 0 ? o->job->start : 0) + o->job->duration;
+	if (n->next_resv < 0)
+		*cls = 1;
+	else if (n->next_resv >= end)
+		*gap = n->next_resv - end;
+	else {
+		*cls = 2;
+		*gap = n->next_resv - end;
+	}
+}
+
+static void rate_minresource(struct psiplace_rated *r, const struct psiplace_node *n)
+{
+	r->k[1] = n->real_memory;
+	r->k[2] = n->cpus;
+	r->k[3] = n->tmp_disk;
+}
+
+static void rate(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		 struct psiplace_rated *r)
+{
+	uint64_t cls;
+	int64_t gap;
+	double busy;
+
+	r->k[0] = o->policy_overrides_weight ? 0 : n->weight;
+	r->k[1] = r->k[2] = r->k[3] = 0;
+	r->idx = n->index;
+	switch (o->policy) {
 	case PSIPLACE_POLICY_LASTAVAILABLE:
-	default:
-		return 0.0; /* order by index alone */
+		time_fit(o, n, &cls, &gap);
+		r->k[1] = cls;
+		/* within a class: the smallest gap first; conflicts by index only */
+		r->k[2] = cls == 0 ? (uint64_t)gap : 0;
+		r->idx = ~n->index;
+		break;
+	case PSIPLACE_POLICY_CPULOAD:
+		if (future_start(o)) {
+			rate_minresource(r, n);
+			break;
+		}
+		busy = n->load1 > (double)n->alloc_cpus ? n->load1 : (double)n->alloc_cpus;
+		r->k[1] = desc((double)n->cpus - busy);
+		break;
+	case PSIPLACE_POLICY_MINRESOURCE:
+		rate_minresource(r, n);
+		break;
+	case PSIPLACE_POLICY_FASTEST:
+		r->k[1] = desc(n->speed);
+		break;
+	case PSIPLACE_POLICY_PRIORITY:
+		r->k[1] = desc(psiplace_priority_value(o, n));
+		break;
+	default: /* FIRSTAVAILABLE, set policies, NONE: index order */
+		break;
 	}
 }
 
-int psiplace_rank(const struct psiplace_rank_opts *opts,
-		  const struct psiplace_node *nodes, size_t n, uint32_t *order,
-		  char *err, size_t errlen)
+static int cmp_rated_void(const void *a, const void *b)
 {
-	struct rated *r;
-	size_t i;
-	int dir = opts->policy == PSIPLACE_POLICY_LASTAVAILABLE ? -1 : 1;
+	return psiplace_rated_cmp(a, b);
+}
 
-	if (!psiplace_policy_supported(opts->policy))
-		return psiplace_seterr(err, errlen,
-				       "policy %s is not yet supported by this psiplace build",
-				       psiplace_policy_name(opts->policy));
-	if (n == 0)
-		return 0;
-	r = malloc(n * sizeof(*r));
-	if (!r)
-		return psiplace_seterr(err, errlen, "out of memory ranking %zu nodes", n);
-	for (i = 0; i < n; i++) {
-		r[i].tier = opts->policy_overrides_weight ? 0 : nodes[i].weight;
-		r[i].score = rate(opts->policy, &nodes[i]);
-		r[i].index = nodes[i].index;
-		r[i].pos = (uint32_t)i;
-		r[i].tie_dir = dir;
+/* Introselect: afterwards a[0..k-1] are the k smallest, unordered. */
+static void select_k(struct psiplace_rated *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n, budget = 2 * 64;
+
+	while (hi - lo > 16 && k > lo && k < hi) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 1;
+		struct psiplace_rated piv, t;
+
+		if (budget-- == 0) { /* adversarial input: sort the rest */
+			qsort(a + lo, hi - lo, sizeof(*a), cmp_rated_void);
+			return;
+		}
+		/* median of three as pivot */
+		if (psiplace_rated_cmp(&a[mid], &a[lo]) < 0)
+			t = a[mid], a[mid] = a[lo], a[lo] = t;
+		if (psiplace_rated_cmp(&a[hi - 1], &a[lo]) < 0)
+			t = a[hi - 1], a[hi - 1] = a[lo], a[lo] = t;
+		if (psiplace_rated_cmp(&a[hi - 1], &a[mid]) < 0)
+			t = a[hi - 1], a[hi - 1] = a[mid], a[mid] = t;
+		piv = a[mid];
+		for (;;) {
+			while (psiplace_rated_cmp(&a[i], &piv) < 0)
+				i++;
+			while (psiplace_rated_cmp(&piv, &a[j]) < 0)
+				j--;
+			if (i >= j)
+				break;
+			t = a[i], a[i] = a[j], a[j] = t;
+			i++;
+			j--;
+		}
+		/* [lo, j] <= pivot <= [j+1, hi) */
+		if (k <= j)
+			hi = j + 1;
+		else
+			lo = j + 1;
 	}
-	qsort(r, n, sizeof(*r), cmp_rated);
-	for (i = 0; i < n; i++)
-		order[i] = r[i].pos;
-	free(r);
+	if (hi - lo > 1)
+		qsort(a + lo, hi - lo, sizeof(*a), cmp_rated_void);
+}
+
+/* Rate the eligible nodes into r (allocated, *m entries). */
+int psiplace_rate_eligible(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
+			   size_t n, struct psiplace_rated **r, size_t *m, char *err,
+			   size_t errlen)
+{
+	size_t i, c = 0;
+
+	*r = NULL;
+	*m = 0;
+	if (!psiplace_policy_supported(o->policy))
+		return psiplace_seterr(err, errlen, "policy %d is not a policy", (int)o->policy);
+	if (n > INT32_MAX)
+		return psiplace_seterr(err, errlen, "%zu nodes: at most %d", n, INT32_MAX);
+	if (n && !(*r = malloc(n * sizeof(**r))))
+		return psiplace_seterr(err, errlen, "out of memory rating %zu nodes", n);
+	for (i = 0; i < n; i++) {
+		if (!psiplace_node_eligible(&nodes[i], o->job))
+			continue;
+		rate(o, &nodes[i], &(*r)[c]);
+		(*r)[c].pos = (uint32_t)i;
+		c++;
+	}
+	*m = c;
 	return 0;
+}
+
+/* The nodes not flagged in taken[], eligible ones first, each group in
+ * index order, appended to order[have..]. */
+static size_t append_rest(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
+			  size_t n, const unsigned char *taken, uint32_t *order, size_t have)
+{
+	struct psiplace_rated *r = malloc((n - have) * sizeof(*r) + 1);
+	size_t i, c = 0;
+
+	if (!r)
+		return have;
+	for (i = 0; i < n; i++) {
+		if (taken[i])
+			continue;
+		r[c].k[0] = !psiplace_node_eligible(&nodes[i], o->job);
+		r[c].k[1] = r[c].k[2] = r[c].k[3] = 0;
+		r[c].idx = nodes[i].index;
+		r[c++].pos = (uint32_t)i;
+	}
+	qsort(r, c, sizeof(*r), cmp_rated_void);
+	for (i = 0; i < c; i++)
+		order[have++] = r[i].pos;
+	free(r);
+	return have;
+}
+
+int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
+		  size_t n, uint32_t *order, char *err, size_t errlen)
+{
+	struct psiplace_rated *r;
+	unsigned char *taken;
+	size_t m, i, have = 0;
+	int c = 0;
+
+	if (psiplace_rate_eligible(opts, nodes, n, &r, &m, err, errlen) < 0)
+		return -1;
+	if (!(taken = calloc(n + 1, 1))) {
+		free(r);
+		return psiplace_seterr(err, errlen, "out of memory ranking %zu nodes", n);
+	}
+	if (psiplace_policy_is_set(opts->policy)) {
+		size_t k = opts->job && opts->job->nodes ? opts->job->nodes : 1;
+
+		if (k <= m)
+			c = psiplace_choose_set(opts, nodes, r, m, k, order, NULL, 0);
+		have = c > 0 ? (size_t)c : 0;
+	} else {
+		qsort(r, m, sizeof(*r), cmp_rated_void);
+		for (i = 0; i < m; i++)
+			order[have++] = r[i].pos;
+	}
+	for (i = 0; i < have; i++)
+		taken[order[i]] = 1;
+	free(r);
+	if (append_rest(opts, nodes, n, taken, order, have) != n) {
+		free(taken);
+		return psiplace_seterr(err, errlen, "out of memory ranking %zu nodes", n);
+	}
+	free(taken);
+	return (int)m;
+}
+
+int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
+		    size_t n, size_t k, uint32_t *out, char *err, size_t errlen)
+{
+	struct psiplace_rated *r;
+	size_t m, i;
+	int rc;
+
+	if (psiplace_rate_eligible(opts, nodes, n, &r, &m, err, errlen) < 0)
+		return -1;
+	if (m < k) {
+		free(r);
+		return psiplace_seterr(err, errlen,
+				       "%zu node%s wanted, only %zu of %zu eligible (powered, with a "
+				       "free CPU and the job's cpus and mem free)",
+				       k, k == 1 ? "" : "s", m, n);
+	}
+	if (psiplace_policy_is_set(opts->policy)) {
+		rc = psiplace_choose_set(opts, nodes, r, m, k, out, err, errlen);
+		free(r);
+		return rc;
+	}
+	select_k(r, m, k);
+	qsort(r, k, sizeof(*r), cmp_rated_void);
+	for (i = 0; i < k; i++)
+		out[i] = r[i].pos;
+	free(r);
+	return (int)k;
+}
+
+static int fmt_double(char *buf, size_t len, double v)
+{
+	if (v == 0.0)
+		v = 0.0; /* no "-0" */
+	return snprintf(buf, len, "%.10g", v);
+}
+
+int psiplace_node_score(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			char *buf, size_t len)
+{
+	uint64_t cls;
+	int64_t gap;
+	double busy;
+
+	switch (o->policy) {
+	case PSIPLACE_POLICY_LASTAVAILABLE:
+		if (!o->job || o->job->duration <= 0)
+			return snprintf(buf, len, "%u", n->index);
+		time_fit(o, n, &cls, &gap);
+		if (cls == 1)
+			return snprintf(buf, len, "none");
+		return snprintf(buf, len, "%lld", (long long)gap);
+	case PSIPLACE_POLICY_CPULOAD:
+		if (!future_start(o)) {
+			busy = n->load1 > (double)n->alloc_cpus ? n->load1 : (double)n->alloc_cpus;
+			return fmt_double(buf, len, (double)n->cpus - busy);
+		}
+		/* a future start ranks as MINRESOURCE */
+		__attribute__((fallthrough));
+	case PSIPLACE_POLICY_MINRESOURCE:
+		return snprintf(buf, len, "%llu/%u/%llu", (unsigned long long)n->real_memory,
+				n->cpus, (unsigned long long)n->tmp_disk);
+	case PSIPLACE_POLICY_FASTEST:
+	case PSIPLACE_POLICY_MAXBALANCE:
+		return fmt_double(buf, len, n->speed);
+	case PSIPLACE_POLICY_PRIORITY:
+		return fmt_double(buf, len, psiplace_priority_value(o, n));
+	default:
+		return snprintf(buf, len, "%u", n->index);
+	}
 }

@@ -1,7 +1,9 @@
 /* psiplace — node allocation policies (Moab/Maui NODEALLOCATIONPOLICY).
  *
- * The engine rates every candidate node in one pass, sorts them with one
- * total-order comparator and the caller takes from the front.  The site's
+ * The engine rates every candidate node in one pass, orders them with one
+ * total-order comparator (a partial selection when only the best k are
+ * wanted) and the caller takes from the front; MAXBALANCE and CONTIGUOUS
+ * choose a set instead.  The site's
  * weight tier (Slurm's node Weight) stays the major key unless the caller
  * asks the policy to override it. */
 #ifndef PSIPLACE_POLICY_H
@@ -40,11 +42,25 @@ const char *psiplace_policy_name(enum psiplace_policy p);
 /* The accepted values as one human-readable line (for error messages). */
 const char *psiplace_policy_accepted(void);
 
-/* True when select/psiplace_cons_tres can apply the policy today. */
+/* True when the engine implements the policy (all of them now). */
 bool psiplace_policy_supported(enum psiplace_policy p);
 
+/* True for the policies that choose a set rather than an order
+ * (MAXBALANCE, CONTIGUOUS): callers restrict the candidates to
+ * psiplace_choose()'s set instead of only ordering them. */
+bool psiplace_policy_is_set(enum psiplace_policy p);
+
+struct psiplace_priorityf;
+
+/* A generic metric of a node (metrics file gmetric.NAME=value). */
+struct psiplace_gmetric {
+	const char *name;
+	double value;
+};
+
 /* What the engine knows about one candidate node.  Index is the node's
- * 0-based position in slurm.conf (the tie-break key). */
+ * 0-based position in slurm.conf (the tie-break key).  All pointers are
+ * borrowed; zeroed optional fields mean "unknown/none". */
 struct psiplace_node {
 	const char *name;
 	uint32_t index;
@@ -56,19 +72,60 @@ struct psiplace_node {
 	uint32_t jobs, suspended_jobs;
 	int64_t next_resv; /* seconds until the next reservation; <0: none */
 	bool power;
+	const char *features;  /* active features, comma-separated; NULL: none */
+	const char *arch, *os; /* NULL: unknown */
+	const struct psiplace_gmetric *gmetrics;
+	size_t ngmetrics;
+	double para_procs;   /* available processors of the job's partition */
+	double rsv_affinity; /* +1 node in the job's reservation, 0 otherwise */
+	const struct psiplace_priorityf *priorityf; /* node's own (psiplace.conf) */
+};
+
+/* The job being placed.  Zero fields mean "not constrained". */
+struct psiplace_job {
+	uint32_t nodes;    /* nodes wanted (K); 0: not given */
+	uint32_t cpus;     /* free CPUs needed per node */
+	uint64_t mem;      /* free memory needed per node, MB */
+	int64_t duration;  /* seconds; <=0: unknown */
+	int64_t start;     /* seconds from now; >0: a future start (backfill) */
+	uint64_t seed;     /* RANDOM's seed */
+	const struct psiplace_priorityf *priorityf; /* the job's own function */
 };
 
 struct psiplace_rank_opts {
 	enum psiplace_policy policy;
 	bool policy_overrides_weight; /* PolicyOverridesWeight=yes */
+	const struct psiplace_job *job; /* NULL: no job constraints */
+	const struct psiplace_priorityf *cluster_priorityf; /* PriorityFunction= */
 };
 
+/* Eligible for the job (SPEC §4): powered, a free CPU, and the job's
+ * per-node cpus and mem free. */
+bool psiplace_node_eligible(const struct psiplace_node *node,
+			    const struct psiplace_job *job);
+
 /* Order n nodes for a policy: order[0..n-1] receives indexes into
- * nodes[] (not node->index), best first.  Returns 0, or -1 with err
- * filled for an unsupported policy. */
+ * nodes[] (not node->index), best first; eligible nodes come first, the
+ * rest follow in index order.  Set policies put their chosen set first
+ * (job->nodes, default 1), then the other eligible nodes by index.
+ * Returns the number of eligible nodes, or -1 with err filled. */
 int psiplace_rank(const struct psiplace_rank_opts *opts,
 		  const struct psiplace_node *nodes, size_t n, uint32_t *order,
 		  char *err, size_t errlen);
+
+/* Choose the best k eligible nodes: out[0..k-1] receives indexes into
+ * nodes[] in allocation order (set policies: ascending node index).  Sort
+ * policies select partially (cost O(n + k log k)).  Returns k, or -1 with
+ * err filled when fewer than k nodes (for CONTIGUOUS: no run of k) can be
+ * chosen. */
+int psiplace_choose(const struct psiplace_rank_opts *opts,
+		    const struct psiplace_node *nodes, size_t n, size_t k,
+		    uint32_t *out, char *err, size_t errlen);
+
+/* The node's score under the policy as text (for --explain): the value
+ * the policy orders by; see doc/policies.md.  Returns snprintf's count. */
+int psiplace_node_score(const struct psiplace_rank_opts *opts,
+			const struct psiplace_node *node, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,240 @@
+/* psiplace rank: the allocation order the policy engine gives for a node
+ * table (SPEC §4), the same engine select/psiplace_cons_tres runs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "psiplace/error.h"
+#include "psiplace/nodetable.h"
+#include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
+
+struct rank_args {
+	const char *policy, *priority, *table, *job, *seed;
+	int explain;
+};
+
+static const char rank_usage[] =
+	"rank --policy POLICY [--priority EXPR] --table TABLE.csv "
+	"[--job nodes=K,cpus=C,mem=M] [--seed N] [--explain]";
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* nodes=K,cpus=C,mem=M, and beyond SPEC: time=SECONDS, start=SECONDS. */
+static int parse_job(const char *s, struct psiplace_job *job)
+{
+	char buf[256], *sp = NULL, *w;
+
+	if (strlen(s) >= sizeof(buf))
+		return cli_usage_error("--job: value longer than 255 bytes");
+	strcpy(buf, s);
+	for (w = strtok_r(buf, ",", &sp); w; w = strtok_r(NULL, ",", &sp)) {
+		char *eq = strchr(w, '=');
+		uint64_t v;
+
+		if (!eq || parse_u64(eq + 1, INT32_MAX, &v) < 0)
+			return cli_usage_error("--job: '%s' is not KEY=NUMBER; accepted keys: "
+					       "nodes, cpus, mem, time, start", w);
+		*eq = '\0';
+		if (!strcmp(w, "nodes"))
+			job->nodes = (uint32_t)v;
+		else if (!strcmp(w, "cpus"))
+			job->cpus = (uint32_t)v;
+		else if (!strcmp(w, "mem"))
+			job->mem = v;
+		else if (!strcmp(w, "time"))
+			job->duration = (int64_t)v;
+		else if (!strcmp(w, "start"))
+			job->start = (int64_t)v;
+		else
+			return cli_usage_error("--job: unknown key '%s'; accepted keys: nodes, "
+					       "cpus, mem, time, start", w);
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct rank_args *a)
+{
+	static const char *const names[] = { "--policy", "--priority", "--table", "--job",
+					     "--seed" };
+	const char **slots[] = { &a->policy, &a->priority, &a->table, &a->job, &a->seed };
+	int i;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "--explain")) {
+			a->explain = 1;
+			continue;
+		}
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			size_t n = strlen(names[k]);
+
+			if (strncmp(arg, names[k], n) || (arg[n] && arg[n] != '='))
+				continue;
+			if (*slots[k])
+				return cli_usage_error("%s given twice", names[k]);
+			if (arg[n] == '=')
+				*slots[k] = arg + n + 1;
+			else if (i + 1 < argc)
+				*slots[k] = argv[++i];
+			else
+				return cli_usage_error("%s needs a value", names[k]);
+			break;
+		}
+		if (k == sizeof(names) / sizeof(names[0]))
+			return cli_usage_error("rank: unknown argument '%s'; usage: psiplace %s", arg,
+					       rank_usage);
+	}
+	if (!a->policy && !a->priority)
+		return cli_usage_error("rank: --policy is required; usage: psiplace %s", rank_usage);
+	if (!a->table)
+		return cli_usage_error("rank: --table is required; usage: psiplace %s", rank_usage);
+	return 0;
+}
+
+static int read_file(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1 << 16, n = 0, r;
+	char *t = NULL, *nt;
+
+	if (!f) {
+		fprintf(stderr, "psiplace: error: --table: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	do {
+		if (!t || n == cap) {
+			cap = t ? cap * 2 : cap;
+			if (cap > PSIPLACE_NODETABLE_MAXBYTES + 1u)
+				cap = PSIPLACE_NODETABLE_MAXBYTES + 1u;
+			if (!(nt = realloc(t, cap))) {
+				free(t);
+				fclose(f);
+				fprintf(stderr, "psiplace: error: --table: %s: out of memory\n", path);
+				return -1;
+			}
+			t = nt;
+		}
+		r = fread(t + n, 1, cap - n, f);
+		n += r;
+	} while (r > 0 && n < PSIPLACE_NODETABLE_MAXBYTES + 1u);
+	fclose(f);
+	*text = t;
+	*len = n;
+	return 0;
+}
+
+static int print_result(const struct psiplace_rank_opts *o, const struct psiplace_nodetable *t,
+			const uint32_t *order, size_t k, int explain)
+{
+	char score[64];
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		const struct psiplace_node *n = &t->nodes[order[i]];
+
+		if (explain) {
+			psiplace_node_score(o, n, score, sizeof(score));
+			printf("%s %s\n", n->name, score);
+		} else {
+			printf("%s\n", n->name);
+		}
+	}
+	return 0;
+}
+
+static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
+	       struct psiplace_job *job)
+{
+	struct psiplace_nodetable t;
+	char err[PSIPLACE_ERRLEN], *text;
+	uint32_t *order;
+	size_t len, k;
+	int rc;
+
+	if (read_file(a->table, &text, &len) < 0)
+		return 1;
+	rc = psiplace_nodetable_parse(text, len, a->table, &t, err, sizeof(err));
+	free(text);
+	if (rc < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err);
+		return 1;
+	}
+	if (!(order = calloc(t.n, sizeof(*order)))) {
+		psiplace_nodetable_free(&t);
+		fprintf(stderr, "psiplace: error: out of memory\n");
+		return 1;
+	}
+	k = job->nodes;
+	if (!k && psiplace_policy_is_set(o->policy))
+		k = 1;
+	if (k)
+		rc = psiplace_choose(o, t.nodes, t.n, k, order, err, sizeof(err));
+	else
+		rc = psiplace_rank(o, t.nodes, t.n, order, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "psiplace: error: rank: %s\n", err);
+	else
+		print_result(o, &t, order, (size_t)rc, a->explain);
+	free(order);
+	psiplace_nodetable_free(&t);
+	return rc < 0 ? 1 : 0;
+}
+
+int cmd_rank(int argc, char **argv)
+{
+	struct rank_args a = { 0 };
+	struct psiplace_job job = { 0 };
+	struct psiplace_rank_opts o = { .job = &job };
+	struct psiplace_priorityf *f = NULL;
+	char err[PSIPLACE_ERRLEN];
+	int rc;
+
+	if (parse_args(argc, argv, &a) < 0)
+		return 2;
+	if (a.policy && psiplace_policy_parse(a.policy, "--policy", &o.policy, err, sizeof(err)) < 0)
+		return cli_usage_error("%s", err);
+	if (a.priority) {
+		if (a.policy && o.policy != PSIPLACE_POLICY_PRIORITY)
+			return cli_usage_error("--priority implies PRIORITY, but --policy is %s; "
+					       "give only one of them", psiplace_policy_name(o.policy));
+		o.policy = PSIPLACE_POLICY_PRIORITY;
+		if (psiplace_priorityf_compile(a.priority, "--priority", &f, err, sizeof(err)) < 0)
+			return cli_usage_error("%s", err);
+		job.priorityf = f;
+	}
+	if (a.job && parse_job(a.job, &job) != 0) {
+		psiplace_priorityf_free(f);
+		return 2;
+	}
+	if (a.seed) {
+		if (parse_u64(a.seed, UINT64_MAX, &job.seed) < 0) {
+			psiplace_priorityf_free(f);
+			return cli_usage_error("--seed: '%s' is not an unsigned integer", a.seed);
+		}
+	} else {
+		job.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	}
+	rc = run(&a, &o, &job);
+	psiplace_priorityf_free(f);
+	return rc;
+}

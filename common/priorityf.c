@@ -1,0 +1,539 @@
+/* PRIORITYF: compile once into a coefficient vector, evaluate per node.
+ *
+ * Terms that read a plain node field are split by field type into offset
+ * lists, so evaluating a node is a few tight loops of load-multiply-add;
+ * only derived and string-valued components go through a switch. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "psiplace/error.h"
+#include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
+
+enum comp {
+	C_CPROCS, C_APROCS, C_CMEM, C_AMEM, C_CDISK, C_ADISK, C_JOBCOUNT,
+	C_SUSPENDEDJCOUNT, C_LOAD, C_SPEED, C_PRIORITY, C_COST, C_NODEINDEX,
+	C_FEATURE, C_GMETRIC, C_ARCH, C_OS, C_POWER, C_RANDOM, C_USAGE, C_MTBF,
+	C_PARAPROCS, C_RESAFFINITY, C_FREETIME,
+};
+
+enum ftype { F_NONE, F_DBL, F_U32, F_U64, F_BOOL };
+
+static const struct comp_def {
+	const char *name;
+	enum comp comp;
+	bool arg;      /* needs [ARG] */
+	enum ftype ft; /* plain field: its type and offset */
+	size_t off;
+} comps[] = {
+	{ "CPROCS", C_CPROCS, false, F_U32, offsetof(struct psiplace_node, cpus) },
+	{ "APROCS", C_APROCS, false, F_NONE, 0 },
+	{ "CMEM", C_CMEM, false, F_U64, offsetof(struct psiplace_node, real_memory) },
+	{ "AMEM", C_AMEM, false, F_NONE, 0 },
+	{ "CDISK", C_CDISK, false, F_U64, offsetof(struct psiplace_node, tmp_disk) },
+	/* Slurm does not account allocated tmp disk: all of it is available. */
+	{ "ADISK", C_ADISK, false, F_U64, offsetof(struct psiplace_node, tmp_disk) },
+	{ "JOBCOUNT", C_JOBCOUNT, false, F_U32, offsetof(struct psiplace_node, jobs) },
+	{ "SUSPENDEDJCOUNT", C_SUSPENDEDJCOUNT, false, F_U32,
+	  offsetof(struct psiplace_node, suspended_jobs) },
+	{ "LOAD", C_LOAD, false, F_DBL, offsetof(struct psiplace_node, load1) },
+	{ "SPEED", C_SPEED, false, F_DBL, offsetof(struct psiplace_node, speed) },
+	{ "PRIORITY", C_PRIORITY, false, F_DBL, offsetof(struct psiplace_node, priority) },
+	{ "COST", C_COST, false, F_DBL, offsetof(struct psiplace_node, cost) },
+	{ "CHARGERATE", C_COST, false, F_DBL, offsetof(struct psiplace_node, cost) },
+	{ "NODEINDEX", C_NODEINDEX, false, F_U32, offsetof(struct psiplace_node, index) },
+	{ "FEATURE", C_FEATURE, true, F_NONE, 0 },
+	{ "GMETRIC", C_GMETRIC, true, F_NONE, 0 },
+	{ "ARCH", C_ARCH, true, F_NONE, 0 },
+	{ "OS", C_OS, true, F_NONE, 0 },
+	{ "POWER", C_POWER, false, F_BOOL, offsetof(struct psiplace_node, power) },
+	{ "RANDOM", C_RANDOM, false, F_NONE, 0 },
+	{ "USAGE", C_USAGE, false, F_DBL, offsetof(struct psiplace_node, usage) },
+	{ "MTBF", C_MTBF, false, F_DBL, offsetof(struct psiplace_node, mtbf) },
+	{ "PARAPROCS", C_PARAPROCS, false, F_DBL, offsetof(struct psiplace_node, para_procs) },
+	{ "RESAFFINITY", C_RESAFFINITY, false, F_DBL,
+	  offsetof(struct psiplace_node, rsv_affinity) },
+	{ "RSVAFFINITY", C_RESAFFINITY, false, F_DBL,
+	  offsetof(struct psiplace_node, rsv_affinity) },
+	{ "FREETIME", C_FREETIME, false, F_NONE, 0 },
+};
+
+#define NCOMPS (sizeof(comps) / sizeof(comps[0]))
+#define MAXT PSIPLACE_PRIORITYF_MAXTERMS
+
+struct term {
+	const struct comp_def *def;
+	double coef;
+	char *arg; /* owned, NULL without [ARG] */
+};
+
+struct psiplace_priorityf {
+	double constant;
+	size_t nterms;
+	struct term t[MAXT];
+	/* Plain fields by type: offsets and coefficients. */
+	size_t nd, nu32, nu64, nb, nspecial;
+	uint16_t doff[MAXT], u32off[MAXT], u64off[MAXT], boff[MAXT];
+	double dcoef[MAXT], u32coef[MAXT], u64coef[MAXT], bcoef[MAXT];
+	uint8_t special[MAXT]; /* indexes into t[] */
+};
+
+struct parser {
+	const char *s, *what;
+	size_t pos;
+	char *err;
+	size_t errlen;
+	struct psiplace_priorityf *f;
+	size_t nterms_in; /* terms as written, constants included */
+};
+
+static int perr(struct parser *p, size_t pos, const char *fmt, const char *tok)
+{
+	char q[96], t[64], msg[160];
+
+	psiplace_quote(q, sizeof(q), p->s, 80);
+	psiplace_quote(t, sizeof(t), tok ? tok : "", 40);
+	snprintf(msg, sizeof(msg), fmt, t);
+	return psiplace_seterr(p->err, p->errlen, "%s: position %zu: %s in '%s'", p->what,
+			       pos + 1, msg, q);
+}
+
+static void skip_blanks(struct parser *p)
+{
+	while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t')
+		p->pos++;
+}
+
+static int parse_number(struct parser *p, double *v)
+{
+	size_t start = p->pos, n;
+	const char *s = p->s;
+	char buf[72];
+
+	while (isdigit((unsigned char)s[p->pos]))
+		p->pos++;
+	if (s[p->pos] == '.') {
+		p->pos++;
+		while (isdigit((unsigned char)s[p->pos]))
+			p->pos++;
+	}
+	if (p->pos - start == 1 && s[start] == '.')
+		return perr(p, start, "'.' is not a number%s", "");
+	if ((s[p->pos] == 'e' || s[p->pos] == 'E') &&
+	    (isdigit((unsigned char)s[p->pos + 1]) ||
+	     ((s[p->pos + 1] == '+' || s[p->pos + 1] == '-') &&
+	      isdigit((unsigned char)s[p->pos + 2])))) {
+		p->pos += 2;
+		while (isdigit((unsigned char)s[p->pos]))
+			p->pos++;
+	}
+	n = p->pos - start;
+	if (n >= sizeof(buf))
+		return perr(p, start, "number longer than 64 characters%s", "");
+	memcpy(buf, s + start, n);
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtod(buf, NULL);
+	if (errno == ERANGE && fabs(*v) > 1.0)
+		return perr(p, start, "number '%s' out of range", buf);
+	if (!isfinite(*v))
+		return perr(p, start, "number '%s' out of range", buf);
+	return 0;
+}
+
+static int add_term(struct parser *p, const struct comp_def *def, double coef, char *arg)
+{
+	struct psiplace_priorityf *f = p->f;
+	size_t i;
+
+	for (i = 0; i < f->nterms; i++) {
+		struct term *t = &f->t[i];
+
+		if (t->def->comp == def->comp &&
+		    ((!t->arg && !arg) || (t->arg && arg && !strcmp(t->arg, arg)))) {
+			t->coef += coef; /* a component named twice adds up */
+			free(arg);
+			return 0;
+		}
+	}
+	f->t[f->nterms].def = def;
+	f->t[f->nterms].coef = coef;
+	f->t[f->nterms].arg = arg;
+	f->nterms++;
+	return 0;
+}
+
+static int parse_arg(struct parser *p, const struct comp_def *def, size_t name_pos, char **arg)
+{
+	size_t start, n;
+
+	*arg = NULL;
+	skip_blanks(p);
+	if (p->s[p->pos] != '[') {
+		if (def->arg)
+			return perr(p, name_pos, "component %s needs an argument in brackets",
+				    def->name);
+		return 0;
+	}
+	if (!def->arg)
+		return perr(p, p->pos, "component %s takes no argument", def->name);
+	p->pos++;
+	skip_blanks(p);
+	start = p->pos;
+	while (p->s[p->pos] > 0x20 && p->s[p->pos] < 0x7f && p->s[p->pos] != '[' &&
+	       p->s[p->pos] != ']')
+		p->pos++;
+	n = p->pos - start;
+	skip_blanks(p);
+	if (p->s[p->pos] != ']') {
+		if (!p->s[p->pos])
+			return perr(p, p->pos, "expected ']'%s", "");
+		return perr(p, p->pos, "expected ']' in the argument of %s", def->name);
+	}
+	if (!n)
+		return perr(p, p->pos, "empty argument of %s", def->name);
+	if (n > PSIPLACE_PRIORITYF_MAXARG)
+		return perr(p, start, "argument of %s longer than 128 bytes", def->name);
+	p->pos++;
+	if (!(*arg = strndup(p->s + start, n)))
+		return psiplace_seterr(p->err, p->errlen, "%s: out of memory", p->what);
+	return 0;
+}
+
+static int parse_component(struct parser *p, double coef)
+{
+	size_t start = p->pos, n, i;
+	char name[32];
+	char *arg;
+
+	while (isalnum((unsigned char)p->s[p->pos]) || p->s[p->pos] == '_')
+		p->pos++;
+	n = p->pos - start;
+	if (n >= sizeof(name)) {
+		memcpy(name, p->s + start, sizeof(name) - 1);
+		name[sizeof(name) - 1] = '\0';
+		return perr(p, start, "unknown component '%s...'", name);
+	}
+	memcpy(name, p->s + start, n);
+	name[n] = '\0';
+	for (i = 0; i < NCOMPS; i++)
+		if (!strcasecmp(name, comps[i].name))
+			break;
+	if (i == NCOMPS)
+		return perr(p, start, "unknown component '%s'", name);
+	while (i > 0 && comps[i - 1].comp == comps[i].comp)
+		i--; /* aliases follow their canonical name */
+	if (parse_arg(p, &comps[i], start, &arg) < 0)
+		return -1;
+	return add_term(p, &comps[i], coef, arg);
+}
+
+static int parse_term(struct parser *p, bool first)
+{
+	size_t start, signs = 0;
+	int neg = 0;
+	double coef = 1.0;
+	char c;
+
+	skip_blanks(p);
+	start = p->pos;
+	while (p->s[p->pos] == '+' || p->s[p->pos] == '-') {
+		neg ^= p->s[p->pos] == '-';
+		signs++;
+		p->pos++;
+		skip_blanks(p);
+	}
+	if (!first && !signs)
+		return perr(p, start, "expected '+' or '-' before '%s'",
+			    (char[]){ p->s[p->pos], '\0' });
+	if (++p->nterms_in > MAXT)
+		return perr(p, p->pos, "more than 64 terms%s", "");
+	c = p->s[p->pos];
+	if (isdigit((unsigned char)c) || c == '.') {
+		if (parse_number(p, &coef) < 0)
+			return -1;
+		coef = neg ? -coef : coef;
+		skip_blanks(p);
+		if (p->s[p->pos] == '*') {
+			p->pos++;
+			skip_blanks(p);
+			if (!isalpha((unsigned char)p->s[p->pos]))
+				return perr(p, p->pos, "expected a component after '*'%s", "");
+			return parse_component(p, coef);
+		}
+		if (isalpha((unsigned char)p->s[p->pos]))
+			return parse_component(p, coef);
+		p->f->constant += coef;
+		return 0;
+	}
+	if (isalpha((unsigned char)c))
+		return parse_component(p, neg ? -1.0 : 1.0);
+	if (!c)
+		return perr(p, p->pos, "expected a number or a component at the end%s", "");
+	return perr(p, p->pos, "expected a number or a component, not '%s'", (char[]){ c, '\0' });
+}
+
+/* Split the terms by how they are evaluated (see the file comment). */
+static void plan(struct psiplace_priorityf *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nterms; i++) {
+		const struct term *t = &f->t[i];
+		uint16_t off = (uint16_t)t->def->off;
+
+		switch (t->def->ft) {
+		case F_DBL:
+			f->doff[f->nd] = off;
+			f->dcoef[f->nd++] = t->coef;
+			break;
+		case F_U32:
+			f->u32off[f->nu32] = off;
+			f->u32coef[f->nu32++] = t->coef;
+			break;
+		case F_U64:
+			f->u64off[f->nu64] = off;
+			f->u64coef[f->nu64++] = t->coef;
+			break;
+		case F_BOOL:
+			f->boff[f->nb] = off;
+			f->bcoef[f->nb++] = t->coef;
+			break;
+		case F_NONE:
+			f->special[f->nspecial++] = (uint8_t)i;
+			break;
+		}
+	}
+}
+
+int psiplace_priorityf_compile(const char *expr, const char *what,
+			       struct psiplace_priorityf **out, char *err, size_t errlen)
+{
+	struct parser p = { .s = expr, .what = what ? what : "PRIORITYF", .err = err,
+			    .errlen = errlen };
+	size_t len;
+	int rc = 0;
+
+	*out = NULL;
+	if (!expr)
+		expr = p.s = "";
+	len = strnlen(expr, PSIPLACE_PRIORITYF_MAXLEN + 1);
+	if (len > PSIPLACE_PRIORITYF_MAXLEN)
+		return perr(&p, PSIPLACE_PRIORITYF_MAXLEN,
+			    "expression longer than 1024 characters%s", "");
+	if (!(p.f = calloc(1, sizeof(*p.f))))
+		return psiplace_seterr(err, errlen, "%s: out of memory", p.what);
+	skip_blanks(&p);
+	if (!expr[p.pos])
+		rc = perr(&p, p.pos, "empty expression%s", "");
+	while (rc == 0 && expr[p.pos]) {
+		rc = parse_term(&p, p.nterms_in == 0);
+		if (rc == 0)
+			skip_blanks(&p);
+	}
+	if (rc < 0) {
+		psiplace_priorityf_free(p.f);
+		return -1;
+	}
+	plan(p.f);
+	*out = p.f;
+	return 0;
+}
+
+void psiplace_priorityf_free(struct psiplace_priorityf *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nterms; i++)
+		free(f->t[i].arg);
+	free(f);
+}
+
+size_t psiplace_priorityf_nterms(const struct psiplace_priorityf *f)
+{
+	return f ? f->nterms : 0;
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+double psiplace_random01(uint64_t seed, uint32_t index)
+{
+	return (double)(splitmix64(splitmix64(seed) ^ index) >> 11) * 0x1p-53;
+}
+
+/* Whole-word membership in a comma-separated list (Slurm's features). */
+static bool in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !memcmp(p, word, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
+static double gmetric(const struct psiplace_node *n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n->ngmetrics; i++)
+		if (n->gmetrics[i].name && !strcmp(n->gmetrics[i].name, name))
+			return n->gmetrics[i].value;
+	return 0.0;
+}
+
+static double freetime(const struct psiplace_node *n)
+{
+	if (n->next_resv < 0 || n->next_resv > PSIPLACE_FREETIME_HORIZON)
+		return PSIPLACE_FREETIME_HORIZON;
+	return (double)n->next_resv;
+}
+
+/* coef * value for the components that are not a plain field. */
+static double special(const struct term *t, const struct psiplace_node *n, uint64_t seed)
+{
+	double v;
+
+	switch (t->def->comp) {
+	case C_APROCS:
+		v = n->cpus > n->alloc_cpus ? (double)(n->cpus - n->alloc_cpus) : 0.0;
+		break;
+	case C_AMEM:
+		v = n->real_memory > n->alloc_memory ? (double)(n->real_memory - n->alloc_memory)
+						     : 0.0;
+		break;
+	case C_FEATURE:
+		v = in_list(n->features, t->arg) ? 1.0 : 0.0;
+		break;
+	case C_GMETRIC:
+		v = gmetric(n, t->arg);
+		break;
+	case C_ARCH:
+		v = n->arch && !strcmp(n->arch, t->arg) ? 1.0 : 0.0;
+		break;
+	case C_OS:
+		v = n->os && !strcmp(n->os, t->arg) ? 1.0 : 0.0;
+		break;
+	case C_FREETIME:
+		v = freetime(n);
+		break;
+	case C_RANDOM:
+		v = t->coef * psiplace_random01(seed, n->index);
+		return v > PSIPLACE_RANDOM_CAP ? PSIPLACE_RANDOM_CAP
+		       : v < -PSIPLACE_RANDOM_CAP ? -PSIPLACE_RANDOM_CAP : v;
+	default:
+		v = 0.0;
+		break;
+	}
+	return t->coef * v;
+}
+
+double psiplace_priorityf_eval(const struct psiplace_priorityf *f,
+			       const struct psiplace_node *node, uint64_t seed)
+{
+	const char *b = (const char *)node;
+	double s = f->constant;
+	size_t i;
+
+	for (i = 0; i < f->nd; i++) {
+		double v;
+
+		memcpy(&v, b + f->doff[i], sizeof(v));
+		s += f->dcoef[i] * v;
+	}
+	for (i = 0; i < f->nu32; i++) {
+		uint32_t v;
+
+		memcpy(&v, b + f->u32off[i], sizeof(v));
+		s += f->u32coef[i] * (double)v;
+	}
+	for (i = 0; i < f->nu64; i++) {
+		uint64_t v;
+
+		memcpy(&v, b + f->u64off[i], sizeof(v));
+		s += f->u64coef[i] * (double)v;
+	}
+	for (i = 0; i < f->nb; i++) {
+		bool v;
+
+		memcpy(&v, b + f->boff[i], sizeof(v));
+		s += v ? f->bcoef[i] : 0.0;
+	}
+	for (i = 0; i < f->nspecial; i++) {
+		s += special(&f->t[f->special[i]], node, seed);
+	}
+	return s;
+}
+
+void psiplace_priorityf_eval_many(const struct psiplace_priorityf *f,
+				  const struct psiplace_node *nodes, size_t n,
+				  uint64_t seed, double *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		out[i] = psiplace_priorityf_eval(f, &nodes[i], seed);
+}
+
+static int fmt_num(char *buf, size_t len, double v)
+{
+	return snprintf(buf, len, "%.10g", v);
+}
+
+int psiplace_priorityf_format(const struct psiplace_priorityf *f, char *buf, size_t len)
+{
+	size_t o = 0, i;
+	char num[40];
+	int w, first = 1;
+
+#define PUT(...)                                                                  \
+	do {                                                                      \
+		w = snprintf(buf ? buf + (o < len ? o : len) : NULL,              \
+			     o < len ? len - o : 0, __VA_ARGS__);                 \
+		o += (size_t)(w > 0 ? w : 0);                                     \
+	} while (0)
+	if (f->constant != 0.0 || f->nterms == 0) {
+		fmt_num(num, sizeof(num), f->constant);
+		PUT("%s", num);
+		first = 0;
+	}
+	for (i = 0; i < f->nterms; i++) {
+		const struct term *t = &f->t[i];
+		double c = t->coef;
+
+		if (!first)
+			PUT(" %c ", c < 0 ? '-' : '+');
+		else if (c < 0)
+			PUT("-");
+		first = 0;
+		c = fabs(c);
+		if (c != 1.0) {
+			fmt_num(num, sizeof(num), c);
+			PUT("%s*", num);
+		}
+		PUT("%s", t->def->name);
+		if (t->arg)
+			PUT("[%s]", t->arg);
+	}
+#undef PUT
+	return (int)o;
+}

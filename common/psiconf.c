@@ -1,0 +1,359 @@
+/* psiplace.conf: per-node Speed, Priority, ChargeRate, PriorityFunction
+ * and the metrics file's path. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "psiplace/error.h"
+#include "psiplace/hostlist.h"
+#include "psiplace/psiconf.h"
+#include "textparse.h"
+
+#define MAXWORDS 64
+
+enum { A_SPEED, A_PRIORITY, A_RATE, A_FUNCTION, NATTR };
+static const char *const attr_names[NATTR] = { "Speed", "Priority", "ChargeRate",
+					       "PriorityFunction" };
+static const char accepted[] = "MetricsFile, NodeName (with Speed, Priority, ChargeRate, "
+			       "PriorityFunction)";
+
+/* One NodeName line's attributes before they are spread over its nodes. */
+struct line_attrs {
+	bool has[NATTR];
+	double v[3];
+	size_t function; /* index into c->functions */
+	int line;
+};
+
+struct parse {
+	const char *file;
+	int line;
+	char *err;
+	size_t errlen;
+	struct psiplace_psiconf *c;
+	size_t cap;
+};
+
+void psiplace_psiconf_init(struct psiplace_psiconf *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+void psiplace_psiconf_free(struct psiplace_psiconf *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->nodes[i].name);
+	for (i = 0; i < c->nfunctions; i++) {
+		psiplace_priorityf_free(c->functions[i]);
+		free(c->function_texts[i]);
+	}
+	free(c->functions);
+	free(c->function_texts);
+	free(c->nodes);
+	free(c->metrics_file);
+	psiplace_psiconf_init(c);
+}
+
+static int lerr(struct parse *p, const char *msg, const char *word)
+{
+	char q[96];
+
+	psiplace_quote(q, sizeof(q), word ? word : "", 64);
+	return psiplace_seterr(p->err, p->errlen, "%s:%d: %s%s%s%s", p->file, p->line, msg,
+			       word ? " '" : "", q, word ? "'" : "");
+}
+
+static int key_is(const char *word, const char *key, const char **value)
+{
+	size_t n = strlen(key);
+
+	if (strncasecmp(word, key, n) || word[n] != '=')
+		return 0;
+	*value = word + n + 1;
+	return 1;
+}
+
+static int add_function(struct parse *p, const char *text, struct line_attrs *a)
+{
+	struct psiplace_psiconf *c = p->c;
+	struct psiplace_priorityf *f, **nf;
+	char what[96], **nt;
+
+	snprintf(what, sizeof(what), "%s:%d: PriorityFunction", p->file, p->line);
+	if (psiplace_priorityf_compile(text, what, &f, p->err, p->errlen) < 0)
+		return -1;
+	nf = realloc(c->functions, (c->nfunctions + 1) * sizeof(*nf));
+	if (nf)
+		c->functions = nf;
+	nt = realloc(c->function_texts, (c->nfunctions + 1) * sizeof(*nt));
+	if (nt)
+		c->function_texts = nt;
+	if (!nf || !nt || !(c->function_texts[c->nfunctions] = strdup(text))) {
+		psiplace_priorityf_free(f);
+		return lerr(p, "out of memory", NULL);
+	}
+	c->functions[c->nfunctions] = f;
+	a->function = c->nfunctions++;
+	return 0;
+}
+
+static int parse_attr(struct parse *p, const char *word, struct line_attrs *a)
+{
+	const char *v;
+	int i;
+
+	for (i = 0; i < NATTR; i++) {
+		if (!key_is(word, attr_names[i], &v))
+			continue;
+		if (a->has[i])
+			return lerr(p, "attribute given twice on one line:", word);
+		a->has[i] = true;
+		if (i == A_FUNCTION)
+			return add_function(p, v, a);
+		if (!psiplace_parse_double(v, strlen(v), &a->v[i]))
+			return lerr(p, "not a number:", word);
+		if (i == A_SPEED && !(a->v[i] > 0.0))
+			return lerr(p, "Speed must be positive:", word);
+		if (i == A_RATE && a->v[i] < 0.0)
+			return lerr(p, "ChargeRate must not be negative:", word);
+		return 0;
+	}
+	return lerr(p, "unknown NodeName attribute (accepted: Speed, Priority, ChargeRate, "
+		       "PriorityFunction):", word);
+}
+
+static int add_nodes(struct parse *p, const char *expr, const struct line_attrs *a)
+{
+	struct psiplace_psiconf *c = p->c;
+	struct psiplace_hostlist h;
+	char what[96];
+	size_t i;
+
+	snprintf(what, sizeof(what), "%s:%d: NodeName", p->file, p->line);
+	if (psiplace_hostlist_expand(expr, what, &h, p->err, p->errlen) < 0)
+		return -1;
+	if (c->n + h.n > PSIPLACE_PSICONF_MAXNODES) {
+		psiplace_hostlist_free(&h);
+		return lerr(p, "more than 1048576 node entries", NULL);
+	}
+	if (c->n + h.n > p->cap) {
+		size_t ncap = (c->n + h.n) * 2;
+		struct psiplace_nodeconf *nn = realloc(c->nodes, ncap * sizeof(*nn));
+
+		if (!nn) {
+			psiplace_hostlist_free(&h);
+			return lerr(p, "out of memory", NULL);
+		}
+		c->nodes = nn;
+		p->cap = ncap;
+	}
+	for (i = 0; i < h.n; i++) {
+		struct psiplace_nodeconf *nc = &c->nodes[c->n++];
+
+		memset(nc, 0, sizeof(*nc));
+		if (!(nc->name = strdup(h.host[i]))) {
+			c->n--;
+			psiplace_hostlist_free(&h);
+			return lerr(p, "out of memory", NULL);
+		}
+		nc->has_speed = a->has[A_SPEED];
+		nc->speed = a->has[A_SPEED] ? a->v[A_SPEED] : 1.0;
+		nc->has_priority = a->has[A_PRIORITY];
+		nc->priority = a->v[A_PRIORITY];
+		nc->has_charge_rate = a->has[A_RATE];
+		nc->charge_rate = a->v[A_RATE];
+		if (a->has[A_FUNCTION]) {
+			nc->priorityf = c->functions[a->function];
+			nc->priority_function = c->function_texts[a->function];
+		}
+		for (int k = 0; k < NATTR; k++)
+			nc->line[k] = a->has[k] ? a->line : 0;
+		nc->decl_line = a->line;
+	}
+	psiplace_hostlist_free(&h);
+	return 0;
+}
+
+static int parse_line(struct parse *p, char *line)
+{
+	char *w[MAXWORDS];
+	const char *v, *names = NULL;
+	struct line_attrs a;
+	int n, i;
+
+	n = psiplace_split_words(line, w, MAXWORDS);
+	if (n == -1)
+		return lerr(p, "unterminated double quote", NULL);
+	if (n < 0)
+		return lerr(p, "more than 64 words", NULL);
+	if (n == 0)
+		return 0;
+	if (key_is(w[0], "MetricsFile", &v)) {
+		if (n > 1)
+			return lerr(p, "MetricsFile takes no other words on its line:", w[1]);
+		if (!*v || strlen(v) > 4095)
+			return lerr(p, "MetricsFile: not a path:", v);
+		if (p->c->metrics_file)
+			return lerr(p, "MetricsFile given twice", NULL);
+		if (!(p->c->metrics_file = strdup(v)))
+			return lerr(p, "out of memory", NULL);
+		return 0;
+	}
+	if (!key_is(w[0], "NodeName", &names)) {
+		char *eq = strchr(w[0], '=');
+
+		if (eq)
+			*eq = '\0';
+		return psiplace_seterr(p->err, p->errlen, "%s:%d: unknown key '%.64s'; accepted: %s",
+				       p->file, p->line, w[0], accepted);
+	}
+	memset(&a, 0, sizeof(a));
+	a.line = p->line;
+	for (i = 1; i < n; i++)
+		if (parse_attr(p, w[i], &a) < 0)
+			return -1;
+	return add_nodes(p, names, &a);
+}
+
+static int cmp_node(const void *x, const void *y)
+{
+	const struct psiplace_nodeconf *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	if (c)
+		return c;
+	return a->decl_line < b->decl_line ? -1 : a->decl_line > b->decl_line;
+}
+
+static void fold(struct psiplace_nodeconf *d, const struct psiplace_nodeconf *s)
+{
+	if (s->has_speed)
+		d->speed = s->speed, d->has_speed = true;
+	if (s->has_priority)
+		d->priority = s->priority, d->has_priority = true;
+	if (s->has_charge_rate)
+		d->charge_rate = s->charge_rate, d->has_charge_rate = true;
+	if (s->priorityf)
+		d->priorityf = s->priorityf, d->priority_function = s->priority_function;
+	for (int k = 0; k < NATTR; k++)
+		if (s->line[k])
+			d->line[k] = s->line[k];
+}
+
+/* Fold lines naming the same node; an attribute set twice is an error. */
+static int merge(struct parse *p)
+{
+	struct psiplace_psiconf *c = p->c;
+	size_t i, j, o = 0;
+
+	qsort(c->nodes, c->n, sizeof(*c->nodes), cmp_node);
+	for (i = 0; i < c->n; i++) {
+		struct psiplace_nodeconf *d = o ? &c->nodes[o - 1] : NULL, *s = &c->nodes[i];
+		int k;
+
+		if (!d || strcmp(d->name, s->name)) {
+			c->nodes[o++] = *s;
+			continue;
+		}
+		for (k = 0; k < NATTR; k++) {
+			if (d->line[k] && s->line[k]) {
+				psiplace_seterr(p->err, p->errlen,
+						"%s:%d: node %s: %s already set at line %d", p->file,
+						s->line[k], s->name, attr_names[k], d->line[k]);
+				for (j = i; j < c->n; j++)
+					free(c->nodes[j].name);
+				c->n = o;
+				return -1;
+			}
+		}
+		fold(d, s);
+		free(s->name);
+	}
+	c->n = o;
+	return 0;
+}
+
+int psiplace_psiconf_parse(const char *text, size_t len, const char *file,
+			   struct psiplace_psiconf *c, char *err, size_t errlen)
+{
+	struct parse p = { .file = file ? file : "psiplace.conf", .err = err, .errlen = errlen,
+			   .c = c };
+	size_t pos = 0;
+	char *buf;
+
+	psiplace_psiconf_init(c);
+	if (len > PSIPLACE_PSICONF_MAXBYTES)
+		return psiplace_seterr(err, errlen, "%s: larger than %d bytes", p.file,
+				       PSIPLACE_PSICONF_MAXBYTES);
+	if (!(buf = malloc(PSIPLACE_PSICONF_MAXLINE + 1)))
+		return psiplace_seterr(err, errlen, "%s: out of memory", p.file);
+	while (pos < len) {
+		size_t end = pos;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		p.line++;
+		if (end - pos > PSIPLACE_PSICONF_MAXLINE || memchr(text + pos, '\0', end - pos)) {
+			lerr(&p, end - pos > PSIPLACE_PSICONF_MAXLINE ? "line longer than 8192 bytes"
+								       : "NUL byte in line",
+			     NULL);
+			goto fail;
+		}
+		memcpy(buf, text + pos, end - pos);
+		buf[end - pos] = '\0';
+		pos = end + 1;
+		if (parse_line(&p, buf) < 0)
+			goto fail;
+	}
+	free(buf);
+	if (merge(&p) == 0)
+		return 0;
+	psiplace_psiconf_free(c);
+	return -1;
+fail:
+	free(buf);
+	psiplace_psiconf_free(c);
+	return -1;
+}
+
+int psiplace_psiconf_read_file(const char *path, bool optional, struct psiplace_psiconf *c,
+			       char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+	size_t n;
+	int rc;
+
+	psiplace_psiconf_init(c);
+	if (!f) {
+		if (optional && errno == ENOENT)
+			return 0;
+		return psiplace_seterr(err, errlen, "%s: %s", path, strerror(errno));
+	}
+	if (!(text = malloc(PSIPLACE_PSICONF_MAXBYTES + 1))) {
+		fclose(f);
+		return psiplace_seterr(err, errlen, "%s: out of memory", path);
+	}
+	n = fread(text, 1, PSIPLACE_PSICONF_MAXBYTES + 1, f);
+	fclose(f);
+	rc = psiplace_psiconf_parse(text, n, path, c, err, errlen);
+	free(text);
+	return rc;
+}
+
+static int cmp_key(const void *k, const void *e)
+{
+	return strcmp(k, ((const struct psiplace_nodeconf *)e)->name);
+}
+
+const struct psiplace_nodeconf *psiplace_psiconf_node(const struct psiplace_psiconf *c,
+						      const char *name)
+{
+	if (!c->n || !name)
+		return NULL;
+	return bsearch(name, c->nodes, c->n, sizeof(*c->nodes), cmp_key);
+}

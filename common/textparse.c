@@ -1,0 +1,99 @@
+/* Total parsers for numbers and config words. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "textparse.h"
+
+bool psiplace_parse_double(const char *s, size_t n, double *out)
+{
+	char buf[72];
+	size_t i = 0, digits = 0;
+	char *end;
+
+	if (!n || n > 64)
+		return false;
+	/* check the shape ourselves: strtod also takes hex, inf, nan, blanks */
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (i < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			digits++;
+	if (!digits)
+		return false;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		size_t e = 0;
+
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			i++;
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			e++;
+		if (!e)
+			return false;
+	}
+	if (i != n)
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	*out = strtod(buf, &end);
+	return *end == '\0' && isfinite(*out) && !(errno == ERANGE && fabs(*out) > 1.0);
+}
+
+bool psiplace_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!n || n > 20)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		if (v > (max - (uint64_t)(s[i] - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+int psiplace_split_words(char *line, char **words, int max)
+{
+	char *r = line, *w = line;
+	int n = 0;
+	bool quoted = false, inword = false;
+
+	for (; *r; r++) {
+		char c = *r;
+
+		if (!quoted && c == '#')
+			break;
+		if (!quoted && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
+			if (inword) {
+				*w++ = '\0';
+				inword = false;
+			}
+			continue;
+		}
+		if (!inword) {
+			if (n >= max)
+				return -2;
+			words[n++] = w;
+			inword = true;
+		}
+		if (c == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		*w++ = c;
+	}
+	if (quoted)
+		return -1;
+	*w = '\0';
+	return n;
+}

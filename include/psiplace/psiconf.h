@@ -1,0 +1,69 @@
+/* psiplace — psiplace.conf: per-node attributes Slurm lacks (Speed,
+ * Priority, ChargeRate, PriorityFunction) and where the metrics file is.
+ *
+ *   MetricsFile=/run/psiplace/metrics
+ *   NodeName=n[1-2] Speed=2.0 Priority=10 ChargeRate=1.5
+ *   NodeName=n3 PriorityFunction="2*SPEED - LOAD"
+ *
+ * Keys are case-insensitive, '#' starts a comment outside double quotes,
+ * NodeName takes a Slurm hostlist expression.  A node may appear on
+ * several lines, but each attribute is set once.  Errors are fatal for
+ * the daemon and read "FILE:LINE: message". */
+#ifndef PSIPLACE_PSICONF_H
+#define PSIPLACE_PSICONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "psiplace/priorityf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSIPLACE_PSICONF_MAXBYTES (1 << 22) /* file size */
+#define PSIPLACE_PSICONF_MAXLINE 8192      /* bytes of one line */
+#define PSIPLACE_PSICONF_MAXNODES 1048576  /* node entries, all lines */
+
+struct psiplace_nodeconf {
+	char *name;
+	double speed, priority, charge_rate;
+	bool has_speed, has_priority, has_charge_rate;
+	const struct psiplace_priorityf *priorityf; /* NULL: none (owned by the conf) */
+	const char *priority_function;              /* its text */
+	int line[4]; /* where each attribute was set (speed, priority, rate, function) */
+	int decl_line; /* the first NodeName line naming it */
+};
+
+struct psiplace_psiconf {
+	char *metrics_file; /* NULL: none */
+	struct psiplace_nodeconf *nodes; /* sorted by name, unique */
+	size_t n;
+	/* storage of the compiled functions, one per PriorityFunction line */
+	struct psiplace_priorityf **functions;
+	char **function_texts;
+	size_t nfunctions;
+};
+
+void psiplace_psiconf_init(struct psiplace_psiconf *c);
+void psiplace_psiconf_free(struct psiplace_psiconf *c);
+
+/* Parse text (len bytes); `file` names it in errors.  On error c is
+ * empty. */
+int psiplace_psiconf_parse(const char *text, size_t len, const char *file,
+			   struct psiplace_psiconf *c, char *err, size_t errlen);
+
+/* Read and parse the file at path.  A missing file is not an error when
+ * optional is true (c stays empty). */
+int psiplace_psiconf_read_file(const char *path, bool optional,
+			       struct psiplace_psiconf *c, char *err,
+			       size_t errlen);
+
+/* The attributes of one node, or NULL. */
+const struct psiplace_nodeconf *psiplace_psiconf_node(const struct psiplace_psiconf *c,
+						      const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

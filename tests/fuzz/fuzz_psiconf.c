@@ -1,0 +1,18 @@
+/* libFuzzer: psiplace.conf text. */
+#include <stdint.h>
+
+#include "psiplace/error.h"
+#include "psiplace/psiconf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct psiplace_psiconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	if (psiplace_psiconf_parse((const char *)data, size, "fuzz", &c, err, sizeof(err)) == 0) {
+		if (c.n)
+			(void)psiplace_psiconf_node(&c, c.nodes[c.n / 2].name);
+		psiplace_psiconf_free(&c);
+	}
+	return 0;
+}

@@ -1,0 +1,115 @@
+/* psiplace.conf: hostlist node names, attributes, merging, errors. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/psiconf.h"
+
+static int parse(const char *text, struct psiplace_psiconf *c, char *err)
+{
+	return psiplace_psiconf_parse(text, strlen(text), "psiplace.conf", c, err, PSIPLACE_ERRLEN);
+}
+
+static void bad(const char *text, const char *msg)
+{
+	struct psiplace_psiconf c;
+	char err[PSIPLACE_ERRLEN] = "";
+
+	cr_assert_eq(parse(text, &c, err), -1, "accepted: %s", text);
+	cr_assert_str_eq(err, msg);
+	cr_assert_eq(c.n, 0);
+	cr_assert_null(c.metrics_file);
+}
+
+Test(psiconf, spec_example)
+{
+	const char *text = "MetricsFile=/run/psiplace/metrics          # optional\n"
+			   "NodeName=n[1-2] Speed=2.0 Priority=10 ChargeRate=1.5\n"
+			   "NodeName=n3 PriorityFunction=\"2*SPEED - LOAD\"\n";
+	struct psiplace_psiconf c;
+	const struct psiplace_nodeconf *n;
+	char err[PSIPLACE_ERRLEN];
+
+	cr_assert_eq(parse(text, &c, err), 0, "%s", err);
+	cr_assert_str_eq(c.metrics_file, "/run/psiplace/metrics");
+	cr_assert_eq(c.n, 3);
+	n = psiplace_psiconf_node(&c, "n2");
+	cr_assert_not_null(n);
+	cr_assert(n->has_speed && n->speed == 2.0 && n->priority == 10 && n->charge_rate == 1.5);
+	cr_assert_null(n->priorityf);
+	n = psiplace_psiconf_node(&c, "n3");
+	cr_assert_not_null(n->priorityf);
+	cr_assert_str_eq(n->priority_function, "2*SPEED - LOAD");
+	cr_assert(!n->has_speed);
+	cr_assert_eq(n->speed, 1.0);
+	cr_assert_null(psiplace_psiconf_node(&c, "n4"));
+	psiplace_psiconf_free(&c);
+}
+
+Test(psiconf, node_on_two_lines_merges_distinct_attributes)
+{
+	struct psiplace_psiconf c;
+	const struct psiplace_nodeconf *n;
+	char err[PSIPLACE_ERRLEN];
+
+	cr_assert_eq(parse("nodename=a[1-3] speed=3\n\nNODENAME=a2 Priority=-4\n", &c, err), 0,
+		     "%s", err);
+	cr_assert_eq(c.n, 3);
+	n = psiplace_psiconf_node(&c, "a2");
+	cr_assert(n->speed == 3 && n->priority == -4 && n->has_priority);
+	cr_assert_eq(n->line[0], 1);
+	cr_assert_eq(n->line[1], 3);
+	psiplace_psiconf_free(&c);
+}
+
+Test(psiconf, errors_name_file_and_line)
+{
+	bad("NodeName=a[1-2] Speed=2\nNodeName=a2 Speed=3\n",
+	    "psiplace.conf:2: node a2: Speed already set at line 1");
+	bad("NodeName=a Speed=fast\n", "psiplace.conf:1: not a number: 'Speed=fast'");
+	bad("NodeName=a Speed=0\n", "psiplace.conf:1: Speed must be positive: 'Speed=0'");
+	bad("NodeName=a ChargeRate=-1\n",
+	    "psiplace.conf:1: ChargeRate must not be negative: 'ChargeRate=-1'");
+	bad("\nNodeName=a Colour=red\n",
+	    "psiplace.conf:2: unknown NodeName attribute (accepted: Speed, Priority, ChargeRate, "
+	    "PriorityFunction): 'Colour=red'");
+	bad("Frobnicate=1\n", "psiplace.conf:1: unknown key 'Frobnicate'; accepted: MetricsFile, "
+			      "NodeName (with Speed, Priority, ChargeRate, PriorityFunction)");
+	bad("NodeName=a PriorityFunction=\"SPEED +\n",
+	    "psiplace.conf:1: unterminated double quote");
+	bad("NodeName=a PriorityFunction=\"SPEED + LAOD\"\n",
+	    "psiplace.conf:1: PriorityFunction: position 9: unknown component 'LAOD' in 'SPEED + "
+	    "LAOD'");
+	bad("NodeName=n[2-1] Speed=1\n",
+	    "psiplace.conf:1: NodeName: position 3: descending range in 'n[2-1]'");
+	bad("MetricsFile=/a\nMetricsFile=/b\n", "psiplace.conf:2: MetricsFile given twice");
+	bad("NodeName=a Speed=1 Speed=2\n",
+	    "psiplace.conf:1: attribute given twice on one line: 'Speed=2'");
+}
+
+Test(psiconf, comments_blank_lines_and_empty_file)
+{
+	struct psiplace_psiconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	cr_assert_eq(parse("# nothing\n\n   \n", &c, err), 0);
+	cr_assert_eq(c.n, 0);
+	psiplace_psiconf_free(&c);
+	cr_assert_eq(parse("NodeName=x PriorityFunction=\"FEATURE[a#b]\" # c\n", &c, err), 0,
+		     "%s", err);
+	cr_assert_str_eq(c.nodes[0].priority_function, "FEATURE[a#b]");
+	psiplace_psiconf_free(&c);
+}
+
+Test(psiconf, missing_optional_file_is_empty)
+{
+	struct psiplace_psiconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	cr_assert_eq(psiplace_psiconf_read_file("/nonexistent/psiplace.conf", true, &c, err,
+						sizeof(err)), 0);
+	cr_assert_eq(c.n, 0);
+	cr_assert_eq(psiplace_psiconf_read_file("/nonexistent/psiplace.conf", false, &c, err,
+						sizeof(err)), -1);
+	cr_assert_str_eq(err, "/nonexistent/psiplace.conf: No such file or directory");
+}

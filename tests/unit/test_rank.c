@@ -1,0 +1,325 @@
+/* The ranking engine (common/policy*.c): each policy, each tie rule, weight tiers, set
+ * choices, function precedence, partial selection = full order prefix. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
+
+#define N 6
+
+static struct psiplace_node nodes[N];
+
+static void setup(void)
+{
+	size_t i;
+
+	memset(nodes, 0, sizeof(nodes));
+	for (i = 0; i < N; i++) {
+		nodes[i].index = (uint32_t)i;
+		nodes[i].cpus = 8;
+		nodes[i].threads = 8;
+		nodes[i].real_memory = 1000;
+		nodes[i].speed = 1.0;
+		nodes[i].power = true;
+		nodes[i].next_resv = -1;
+	}
+}
+
+/* The order as a string of node indexes ("3 1 0"). */
+static char *order_str(const struct psiplace_rank_opts *o, size_t k)
+{
+	static char buf[256];
+	uint32_t out[64];
+	char err[PSIPLACE_ERRLEN] = "";
+	int rc, i;
+
+	if (k)
+		rc = psiplace_choose(o, nodes, N, k, out, err, sizeof(err));
+	else
+		rc = psiplace_rank(o, nodes, N, out, err, sizeof(err)) >= 0 ? N : -1;
+	cr_assert(rc >= 0, "%s", err);
+	buf[0] = '\0';
+	for (i = 0; i < rc; i++)
+		sprintf(buf + strlen(buf), "%s%u", i ? " " : "", nodes[out[i]].index);
+	return buf;
+}
+
+static struct psiplace_rank_opts opts(enum psiplace_policy p)
+{
+	return (struct psiplace_rank_opts){ .policy = p };
+}
+
+TestSuite(rank, .init = setup);
+
+Test(rank, every_policy_is_supported)
+{
+	int p;
+
+	for (p = PSIPLACE_POLICY_NONE; p < PSIPLACE_POLICY_COUNT; p++)
+		cr_assert(psiplace_policy_supported((enum psiplace_policy)p));
+	cr_assert(!psiplace_policy_supported(PSIPLACE_POLICY_COUNT));
+}
+
+Test(rank, firstavailable_ascending_lastavailable_descending)
+{
+	struct psiplace_rank_opts f = opts(PSIPLACE_POLICY_FIRSTAVAILABLE),
+				  l = opts(PSIPLACE_POLICY_LASTAVAILABLE);
+
+	cr_assert_str_eq(order_str(&f, 0), "0 1 2 3 4 5");
+	cr_assert_str_eq(order_str(&l, 0), "5 4 3 2 1 0");
+	cr_assert_str_eq(order_str(&l, 2), "5 4");
+}
+
+Test(rank, ineligible_nodes_follow_in_index_order)
+{
+	struct psiplace_rank_opts l = opts(PSIPLACE_POLICY_LASTAVAILABLE);
+	uint32_t out[N];
+	char err[PSIPLACE_ERRLEN];
+
+	nodes[4].power = false;
+	nodes[1].alloc_cpus = 8;
+	cr_assert_eq(psiplace_rank(&l, nodes, N, out, err, sizeof(err)), 4);
+	cr_assert_str_eq(order_str(&l, 0), "5 3 2 0 1 4");
+}
+
+Test(rank, job_cpus_and_mem_per_node_decide_eligibility)
+{
+	struct psiplace_job job = { .cpus = 6, .mem = 600 };
+	struct psiplace_rank_opts f = { .policy = PSIPLACE_POLICY_FIRSTAVAILABLE, .job = &job };
+	uint32_t out[N];
+	char err[PSIPLACE_ERRLEN];
+
+	nodes[0].alloc_cpus = 3;  /* 5 free < 6 */
+	nodes[2].alloc_memory = 500; /* 500 free < 600 */
+	cr_assert_str_eq(order_str(&f, 2), "1 3");
+	cr_assert_eq(psiplace_choose(&f, nodes, N, 5, out, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "5 nodes wanted, only 4 of 6 eligible (powered, with a free CPU and "
+			      "the job's cpus and mem free)");
+}
+
+Test(rank, lastavailable_best_fit_in_time)
+{
+	struct psiplace_job job = { .duration = 100 };
+	struct psiplace_rank_opts l = { .policy = PSIPLACE_POLICY_LASTAVAILABLE, .job = &job };
+
+	nodes[0].next_resv = 500; /* gap 400 */
+	nodes[1].next_resv = 150; /* gap 50: best */
+	nodes[2].next_resv = 50;  /* conflicts */
+	nodes[3].next_resv = 150; /* gap 50: tie with 1, descending index first */
+	cr_assert_str_eq(order_str(&l, 0), "3 1 0 5 4 2");
+	job.start = 100; /* now the job ends at 200 */
+	cr_assert_str_eq(order_str(&l, 0), "0 5 4 3 2 1");
+}
+
+Test(rank, cpuload_free_cpu_power_and_future_start)
+{
+	struct psiplace_job job = { .start = 60 };
+	struct psiplace_rank_opts c = opts(PSIPLACE_POLICY_CPULOAD);
+
+	nodes[0].load1 = 7.5;     /* 0.5 free */
+	nodes[1].alloc_cpus = 4;  /* 4 free, load below */
+	nodes[1].load1 = 1.0;
+	nodes[2].load1 = 6.0;     /* 2 free */
+	nodes[3].alloc_cpus = 2;  /* max(2, 3) = 3 busy: 5 free */
+	nodes[3].load1 = 3.0;
+	nodes[4].real_memory = 500;
+	cr_assert_str_eq(order_str(&c, 0), "4 5 3 1 2 0");
+	c.job = &job; /* a future start ranks as MINRESOURCE */
+	cr_assert_str_eq(order_str(&c, 0), "4 0 1 2 3 5");
+}
+
+Test(rank, minresource_memory_then_cpus_then_disk)
+{
+	struct psiplace_rank_opts m = opts(PSIPLACE_POLICY_MINRESOURCE);
+
+	nodes[0].real_memory = 2000;
+	nodes[1].cpus = 16;
+	nodes[2].tmp_disk = 10;
+	nodes[3].cpus = 4;
+	nodes[5].real_memory = 500;
+	cr_assert_str_eq(order_str(&m, 0), "5 3 4 2 1 0");
+}
+
+Test(rank, fastest_descending_speed_ties_by_index)
+{
+	struct psiplace_rank_opts f = opts(PSIPLACE_POLICY_FASTEST);
+
+	nodes[2].speed = 3.0;
+	nodes[4].speed = 2.0;
+	nodes[5].speed = 3.0;
+	cr_assert_str_eq(order_str(&f, 0), "2 5 4 0 1 3");
+}
+
+Test(rank, weight_is_the_major_key_unless_overridden)
+{
+	struct psiplace_rank_opts f = opts(PSIPLACE_POLICY_FASTEST);
+
+	nodes[0].weight = 1;
+	nodes[0].speed = 9.0;
+	nodes[3].speed = 2.0;
+	nodes[1].weight = 1;
+	cr_assert_str_eq(order_str(&f, 0), "3 2 4 5 0 1");
+	f.policy_overrides_weight = true;
+	cr_assert_str_eq(order_str(&f, 0), "0 3 1 2 4 5");
+}
+
+Test(rank, priority_function_precedence_job_node_cluster_priority)
+{
+	struct psiplace_priorityf *job_f, *node_f, *cluster_f;
+	struct psiplace_job job = { 0 };
+	struct psiplace_rank_opts p = { .policy = PSIPLACE_POLICY_PRIORITY, .job = &job };
+	char err[PSIPLACE_ERRLEN];
+
+	cr_assert_eq(psiplace_priorityf_compile("NODEINDEX", "j", &job_f, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_priorityf_compile("100", "n", &node_f, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_priorityf_compile("-NODEINDEX", "c", &cluster_f, err, sizeof(err)), 0);
+	nodes[0].priority = 1;
+	nodes[1].priority = 5;
+	nodes[4].priority = 3;
+	cr_assert_str_eq(order_str(&p, 0), "1 4 0 2 3 5"); /* node Priority */
+	p.cluster_priorityf = cluster_f;
+	cr_assert_str_eq(order_str(&p, 0), "0 1 2 3 4 5");
+	nodes[3].priorityf = node_f;
+	cr_assert_str_eq(order_str(&p, 0), "3 0 1 2 4 5");
+	job.priorityf = job_f;
+	cr_assert_str_eq(order_str(&p, 0), "5 4 3 2 1 0");
+	psiplace_priorityf_free(job_f);
+	psiplace_priorityf_free(node_f);
+	psiplace_priorityf_free(cluster_f);
+}
+
+Test(rank, contiguous_first_run_and_set_first_in_rank)
+{
+	struct psiplace_job job = { .nodes = 2 };
+	struct psiplace_rank_opts c = { .policy = PSIPLACE_POLICY_CONTIGUOUS, .job = &job };
+	uint32_t out[N];
+	char err[PSIPLACE_ERRLEN];
+
+	nodes[1].alloc_cpus = 8;
+	nodes[3].power = false;
+	cr_assert_str_eq(order_str(&c, 2), "4 5");
+	cr_assert_str_eq(order_str(&c, 1), "0");
+	cr_assert_str_eq(order_str(&c, 0), "4 5 0 2 1 3");
+	cr_assert_eq(psiplace_choose(&c, nodes, N, 3, out, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "CONTIGUOUS: no run of 3 consecutive eligible nodes");
+}
+
+Test(rank, contiguous_uses_node_index_not_array_position)
+{
+	struct psiplace_rank_opts c = opts(PSIPLACE_POLICY_CONTIGUOUS);
+
+	nodes[0].index = 10;
+	nodes[1].index = 3;
+	nodes[2].index = 11;
+	nodes[3].index = 5;
+	nodes[4].index = 12;
+	nodes[5].index = 4;
+	cr_assert_str_eq(order_str(&c, 3), "3 4 5");
+	cr_assert_str_eq(order_str(&c, 0) , "3 4 5 10 11 12");
+}
+
+Test(rank, maxbalance_smallest_span_then_faster_then_lower_index)
+{
+	struct psiplace_rank_opts m = opts(PSIPLACE_POLICY_MAXBALANCE);
+
+	nodes[0].speed = 1.0;
+	nodes[1].speed = 2.0;
+	nodes[2].speed = 1.25;
+	nodes[3].speed = 2.0;
+	nodes[4].speed = 2.5;
+	nodes[5].speed = 2.0;
+	cr_assert_str_eq(order_str(&m, 3), "1 3 5"); /* span 0 */
+	cr_assert_str_eq(order_str(&m, 2), "1 3");   /* span 0, lowest indexes */
+	nodes[5].speed = 1.0;
+	/* {1.0, 1.0} and {2.0, 2.0} both span 0: the faster set wins */
+	cr_assert_str_eq(order_str(&m, 2), "1 3");
+	/* [1, 2] (span 1) beats [1.25, 2.5]; five nodes lie in [1, 2]: the
+	 * four lowest indexes */
+	cr_assert_str_eq(order_str(&m, 4), "0 1 2 3");
+}
+
+Test(rank, maxbalance_keeps_weight_tiers_by_widening)
+{
+	struct psiplace_rank_opts m = opts(PSIPLACE_POLICY_MAXBALANCE);
+
+	nodes[0].speed = 3.0;
+	nodes[1].speed = 3.0;
+	nodes[1].weight = 1;
+	nodes[2].speed = 1.0;
+	nodes[3].speed = 2.0;
+	nodes[4].weight = 1;
+	nodes[5].weight = 1;
+	/* tier 0 = {0, 2, 3}: best pair there is {2(1.0), 3(2.0)} span 1 vs {3, 0} span 1:
+	 * faster wins */
+	cr_assert_str_eq(order_str(&m, 2), "0 3");
+	/* three fit in tier 0 exactly; four need tier 1: 1.0 1.0 1.0 2.0 */
+	cr_assert_str_eq(order_str(&m, 3), "0 2 3");
+	cr_assert_str_eq(order_str(&m, 4), "2 3 4 5");
+	m.policy_overrides_weight = true;
+	cr_assert_str_eq(order_str(&m, 2), "0 1");
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+Test(rank, partial_selection_equals_the_prefix_of_the_full_order)
+{
+	enum { M = 5000 };
+	struct psiplace_node *big = calloc(M, sizeof(*big));
+	uint32_t *full = calloc(M, sizeof(*full)), *part = calloc(M, sizeof(*part));
+	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_CPULOAD };
+	char err[PSIPLACE_ERRLEN];
+	size_t i, k;
+	int p;
+
+	(void)cmp_u32;
+	srand(7);
+	for (i = 0; i < M; i++) {
+		big[i].index = (uint32_t)i;
+		big[i].cpus = 1 + (uint32_t)(rand() % 4);
+		big[i].load1 = (rand() % 8) / 2.0;
+		big[i].speed = (rand() % 5) / 2.0;
+		big[i].real_memory = (uint64_t)(rand() % 3);
+		big[i].weight = (uint64_t)(rand() % 2);
+		big[i].power = rand() % 10 != 0;
+		big[i].next_resv = -1;
+	}
+	for (p = PSIPLACE_POLICY_FIRSTAVAILABLE; p <= PSIPLACE_POLICY_PRIORITY; p++) {
+		int m;
+
+		if (psiplace_policy_is_set((enum psiplace_policy)p))
+			continue;
+		o.policy = (enum psiplace_policy)p;
+		m = psiplace_rank(&o, big, M, full, err, sizeof(err));
+		cr_assert(m > 1000);
+		for (k = 1; k <= 1000; k *= 10) {
+			cr_assert_eq(psiplace_choose(&o, big, M, k, part, err, sizeof(err)), (int)k);
+			cr_assert_arr_eq(part, full, k * sizeof(*part), "policy %d k %zu", p, k);
+		}
+		cr_assert_eq(psiplace_choose(&o, big, M, (size_t)m, part, err, sizeof(err)), m);
+		cr_assert_arr_eq(part, full, (size_t)m * sizeof(*part));
+	}
+	free(big);
+	free(full);
+	free(part);
+}
+
+Test(rank, score_text_for_explain)
+{
+	struct psiplace_rank_opts o = opts(PSIPLACE_POLICY_MINRESOURCE);
+	char buf[64];
+
+	nodes[2].tmp_disk = 7;
+	psiplace_node_score(&o, &nodes[2], buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1000/8/7");
+	o.policy = PSIPLACE_POLICY_CPULOAD;
+	nodes[2].load1 = 1.5;
+	psiplace_node_score(&o, &nodes[2], buf, sizeof(buf));
+	cr_assert_str_eq(buf, "6.5");
+}
