@@ -187,10 +187,12 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	k = job->nodes;
 	if (!k && psiplace_policy_is_set(o->policy))
 		k = 1;
-	if (k)
+	if (k) {
 		rc = psiplace_choose(o, t.nodes, t.n, k, order, err, sizeof(err));
-	else
-		rc = psiplace_rank(o, t.nodes, t.n, order, err, sizeof(err));
+	} else if ((rc = psiplace_rank(o, t.nodes, t.n, order, err, sizeof(err))) == 0) {
+		for (size_t i = 0; i < t.n; i++) /* every eligible node */
+			rc += psiplace_node_eligible(&t.nodes[i], job);
+	}
 	if (rc < 0)
 		fprintf(stderr, "psiplace: error: rank: %s\n", err);
 	else

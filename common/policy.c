@@ -197,6 +197,13 @@ static void select_k(struct psiplace_rated *a, size_t n, size_t k)
 		qsort(a + lo, hi - lo, sizeof(*a), cmp_rated_void);
 }
 
+/* Without a job the caller (select plugin: cons_tres) has filtered the
+ * candidates already: all of them count. */
+static bool candidate(const struct psiplace_rank_opts *o, const struct psiplace_node *n)
+{
+	return !o->job || psiplace_node_eligible(n, o->job);
+}
+
 /* Rate the eligible nodes into r (allocated, *m entries). */
 int psiplace_rate_eligible(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
 			   size_t n, struct psiplace_rated **r, size_t *m, char *err,
@@ -213,7 +220,7 @@ int psiplace_rate_eligible(const struct psiplace_rank_opts *o, const struct psip
 	if (n && !(*r = malloc(n * sizeof(**r))))
 		return psiplace_seterr(err, errlen, "out of memory rating %zu nodes", n);
 	for (i = 0; i < n; i++) {
-		if (!psiplace_node_eligible(&nodes[i], o->job))
+		if (!candidate(o, &nodes[i]))
 			continue;
 		rate(o, &nodes[i], &(*r)[c]);
 		(*r)[c].pos = (uint32_t)i;
@@ -236,7 +243,7 @@ static size_t append_rest(const struct psiplace_rank_opts *o, const struct psipl
 	for (i = 0; i < n; i++) {
 		if (taken[i])
 			continue;
-		r[c].k[0] = !psiplace_node_eligible(&nodes[i], o->job);
+		r[c].k[0] = !candidate(o, &nodes[i]);
 		r[c].k[1] = r[c].k[2] = r[c].k[3] = 0;
 		r[c].idx = nodes[i].index;
 		r[c++].pos = (uint32_t)i;
@@ -281,7 +288,7 @@ int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_n
 		return psiplace_seterr(err, errlen, "out of memory ranking %zu nodes", n);
 	}
 	free(taken);
-	return (int)m;
+	return 0;
 }
 
 int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,

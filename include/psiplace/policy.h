@@ -105,15 +105,16 @@ bool psiplace_node_eligible(const struct psiplace_node *node,
 			    const struct psiplace_job *job);
 
 /* Order n nodes for a policy: order[0..n-1] receives indexes into
- * nodes[] (not node->index), best first; eligible nodes come first, the
- * rest follow in index order.  Set policies put their chosen set first
- * (job->nodes, default 1), then the other eligible nodes by index.
- * Returns the number of eligible nodes, or -1 with err filled. */
+ * nodes[] (not node->index), best first.  With opts->job, eligible nodes
+ * (psiplace_node_eligible) come first and the rest follow in index order;
+ * without a job every node is a candidate (the caller has filtered).  Set
+ * policies put their chosen set first (job->nodes, default 1), then the
+ * other candidates by index.  Returns 0, or -1 with err filled. */
 int psiplace_rank(const struct psiplace_rank_opts *opts,
 		  const struct psiplace_node *nodes, size_t n, uint32_t *order,
 		  char *err, size_t errlen);
 
-/* Choose the best k eligible nodes: out[0..k-1] receives indexes into
+/* Choose the best k candidates (as psiplace_rank): out[0..k-1] receives indexes into
  * nodes[] in allocation order (set policies: ascending node index).  Sort
  * policies select partially (cost O(n + k log k)).  Returns k, or -1 with
  * err filled when fewer than k nodes (for CONTIGUOUS: no run of k) can be

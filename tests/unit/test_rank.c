@@ -40,7 +40,7 @@ static char *order_str(const struct psiplace_rank_opts *o, size_t k)
 	if (k)
 		rc = psiplace_choose(o, nodes, N, k, out, err, sizeof(err));
 	else
-		rc = psiplace_rank(o, nodes, N, out, err, sizeof(err)) >= 0 ? N : -1;
+		rc = psiplace_rank(o, nodes, N, out, err, sizeof(err)) == 0 ? N : -1;
 	cr_assert(rc >= 0, "%s", err);
 	buf[0] = '\0';
 	for (i = 0; i < rc; i++)
@@ -82,7 +82,9 @@ Test(rank, ineligible_nodes_follow_in_index_order)
 
 	nodes[4].power = false;
 	nodes[1].alloc_cpus = 8;
-	cr_assert_eq(psiplace_rank(&l, nodes, N, out, err, sizeof(err)), 4);
+	cr_assert_eq(psiplace_rank(&l, nodes, N, out, err, sizeof(err)), 0);
+	cr_assert_str_eq(order_str(&l, 0), "5 4 3 2 1 0"); /* no job: all candidates */
+	l.job = &(struct psiplace_job){ 0 };
 	cr_assert_str_eq(order_str(&l, 0), "5 3 2 0 1 4");
 }
 
@@ -273,7 +275,8 @@ Test(rank, partial_selection_equals_the_prefix_of_the_full_order)
 	enum { M = 5000 };
 	struct psiplace_node *big = calloc(M, sizeof(*big));
 	uint32_t *full = calloc(M, sizeof(*full)), *part = calloc(M, sizeof(*part));
-	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_CPULOAD };
+	struct psiplace_job job = { 0 };
+	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_CPULOAD, .job = &job };
 	char err[PSIPLACE_ERRLEN];
 	size_t i, k;
 	int p;
@@ -296,7 +299,9 @@ Test(rank, partial_selection_equals_the_prefix_of_the_full_order)
 		if (psiplace_policy_is_set((enum psiplace_policy)p))
 			continue;
 		o.policy = (enum psiplace_policy)p;
-		m = psiplace_rank(&o, big, M, full, err, sizeof(err));
+		cr_assert_eq(psiplace_rank(&o, big, M, full, err, sizeof(err)), 0);
+		for (i = 0, m = 0; i < M; i++)
+			m += psiplace_node_eligible(&big[i], o.job);
 		cr_assert(m > 1000);
 		for (k = 1; k <= 1000; k *= 10) {
 			cr_assert_eq(psiplace_choose(&o, big, M, k, part, err, sizeof(err)), (int)k);
