@@ -150,52 +150,6 @@ static void rate(const struct psiplace_rank_opts *o, const struct psiplace_node 
 	}
 }
 
-static int cmp_rated_void(const void *a, const void *b)
-{
-	return psiplace_rated_cmp(a, b);
-}
-
-/* Introselect: afterwards a[0..k-1] are the k smallest, unordered. */
-static void select_k(struct psiplace_rated *a, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n, budget = 2 * 64;
-
-	while (hi - lo > 16 && k > lo && k < hi) {
-		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi - 1;
-		struct psiplace_rated piv, t;
-
-		if (budget-- == 0) { /* adversarial input: sort the rest */
-			qsort(a + lo, hi - lo, sizeof(*a), cmp_rated_void);
-			return;
-		}
-		/* median of three as pivot */
-		if (psiplace_rated_cmp(&a[mid], &a[lo]) < 0)
-			t = a[mid], a[mid] = a[lo], a[lo] = t;
-		if (psiplace_rated_cmp(&a[hi - 1], &a[lo]) < 0)
-			t = a[hi - 1], a[hi - 1] = a[lo], a[lo] = t;
-		if (psiplace_rated_cmp(&a[hi - 1], &a[mid]) < 0)
-			t = a[hi - 1], a[hi - 1] = a[mid], a[mid] = t;
-		piv = a[mid];
-		for (;;) {
-			while (psiplace_rated_cmp(&a[i], &piv) < 0)
-				i++;
-			while (psiplace_rated_cmp(&piv, &a[j]) < 0)
-				j--;
-			if (i >= j)
-				break;
-			t = a[i], a[i] = a[j], a[j] = t;
-			i++;
-			j--;
-		}
-		/* [lo, j] <= pivot <= [j+1, hi) */
-		if (k <= j)
-			hi = j + 1;
-		else
-			lo = j + 1;
-	}
-	if (hi - lo > 1)
-		qsort(a + lo, hi - lo, sizeof(*a), cmp_rated_void);
-}
 
 /* Without a job the caller (select plugin: cons_tres) has filtered the
  * candidates already: all of them count. */
@@ -248,7 +202,7 @@ static size_t append_rest(const struct psiplace_rank_opts *o, const struct psipl
 		r[c].idx = nodes[i].index;
 		r[c++].pos = (uint32_t)i;
 	}
-	qsort(r, c, sizeof(*r), cmp_rated_void);
+	psiplace_rated_sort(r, c);
 	for (i = 0; i < c; i++)
 		order[have++] = r[i].pos;
 	free(r);
@@ -276,7 +230,7 @@ int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_n
 			c = psiplace_choose_set(opts, nodes, r, m, k, order, NULL, 0);
 		have = c > 0 ? (size_t)c : 0;
 	} else {
-		qsort(r, m, sizeof(*r), cmp_rated_void);
+		psiplace_rated_sort(r, m);
 		for (i = 0; i < m; i++)
 			order[have++] = r[i].pos;
 	}
@@ -312,8 +266,8 @@ int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace
 		free(r);
 		return rc;
 	}
-	select_k(r, m, k);
-	qsort(r, k, sizeof(*r), cmp_rated_void);
+	psiplace_rated_select(r, m, k);
+	psiplace_rated_sort(r, k);
 	for (i = 0; i < k; i++)
 		out[i] = r[i].pos;
 	free(r);

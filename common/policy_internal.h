@@ -31,6 +31,10 @@ static inline int psiplace_rated_cmp(const struct psiplace_rated *a,
 
 uint64_t psiplace_dkey(double d);
 
+/* Sort n rated nodes; or put the k smallest first (unordered). */
+void psiplace_rated_sort(struct psiplace_rated *a, size_t n);
+void psiplace_rated_select(struct psiplace_rated *a, size_t n, size_t k);
+
 double psiplace_priority_value(const struct psiplace_rank_opts *o,
 			       const struct psiplace_node *n);
 

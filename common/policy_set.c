@@ -3,87 +3,83 @@
  * widening: the set is sought among the nodes of the lowest tier first,
  * then of the two lowest tiers, and so on. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy_internal.h"
 #include "psiplace/error.h"
 
-struct member {
-	uint64_t speed; /* psiplace_dkey(speed) */
-	double sp;      /* the speed itself, NaN as 0 */
-	uint32_t index, pos;
-};
+#define MAX_WIDENINGS 32 /* tiers tried one by one before sorting them */
 
-static int cmp_speed(const void *a, const void *b)
+static double speed_of(const struct psiplace_node *n)
 {
-	const struct member *x = a, *y = b;
-
-	if (x->speed != y->speed)
-		return x->speed < y->speed ? -1 : 1;
-	if (x->index != y->index)
-		return x->index < y->index ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	return isnan(n->speed) ? 0.0 : n->speed;
 }
 
-static int cmp_index(const void *a, const void *b)
+/* s[] keyed by node index only. */
+static void by_index(struct psiplace_rated *s, size_t m, const struct psiplace_node *nodes)
 {
-	const struct member *x = a, *y = b;
+	size_t i;
 
-	if (x->index != y->index)
-		return x->index < y->index ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static int cmp_tier(const void *a, const void *b)
-{
-	const struct psiplace_rated *x = a, *y = b;
-
-	if (x->k[0] != y->k[0])
-		return x->k[0] < y->k[0] ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	for (i = 0; i < m; i++) {
+		s[i].k[0] = s[i].k[1] = s[i].k[2] = s[i].k[3] = 0;
+		s[i].idx = nodes[s[i].pos].index;
+	}
 }
 
 /* MAXBALANCE on s[0..m-1]: the window of k in speed order with the
  * smallest span, ties to the faster window; then the k lowest-index nodes
  * whose speed lies in that window's [lo, hi]. */
-static size_t maxbalance(struct member *s, size_t m, size_t k, uint32_t *out)
+static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
+			 size_t k, uint32_t *out)
 {
-	double lo = 0, hi = 0, best = INFINITY;
-	size_t i, c = 0;
+	double lo = 0, best = INFINITY;
+	size_t i, a = 0, b, w = 0;
 
-	qsort(s, m, sizeof(*s), cmp_speed);
+	for (i = 0; i < m; i++) {
+		s[i].k[0] = psiplace_dkey(speed_of(&nodes[s[i].pos]));
+		s[i].k[1] = s[i].k[2] = s[i].k[3] = 0;
+		s[i].idx = nodes[s[i].pos].index;
+	}
+	psiplace_rated_sort(s, m);
 	for (i = 0; i + k <= m; i++) {
-		double span = s[i + k - 1].sp - s[i].sp;
+		double l = speed_of(&nodes[s[i].pos]), span = speed_of(&nodes[s[i + k - 1].pos]) - l;
 
 		if (isnan(span))
 			span = INFINITY;
-		if (i == 0 || span < best || (span == best && s[i].sp > lo)) {
+		if (i == 0 || span < best || (span == best && l > lo)) {
 			best = span;
-			lo = s[i].sp;
-			hi = s[i + k - 1].sp;
+			lo = l;
+			w = i;
 		}
 	}
-	qsort(s, m, sizeof(*s), cmp_index);
-	for (i = 0; i < m && c < k; i++)
-		if (s[i].sp >= lo && s[i].sp <= hi)
-			out[c++] = s[i].pos;
-	return c;
+	/* every node with a speed in [lo, hi] qualifies: widen the window */
+	for (a = w; a > 0 && s[a - 1].k[0] == s[w].k[0]; a--)
+		;
+	for (b = w + k; b < m && s[b].k[0] == s[w + k - 1].k[0]; b++)
+		;
+	by_index(s + a, b - a, nodes);
+	psiplace_rated_select(s + a, b - a, k);
+	psiplace_rated_sort(s + a, k);
+	for (i = 0; i < k; i++)
+		out[i] = s[a + i].pos;
+	return k;
 }
 
 /* CONTIGUOUS on s[0..m-1]: the first k of the lowest-index run of
  * consecutive indexes that holds k. */
-static size_t contiguous(struct member *s, size_t m, size_t k, uint32_t *out)
+static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
+			 size_t k, uint32_t *out)
 {
 	size_t i, u = 0, run = 0, c;
 
-	qsort(s, m, sizeof(*s), cmp_index);
+	by_index(s, m, nodes);
+	psiplace_rated_sort(s, m);
 	for (i = 0; i < m; i++) /* a duplicate index neither extends nor breaks a run */
-		if (!u || s[i].index != s[u - 1].index)
+		if (!u || s[i].idx != s[u - 1].idx)
 			s[u++] = s[i];
 	for (i = 0; i < u; i++) {
-		run = (i && s[i].index == s[i - 1].index + 1) ? run + 1 : 1;
+		run = (i && s[i].idx == s[i - 1].idx + 1) ? run + 1 : 1;
 		if (run == k) {
 			for (c = 0; c < k; c++)
 				out[c] = s[i + 1 - k + c].pos;
@@ -93,37 +89,81 @@ static size_t contiguous(struct member *s, size_t m, size_t k, uint32_t *out)
 	return 0;
 }
 
+static size_t try_set(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
+		      struct psiplace_rated *s, size_t m, size_t k, uint32_t *out)
+{
+	if (o->policy == PSIPLACE_POLICY_MAXBALANCE)
+		return maxbalance(nodes, s, m, k, out);
+	return contiguous(nodes, s, m, k, out);
+}
+
+/* The candidates of tiers <= t copied to s; returns their count. */
+static size_t upto_tier(const struct psiplace_rated *r, size_t m, uint64_t t,
+			struct psiplace_rated *s)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < m; i++)
+		if (r[i].k[0] <= t)
+			s[c++] = r[i];
+	return c;
+}
+
+/* The smallest tier above t, or false when there is none. */
+static bool next_tier(const struct psiplace_rated *r, size_t m, uint64_t t, bool first,
+		      uint64_t *next)
+{
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < m; i++) {
+		if ((first || r[i].k[0] > t) && (!found || r[i].k[0] < *next)) {
+			*next = r[i].k[0];
+			found = true;
+		}
+	}
+	return found;
+}
+
 int psiplace_choose_set(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
 			struct psiplace_rated *r, size_t m, size_t k, uint32_t *out, char *err,
 			size_t errlen)
 {
-	struct member *s;
-	size_t end = 0, i, got = 0;
+	struct psiplace_rated *s;
+	size_t got = 0, c, i, tries = 0;
+	uint64_t t = 0;
+	bool first = true;
 
 	if (k == 0)
 		return 0;
 	if (!(s = malloc(m * sizeof(*s) + 1)))
 		return psiplace_seterr(err, errlen, "out of memory choosing %zu nodes", k);
-	qsort(r, m, sizeof(*r), cmp_tier);
-	while (end < m && !got) {
-		uint64_t tier = r[end].k[0];
+	/* Few tiers (the usual case): widen one filter pass at a time. */
+	while (!got && tries++ < MAX_WIDENINGS && next_tier(r, m, t, first, &t)) {
+		first = false;
+		if ((c = upto_tier(r, m, t, s)) >= k)
+			got = try_set(o, nodes, s, c, k, out);
+	}
+	if (!got && tries > MAX_WIDENINGS) { /* many tiers: sort by tier once */
+		memcpy(s, r, m * sizeof(*s));
+		for (i = 0; i < m; i++)
+			s[i].k[1] = s[i].k[2] = s[i].k[3] = 0, s[i].idx = 0;
+		psiplace_rated_sort(s, m);
+		for (c = 0; c < m && !got;) {
+			uint64_t tier = s[c].k[0];
 
-		while (end < m && r[end].k[0] == tier)
-			end++;
-		if (end < k)
-			continue;
-		for (i = 0; i < end; i++) {
-			const struct psiplace_node *n = &nodes[r[i].pos];
+			while (c < m && s[c].k[0] == tier)
+				c++;
+			if (c >= k && s[c - 1].k[0] > t) { /* tiers above those tried */
+				struct psiplace_rated *cp = malloc(c * sizeof(*cp));
 
-			s[i].sp = isnan(n->speed) ? 0.0 : n->speed;
-			s[i].speed = psiplace_dkey(s[i].sp);
-			s[i].index = n->index;
-			s[i].pos = r[i].pos;
+				if (!cp)
+					break;
+				memcpy(cp, s, c * sizeof(*cp));
+				got = try_set(o, nodes, cp, c, k, out);
+				free(cp);
+			}
 		}
-		if (o->policy == PSIPLACE_POLICY_MAXBALANCE)
-			got = maxbalance(s, end, k, out);
-		else
-			got = contiguous(s, end, k, out);
 	}
 	free(s);
 	if (got == k)

@@ -328,3 +328,28 @@ Test(rank, score_text_for_explain)
 	psiplace_node_score(&o, &nodes[2], buf, sizeof(buf));
 	cr_assert_str_eq(buf, "6.5");
 }
+
+Test(rank, contiguous_widens_over_many_weight_tiers)
+{
+	struct psiplace_node v[40];
+	struct psiplace_rank_opts c = opts(PSIPLACE_POLICY_CONTIGUOUS);
+	uint32_t out[4];
+	char err[PSIPLACE_ERRLEN];
+	int j;
+
+	memset(v, 0, sizeof(v));
+	for (j = 0; j < 40; j++) {
+		v[j].index = j < 35 ? (uint32_t)(2 * j) : (uint32_t)(100 + j - 35);
+		v[j].weight = (uint64_t)j; /* one tier per node: no run before tier 36 */
+	}
+	cr_assert_eq(psiplace_choose(&c, v, 40, 2, out, err, sizeof(err)), 2, "%s", err);
+	cr_assert_eq(v[out[0]].index, 100);
+	cr_assert_eq(v[out[1]].index, 101);
+	cr_assert_eq(psiplace_choose(&c, v, 40, 6, out, err, sizeof(err)), -1);
+	c.policy = PSIPLACE_POLICY_MAXBALANCE;
+	for (j = 0; j < 40; j++)
+		v[j].speed = j == 38 || j == 39 ? 5.0 : (double)j;
+	cr_assert_eq(psiplace_choose(&c, v, 40, 2, out, err, sizeof(err)), 2, "%s", err);
+	cr_assert_eq(v[out[0]].index, 0); /* tiers 0 and 1: speeds 0 and 1 */
+	cr_assert_eq(v[out[1]].index, 2);
+}
