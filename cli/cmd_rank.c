@@ -9,18 +9,20 @@
 
 #include "commands.h"
 #include "psiplace/error.h"
+#include "psiplace/metrics.h"
 #include "psiplace/nodetable.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
+#include "psiplace/psiconf.h"
 
 struct rank_args {
-	const char *policy, *priority, *table, *job, *seed;
+	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics;
 	int explain;
 };
 
 static const char rank_usage[] =
 	"rank --policy POLICY [--priority EXPR] --table TABLE.csv "
-	"[--job nodes=K,cpus=C,mem=M] [--seed N] [--explain]";
+	"[--job nodes=K,cpus=C,mem=M] [--seed N] [--explain] [--psiconf FILE] [--metrics FILE]";
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -73,8 +75,9 @@ static int parse_job(const char *s, struct psiplace_job *job)
 static int parse_args(int argc, char **argv, struct rank_args *a)
 {
 	static const char *const names[] = { "--policy", "--priority", "--table", "--job",
-					     "--seed" };
-	const char **slots[] = { &a->policy, &a->priority, &a->table, &a->job, &a->seed };
+					     "--seed", "--psiconf", "--metrics" };
+	const char **slots[] = { &a->policy, &a->priority, &a->table, &a->job, &a->seed,
+				 &a->psiconf, &a->metrics };
 	int i;
 	size_t k;
 
@@ -162,10 +165,50 @@ static int print_result(const struct psiplace_rank_opts *o, const struct psiplac
 	return 0;
 }
 
+static void warn(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "psiplace: warning: %s\n", msg);
+}
+
+/* psiplace.conf's Speed, Priority, ChargeRate and PriorityFunction, and
+ * the metrics file, over the table's values, as the select plugin does. */
+static int overlay(const struct rank_args *a, struct psiplace_nodetable *t,
+		   struct psiplace_psiconf *pc, struct psiplace_metrics *m)
+{
+	char err[PSIPLACE_ERRLEN];
+	size_t i;
+
+	if (a->psiconf && psiplace_psiconf_read_file(a->psiconf, false, pc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err);
+		return -1;
+	}
+	if (a->metrics &&
+	    psiplace_metrics_read_file(a->metrics, m, warn, NULL, err, sizeof(err)) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err);
+		return -1;
+	}
+	for (i = 0; i < t->n; i++) {
+		struct psiplace_node *n = &t->nodes[i];
+		const struct psiplace_nodeconf *nc = psiplace_psiconf_node(pc, n->name);
+
+		if (nc) {
+			n->speed = nc->has_speed ? nc->speed : n->speed;
+			n->priority = nc->has_priority ? nc->priority : n->priority;
+			n->cost = nc->has_charge_rate ? nc->charge_rate : n->cost;
+			n->priorityf = nc->priorityf;
+		}
+		psiplace_metrics_apply(psiplace_metrics_node(m, n->name), n);
+	}
+	return 0;
+}
+
 static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	       struct psiplace_job *job)
 {
 	struct psiplace_nodetable t;
+	struct psiplace_psiconf pc;
+	struct psiplace_metrics m;
 	char err[PSIPLACE_ERRLEN], *text;
 	uint32_t *order;
 	size_t len, k;
@@ -179,9 +222,12 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 		fprintf(stderr, "psiplace: error: %s\n", err);
 		return 1;
 	}
-	if (!(order = calloc(t.n, sizeof(*order)))) {
+	psiplace_psiconf_init(&pc);
+	psiplace_metrics_init(&m);
+	if (overlay(a, &t, &pc, &m) < 0 || !(order = calloc(t.n, sizeof(*order)))) {
+		psiplace_psiconf_free(&pc);
+		psiplace_metrics_free(&m);
 		psiplace_nodetable_free(&t);
-		fprintf(stderr, "psiplace: error: out of memory\n");
 		return 1;
 	}
 	k = job->nodes;
@@ -198,6 +244,8 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	else
 		print_result(o, &t, order, (size_t)rc, a->explain);
 	free(order);
+	psiplace_psiconf_free(&pc);
+	psiplace_metrics_free(&m);
 	psiplace_nodetable_free(&t);
 	return rc < 0 ? 1 : 0;
 }

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "psiplace/error.h"
+#include "psiplace/priorityf.h"
 #include "psiplace/siteconf.h"
 
 #define MAX_INCLUDE_DEPTH 8
@@ -176,8 +177,18 @@ static int apply_arg(struct psiplace_siteconf *c, const char *arg, char *err,
 		}
 		return psiplace_policy_parse(v, "NodeAllocationPolicy", &c->policy, err, errlen);
 	}
-	if (!strcasecmp(key, "PriorityFunction"))
-		return set_string(&c->priority_function, "PriorityFunction", v, err, errlen);
+	if (!strcasecmp(key, "PriorityFunction")) {
+		struct psiplace_priorityf *f;
+
+		if (set_string(&c->priority_function, "PriorityFunction", v, err, errlen) < 0)
+			return -1;
+		/* a bad cluster default is a site error: report it at daemon start */
+		if (psiplace_priorityf_compile(c->priority_function, "PriorityFunction", &f, err,
+					       errlen) < 0)
+			return -1;
+		psiplace_priorityf_free(f);
+		return 0;
+	}
 	if (!strcasecmp(key, "NodesSort"))
 		return set_string(&c->nodes_sort, "NodesSort", v, err, errlen);
 	if (!strcasecmp(key, "TopologyFile"))

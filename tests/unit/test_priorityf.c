@@ -5,6 +5,7 @@
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
+#include "psiplace/siteconf.h"
 
 static const struct psiplace_gmetric gm[] = { { "temp", 42.5 }, { "fan", 3.0 } };
 
@@ -223,4 +224,21 @@ Test(priorityf, at_most_64_terms_and_1024_characters)
 	buf[1024] = '\0';
 	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, err, sizeof(err)), 0, "%s", err);
 	psiplace_priorityf_free(f);
+}
+
+Test(priorityf, cluster_default_in_plugstack_is_validated)
+{
+	char *argv[] = { "NodeAllocationPolicy=PRIORITY", "PriorityFunction=\"SPEED", "-",
+			 "LAOD\"" };
+	char *good[] = { "PriorityFunction=\"SPEED", "-", "LOAD\"" };
+	struct psiplace_siteconf c;
+	char err[PSIPLACE_ERRLEN];
+
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(psiplace_siteconf_parse(4, argv, &c, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PriorityFunction: position 9: unknown component 'LAOD' in "
+			      "'SPEED - LAOD'");
+	cr_assert_eq(psiplace_siteconf_parse(3, good, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(c.priority_function, "SPEED - LOAD");
+	psiplace_siteconf_free(&c);
 }
