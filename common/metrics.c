@@ -243,7 +243,8 @@ static int dedup(struct psiplace_metrics *m)
 	size_t i, o = 0;
 	int rc = 0;
 
-	qsort(m->nodes, m->n, sizeof(*m->nodes), cmp_name_line);
+	if (m->n > 1)
+		qsort(m->nodes, m->n, sizeof(*m->nodes), cmp_name_line);
 	for (i = 0; i < m->n; i++) {
 		if (o && !strcmp(m->nodes[o - 1].name, m->nodes[i].name)) {
 			if (fold(&m->nodes[o - 1], &m->nodes[i]) < 0)

@@ -282,11 +282,12 @@ int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
 	if (len > PSIPLACE_NODETABLE_MAXBYTES)
 		return psiplace_seterr(err, errlen, "%s: larger than %u bytes", p.file,
 				       PSIPLACE_NODETABLE_MAXBYTES);
-	if (memchr(text, '\0', len))
+	if (len && memchr(text, '\0', len))
 		return psiplace_seterr(err, errlen, "%s: NUL byte in the table", p.file);
 	if (!(t->text = malloc(len + 1)))
 		return psiplace_seterr(err, errlen, "%s: out of memory", p.file);
-	memcpy(t->text, text, len);
+	if (len)
+		memcpy(t->text, text, len);
 	t->text[len] = '\0';
 	pos = t->text;
 	end = t->text + len;

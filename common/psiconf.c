@@ -250,7 +250,8 @@ static int merge(struct parse *p)
 	struct psiplace_psiconf *c = p->c;
 	size_t i, j, o = 0;
 
-	qsort(c->nodes, c->n, sizeof(*c->nodes), cmp_node);
+	if (c->n > 1)
+		qsort(c->nodes, c->n, sizeof(*c->nodes), cmp_node);
 	for (i = 0; i < c->n; i++) {
 		struct psiplace_nodeconf *d = o ? &c->nodes[o - 1] : NULL, *s = &c->nodes[i];
 		int k;
