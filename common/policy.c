@@ -209,8 +209,10 @@ static size_t append_rest(const struct psiplace_rank_opts *o, const struct psipl
 	return have;
 }
 
-int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
-		  size_t n, uint32_t *order, char *err, size_t errlen)
+/* The order of psiplace_rank() with only its first `sorted` entries
+ * ordered exactly (the rest of the candidates follow unordered). */
+static int rank_impl(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
+		     size_t n, size_t sorted, uint32_t *order, char *err, size_t errlen)
 {
 	struct psiplace_rated *r;
 	unsigned char *taken;
@@ -230,7 +232,12 @@ int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_n
 			c = psiplace_choose_set(opts, nodes, r, m, k, order, NULL, 0);
 		have = c > 0 ? (size_t)c : 0;
 	} else {
-		psiplace_rated_sort(r, m);
+		if (sorted < m) {
+			psiplace_rated_select(r, m, sorted);
+			psiplace_rated_sort(r, sorted);
+		} else {
+			psiplace_rated_sort(r, m);
+		}
 		for (i = 0; i < m; i++)
 			order[have++] = r[i].pos;
 	}
@@ -243,6 +250,19 @@ int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_n
 	}
 	free(taken);
 	return 0;
+}
+
+int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
+		  size_t n, uint32_t *order, char *err, size_t errlen)
+{
+	return rank_impl(opts, nodes, n, n, order, err, errlen);
+}
+
+int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
+			  const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *order,
+			  char *err, size_t errlen)
+{
+	return rank_impl(opts, nodes, n, k, order, err, errlen);
 }
 
 int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,

@@ -114,6 +114,15 @@ int psiplace_rank(const struct psiplace_rank_opts *opts,
 		  const struct psiplace_node *nodes, size_t n, uint32_t *order,
 		  char *err, size_t errlen);
 
+/* As psiplace_rank(), but only order[0..k-1] (the best k candidates) is
+ * ordered exactly; the other candidates follow in unspecified order, then
+ * the non-candidates by index.  O(n + k log k): for the select plugin,
+ * which gives distinct weights only to the first nodes and one tier to
+ * the rest. */
+int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
+			  const struct psiplace_node *nodes, size_t n, size_t k,
+			  uint32_t *order, char *err, size_t errlen);
+
 /* Choose the best k candidates (as psiplace_rank): out[0..k-1] receives indexes into
  * nodes[] in allocation order (set policies: ascending node index).  Sort
  * policies select partially (cost O(n + k log k)).  Returns k, or -1 with

@@ -140,6 +140,12 @@ int main(void)
 		psiplace_rank(&o, v, 100000, out, err, sizeof(err));
 		printf("bench: rank_100k_full_sort_priorityf %.3f ms\n", (now() - t0) * 1e3);
 	}
+	{
+		double t0 = now();
+
+		psiplace_rank_partial(&o, v, 100000, 32, out, err, sizeof(err));
+		printf("bench: rank_100k_partial32_priorityf %.3f ms\n", (now() - t0) * 1e3);
+	}
 	psiplace_priorityf_free(f);
 	free(v);
 	free(out);

@@ -275,13 +275,13 @@ Test(rank, partial_selection_equals_the_prefix_of_the_full_order)
 	enum { M = 5000 };
 	struct psiplace_node *big = calloc(M, sizeof(*big));
 	uint32_t *full = calloc(M, sizeof(*full)), *part = calloc(M, sizeof(*part));
+	uint32_t *part2 = calloc(M, sizeof(*part2));
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_CPULOAD, .job = &job };
 	char err[PSIPLACE_ERRLEN];
 	size_t i, k;
 	int p;
 
-	(void)cmp_u32;
 	srand(7);
 	for (i = 0; i < M; i++) {
 		big[i].index = (uint32_t)i;
@@ -309,10 +309,19 @@ Test(rank, partial_selection_equals_the_prefix_of_the_full_order)
 		}
 		cr_assert_eq(psiplace_choose(&o, big, M, (size_t)m, part, err, sizeof(err)), m);
 		cr_assert_arr_eq(part, full, (size_t)m * sizeof(*part));
+		/* partial rank: the same head, then a permutation of the rest */
+		cr_assert_eq(psiplace_rank_partial(&o, big, M, 100, part, err, sizeof(err)), 0);
+		cr_assert_arr_eq(part, full, 100 * sizeof(*part));
+		cr_assert_arr_eq(part + m, full + m, (M - (size_t)m) * sizeof(*part));
+		qsort(part + 100, (size_t)m - 100, sizeof(*part), cmp_u32);
+		memcpy(part2, full + 100, ((size_t)m - 100) * sizeof(*part));
+		qsort(part2, (size_t)m - 100, sizeof(*part), cmp_u32);
+		cr_assert_arr_eq(part + 100, part2, ((size_t)m - 100) * sizeof(*part));
 	}
 	free(big);
 	free(full);
 	free(part);
+	free(part2);
 }
 
 Test(rank, score_text_for_explain)
