@@ -81,7 +81,8 @@ Test(psiconf, errors_name_file_and_line)
 	    "psiplace.conf:1: PriorityFunction: position 9: unknown component 'LAOD' in 'SPEED + "
 	    "LAOD'");
 	bad("NodeName=n[2-1] Speed=1\n",
-	    "psiplace.conf:1: NodeName: position 3: descending range in 'n[2-1]'");
+	    "psiplace.conf:1: NodeName: 'n[2-1]': range 2-1 runs backwards at character 3; "
+	    "accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 	bad("MetricsFile=/a\nMetricsFile=/b\n", "psiplace.conf:2: MetricsFile given twice");
 	bad("NodeName=a Speed=1 Speed=2\n",
 	    "psiplace.conf:1: attribute given twice on one line: 'Speed=2'");
