@@ -22,45 +22,48 @@ enum comp {
 	C_PARAPROCS, C_RESAFFINITY, C_FREETIME,
 };
 
-enum ftype { F_NONE, F_DBL, F_U32, F_U64, F_BOOL };
+/* F_FREE32/F_FREE64: configured minus allocated (off, off2), not below 0. */
+enum ftype { F_NONE, F_DBL, F_U32, F_U64, F_BOOL, F_FREE32, F_FREE64 };
 
 static const struct comp_def {
 	const char *name;
 	enum comp comp;
 	bool arg;      /* needs [ARG] */
-	enum ftype ft; /* plain field: its type and offset */
-	size_t off;
+	enum ftype ft; /* plain field: its type and offset(s) */
+	size_t off, off2;
 } comps[] = {
-	{ "CPROCS", C_CPROCS, false, F_U32, offsetof(struct psiplace_node, cpus) },
-	{ "APROCS", C_APROCS, false, F_NONE, 0 },
-	{ "CMEM", C_CMEM, false, F_U64, offsetof(struct psiplace_node, real_memory) },
-	{ "AMEM", C_AMEM, false, F_NONE, 0 },
-	{ "CDISK", C_CDISK, false, F_U64, offsetof(struct psiplace_node, tmp_disk) },
+	{ "CPROCS", C_CPROCS, false, F_U32, offsetof(struct psiplace_node, cpus), 0 },
+	{ "APROCS", C_APROCS, false, F_FREE32, offsetof(struct psiplace_node, cpus),
+	  offsetof(struct psiplace_node, alloc_cpus) },
+	{ "CMEM", C_CMEM, false, F_U64, offsetof(struct psiplace_node, real_memory), 0 },
+	{ "AMEM", C_AMEM, false, F_FREE64, offsetof(struct psiplace_node, real_memory),
+	  offsetof(struct psiplace_node, alloc_memory) },
+	{ "CDISK", C_CDISK, false, F_U64, offsetof(struct psiplace_node, tmp_disk), 0 },
 	/* Slurm does not account allocated tmp disk: all of it is available. */
-	{ "ADISK", C_ADISK, false, F_U64, offsetof(struct psiplace_node, tmp_disk) },
-	{ "JOBCOUNT", C_JOBCOUNT, false, F_U32, offsetof(struct psiplace_node, jobs) },
+	{ "ADISK", C_ADISK, false, F_U64, offsetof(struct psiplace_node, tmp_disk), 0 },
+	{ "JOBCOUNT", C_JOBCOUNT, false, F_U32, offsetof(struct psiplace_node, jobs), 0 },
 	{ "SUSPENDEDJCOUNT", C_SUSPENDEDJCOUNT, false, F_U32,
-	  offsetof(struct psiplace_node, suspended_jobs) },
-	{ "LOAD", C_LOAD, false, F_DBL, offsetof(struct psiplace_node, load1) },
-	{ "SPEED", C_SPEED, false, F_DBL, offsetof(struct psiplace_node, speed) },
-	{ "PRIORITY", C_PRIORITY, false, F_DBL, offsetof(struct psiplace_node, priority) },
-	{ "COST", C_COST, false, F_DBL, offsetof(struct psiplace_node, cost) },
-	{ "CHARGERATE", C_COST, false, F_DBL, offsetof(struct psiplace_node, cost) },
-	{ "NODEINDEX", C_NODEINDEX, false, F_U32, offsetof(struct psiplace_node, index) },
-	{ "FEATURE", C_FEATURE, true, F_NONE, 0 },
-	{ "GMETRIC", C_GMETRIC, true, F_NONE, 0 },
-	{ "ARCH", C_ARCH, true, F_NONE, 0 },
-	{ "OS", C_OS, true, F_NONE, 0 },
-	{ "POWER", C_POWER, false, F_BOOL, offsetof(struct psiplace_node, power) },
-	{ "RANDOM", C_RANDOM, false, F_NONE, 0 },
-	{ "USAGE", C_USAGE, false, F_DBL, offsetof(struct psiplace_node, usage) },
-	{ "MTBF", C_MTBF, false, F_DBL, offsetof(struct psiplace_node, mtbf) },
-	{ "PARAPROCS", C_PARAPROCS, false, F_DBL, offsetof(struct psiplace_node, para_procs) },
+	  offsetof(struct psiplace_node, suspended_jobs), 0 },
+	{ "LOAD", C_LOAD, false, F_DBL, offsetof(struct psiplace_node, load1), 0 },
+	{ "SPEED", C_SPEED, false, F_DBL, offsetof(struct psiplace_node, speed), 0 },
+	{ "PRIORITY", C_PRIORITY, false, F_DBL, offsetof(struct psiplace_node, priority), 0 },
+	{ "COST", C_COST, false, F_DBL, offsetof(struct psiplace_node, cost), 0 },
+	{ "CHARGERATE", C_COST, false, F_DBL, offsetof(struct psiplace_node, cost), 0 },
+	{ "NODEINDEX", C_NODEINDEX, false, F_U32, offsetof(struct psiplace_node, index), 0 },
+	{ "FEATURE", C_FEATURE, true, F_NONE, 0, 0 },
+	{ "GMETRIC", C_GMETRIC, true, F_NONE, 0, 0 },
+	{ "ARCH", C_ARCH, true, F_NONE, 0, 0 },
+	{ "OS", C_OS, true, F_NONE, 0, 0 },
+	{ "POWER", C_POWER, false, F_BOOL, offsetof(struct psiplace_node, power), 0 },
+	{ "RANDOM", C_RANDOM, false, F_NONE, 0, 0 },
+	{ "USAGE", C_USAGE, false, F_DBL, offsetof(struct psiplace_node, usage), 0 },
+	{ "MTBF", C_MTBF, false, F_DBL, offsetof(struct psiplace_node, mtbf), 0 },
+	{ "PARAPROCS", C_PARAPROCS, false, F_DBL, offsetof(struct psiplace_node, para_procs), 0 },
 	{ "RESAFFINITY", C_RESAFFINITY, false, F_DBL,
-	  offsetof(struct psiplace_node, rsv_affinity) },
+	  offsetof(struct psiplace_node, rsv_affinity), 0 },
 	{ "RSVAFFINITY", C_RESAFFINITY, false, F_DBL,
-	  offsetof(struct psiplace_node, rsv_affinity) },
-	{ "FREETIME", C_FREETIME, false, F_NONE, 0 },
+	  offsetof(struct psiplace_node, rsv_affinity), 0 },
+	{ "FREETIME", C_FREETIME, false, F_NONE, 0, 0 },
 };
 
 #define NCOMPS (sizeof(comps) / sizeof(comps[0]))
@@ -77,9 +80,11 @@ struct psiplace_priorityf {
 	size_t nterms;
 	struct term t[MAXT];
 	/* Plain fields by type: offsets and coefficients. */
-	size_t nd, nu32, nu64, nb, nspecial;
+	size_t nd, nu32, nu64, nb, nf32, nf64, nspecial;
 	uint16_t doff[MAXT], u32off[MAXT], u64off[MAXT], boff[MAXT];
-	double dcoef[MAXT], u32coef[MAXT], u64coef[MAXT], bcoef[MAXT];
+	uint16_t f32off[MAXT][2], f64off[MAXT][2];
+	double dcoef[MAXT], u32coef[MAXT], u64coef[MAXT], bcoef[MAXT], f32coef[MAXT],
+		f64coef[MAXT];
 	uint8_t special[MAXT]; /* indexes into t[] */
 };
 
@@ -304,6 +309,16 @@ static void plan(struct psiplace_priorityf *f)
 			f->boff[f->nb] = off;
 			f->bcoef[f->nb++] = t->coef;
 			break;
+		case F_FREE32:
+			f->f32off[f->nf32][0] = off;
+			f->f32off[f->nf32][1] = (uint16_t)t->def->off2;
+			f->f32coef[f->nf32++] = t->coef;
+			break;
+		case F_FREE64:
+			f->f64off[f->nf64][0] = off;
+			f->f64off[f->nf64][1] = (uint16_t)t->def->off2;
+			f->f64coef[f->nf64++] = t->coef;
+			break;
 		case F_NONE:
 			f->special[f->nspecial++] = (uint8_t)i;
 			break;
@@ -414,13 +429,6 @@ static double special(const struct term *t, const struct psiplace_node *n, uint6
 	double v;
 
 	switch (t->def->comp) {
-	case C_APROCS:
-		v = n->cpus > n->alloc_cpus ? (double)(n->cpus - n->alloc_cpus) : 0.0;
-		break;
-	case C_AMEM:
-		v = n->real_memory > n->alloc_memory ? (double)(n->real_memory - n->alloc_memory)
-						     : 0.0;
-		break;
 	case C_FEATURE:
 		v = in_list(n->features, t->arg) ? 1.0 : 0.0;
 		break;
@@ -447,8 +455,10 @@ static double special(const struct term *t, const struct psiplace_node *n, uint6
 	return t->coef * v;
 }
 
-double psiplace_priorityf_eval(const struct psiplace_priorityf *f,
-			       const struct psiplace_node *node, uint64_t seed)
+/* One node; restrict tells the compiler that out[] (in eval_many) does
+ * not alias the plan, so the coefficients stay in registers. */
+static inline double eval(const struct psiplace_priorityf *restrict f,
+			  const struct psiplace_node *restrict node, uint64_t seed)
 {
 	const char *b = (const char *)node;
 	double s = f->constant;
@@ -472,26 +482,45 @@ double psiplace_priorityf_eval(const struct psiplace_priorityf *f,
 		memcpy(&v, b + f->u64off[i], sizeof(v));
 		s += f->u64coef[i] * (double)v;
 	}
+	for (i = 0; i < f->nf32; i++) {
+		uint32_t c, a;
+
+		memcpy(&c, b + f->f32off[i][0], sizeof(c));
+		memcpy(&a, b + f->f32off[i][1], sizeof(a));
+		s += f->f32coef[i] * (c > a ? (double)(c - a) : 0.0);
+	}
+	for (i = 0; i < f->nf64; i++) {
+		uint64_t c, a;
+
+		memcpy(&c, b + f->f64off[i][0], sizeof(c));
+		memcpy(&a, b + f->f64off[i][1], sizeof(a));
+		s += f->f64coef[i] * (c > a ? (double)(c - a) : 0.0);
+	}
 	for (i = 0; i < f->nb; i++) {
 		bool v;
 
 		memcpy(&v, b + f->boff[i], sizeof(v));
 		s += v ? f->bcoef[i] : 0.0;
 	}
-	for (i = 0; i < f->nspecial; i++) {
+	for (i = 0; i < f->nspecial; i++)
 		s += special(&f->t[f->special[i]], node, seed);
-	}
 	return s;
 }
 
-void psiplace_priorityf_eval_many(const struct psiplace_priorityf *f,
-				  const struct psiplace_node *nodes, size_t n,
-				  uint64_t seed, double *out)
+double psiplace_priorityf_eval(const struct psiplace_priorityf *f,
+			       const struct psiplace_node *node, uint64_t seed)
+{
+	return eval(f, node, seed);
+}
+
+void psiplace_priorityf_eval_many(const struct psiplace_priorityf *restrict f,
+				  const struct psiplace_node *restrict nodes, size_t n,
+				  uint64_t seed, double *restrict out)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		out[i] = psiplace_priorityf_eval(f, &nodes[i], seed);
+		out[i] = eval(f, &nodes[i], seed);
 }
 
 static int fmt_num(char *buf, size_t len, double v)
