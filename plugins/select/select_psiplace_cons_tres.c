@@ -33,11 +33,8 @@
 #include "psiplace/jobreq.h"
 #include "psiplace/policy.h"
 #include "psiplace/siteconf.h"
+#include "site.h"
 
-/* slurmctld's node table is not exported by libslurm: programs that link
- * libslurm and load every select plugin (slurm_init()) must still be able
- * to dlopen this one, so the data reference is weak. */
-#pragma weak node_record_table_ptr
 
 #ifndef PSIPLACE_CONS_TRES_SO
 #define PSIPLACE_CONS_TRES_SO "/usr/lib/x86_64-linux-gnu/slurm-wlm/select_cons_tres.so"
@@ -64,7 +61,7 @@ static struct {
 	void *handle; /* select_cons_tres.so */
 	bool resolved, failed, we_initialized;
 	slurm_select_ops_t ops; /* cons_tres's entry points */
-	struct psiplace_siteconf site;
+	struct site site;       /* plugstack line, psiplace.conf, metrics */
 	uint32_t last_bad_job; /* to log a malformed request once */
 } ctx;
 
@@ -133,37 +130,17 @@ static bool resolve(void)
 	return true;
 }
 
-/* Read the cluster default from plugstack.conf's psiplace line. */
-static int read_site(struct psiplace_siteconf *c, char *err, size_t errlen)
-{
-	char *path = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
-					  : get_extra_conf_path("plugstack.conf");
-	int rc = 0;
-
-	psiplace_siteconf_init(c);
-	if (path && access(path, R_OK) == 0)
-		rc = psiplace_siteconf_read_plugstack(path, c, err, errlen);
-	xfree(path);
-	if (rc == 0 && !psiplace_policy_supported(c->policy))
-		rc = psiplace_seterr(err, errlen,
-				     "NodeAllocationPolicy=%s is not yet supported by this psiplace build",
-				     psiplace_policy_name(c->policy));
-	if (rc)
-		psiplace_siteconf_free(c);
-	return rc;
-}
-
 extern int init(void)
 {
 	char err[PSIPLACE_ERRLEN];
 
-	psiplace_siteconf_init(&ctx.site);
+	memset(&ctx.site, 0, sizeof(ctx.site));
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
-	if (read_site(&ctx.site, err, sizeof(err)) < 0)
+	if (site_load(&ctx.site, err, sizeof(err)) < 0)
 		fatal("%s: %s", plugin_type, err);
 	verbose("%s loaded, NodeAllocationPolicy=%s", plugin_type,
-		psiplace_policy_name(ctx.site.policy));
+		psiplace_policy_name(ctx.site.conf.policy));
 	return SLURM_SUCCESS;
 }
 
@@ -177,49 +154,93 @@ extern int fini(void)
 		if (fini_f)
 			rc = fini_f();
 	}
-	psiplace_siteconf_free(&ctx.site);
+	site_free(&ctx.site);
 	/* The handle stays open: cons_tres may be Slurm's own instance. */
 	memset(&ctx, 0, sizeof(ctx));
 	return rc;
 }
 
-/* The job's own policy, else the cluster default.  The job environment is
- * hostile: a malformed request is logged (once) and ignored. */
-static enum psiplace_policy job_policy(job_record_t *job_ptr)
+/* Log a problem with a job's request once, naming the job. */
+static void job_warn(job_record_t *job_ptr, const char *what, const char *msg)
+{
+	if (ctx.last_bad_job == job_ptr->job_id)
+		return;
+	ctx.last_bad_job = job_ptr->job_id;
+	error("%s: %pJ: %s, using the cluster default: %s", plugin_type, job_ptr, what, msg);
+}
+
+/* The job's own policy and function, else the cluster default.  The job
+ * environment is hostile: anything malformed is logged and ignored. */
+static enum psiplace_policy job_policy(job_record_t *job_ptr, struct psiplace_priorityf **prio)
 {
 	struct psiplace_jobreq req;
 	char err[PSIPLACE_ERRLEN];
 
+	*prio = NULL;
 	if (psiplace_jobreq_from_env((const char *const *)job_ptr->spank_job_env,
 				     job_ptr->spank_job_env_size, &req, err, sizeof(err)) < 0) {
-		if (ctx.last_bad_job != job_ptr->job_id) {
-			error("%s: %pJ: malformed psiplace request, using the cluster default: %s",
-			      plugin_type, job_ptr, err);
-			ctx.last_bad_job = job_ptr->job_id;
-		}
-		return ctx.site.policy;
+		job_warn(job_ptr, "malformed psiplace request", err);
+		return ctx.site.conf.policy;
 	}
-	if (req.policy != PSIPLACE_POLICY_NONE && !psiplace_policy_supported(req.policy)) {
-		if (ctx.last_bad_job != job_ptr->job_id) {
-			error("%s: %pJ: policy %s not supported, using the cluster default",
-			      plugin_type, job_ptr, psiplace_policy_name(req.policy));
-			ctx.last_bad_job = job_ptr->job_id;
-		}
-		return ctx.site.policy;
+	if (req.priority[0] &&
+	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, prio, err,
+				       sizeof(err)) < 0) {
+		job_warn(job_ptr, "malformed psiplace request", err);
+		return ctx.site.conf.policy;
 	}
-	return req.policy != PSIPLACE_POLICY_NONE ? req.policy : ctx.site.policy;
+	return req.policy != PSIPLACE_POLICY_NONE ? req.policy : ctx.site.conf.policy;
 }
 
-struct injection {
+/* The candidates of one job_test call and their saved weights. */
+struct cands {
 	uint32_t n;
+	struct psiplace_node *nodes;
 	uint32_t *node_inx;  /* slurm node index of each candidate */
 	uint64_t *saved;     /* its sched_weight before injection */
+	uint32_t *order;     /* engine output: positions, best first */
+	int64_t *next_resv;  /* per slurm node index, or NULL */
 };
 
-static void injection_free(struct injection *inj)
+static void cands_free(struct cands *c)
 {
-	xfree(inj->node_inx);
-	xfree(inj->saved);
+	xfree(c->nodes);
+	xfree(c->node_inx);
+	xfree(c->saved);
+	xfree(c->order);
+	xfree(c->next_resv);
+}
+
+static void collect(bitstr_t *node_bitmap, struct cands *c)
+{
+	node_record_t *node_ptr;
+	int i, n = bit_set_count(node_bitmap);
+
+	memset(c, 0, sizeof(*c));
+	if (n <= 0)
+		return;
+	c->nodes = xcalloc(n, sizeof(*c->nodes));
+	c->node_inx = xcalloc(n, sizeof(uint32_t));
+	c->saved = xcalloc(n, sizeof(uint64_t));
+	c->order = xcalloc(n, sizeof(uint32_t));
+	if (resv_list && list_count(resv_list) > 0) {
+		c->next_resv = xcalloc(node_record_count, sizeof(int64_t));
+		for (i = 0; i < node_record_count; i++)
+			c->next_resv[i] = -1;
+		site_next_reservations(node_bitmap, c->next_resv);
+	}
+	/* cons_tres's allocated-CPU counts (a no-op when nothing changed) */
+	ctx.ops.nodeinfo_set_all();
+	site_refresh_metrics(&ctx.site);
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		if (!bit_test(node_bitmap, i) || c->n >= (uint32_t)n)
+			continue;
+		site_fill_node(&ctx.site, i, &c->nodes[c->n]);
+		if (c->next_resv)
+			c->nodes[c->n].next_resv = c->next_resv[i];
+		c->node_inx[c->n] = i;
+		c->saved[c->n] = node_ptr->sched_weight;
+		c->n++;
+	}
 }
 
 static uint64_t encode(uint64_t orig, uint32_t rank, bool overrides)
@@ -233,83 +254,43 @@ static uint64_t encode(uint64_t orig, uint32_t rank, bool overrides)
 	       (orig & 0xff);
 }
 
-/* Rank the candidates and write their weights.  Only the first `distinct`
- * nodes of the order get distinct ranks, the rest share one tier behind
- * them: distinct weights everywhere would make cons_tres's weight lists
- * quadratic in nodes. */
-static int inject(job_record_t *job_ptr, bitstr_t *node_bitmap, enum psiplace_policy policy,
-		  uint32_t need, struct injection *inj)
-{
-	struct psiplace_rank_opts opts = {
-		.policy = policy,
-		.policy_overrides_weight = ctx.site.policy_overrides_weight,
-	};
-	struct psiplace_node *nodes;
-	uint32_t *order, i, k, distinct;
-	char err[PSIPLACE_ERRLEN];
-	node_record_t *node_ptr;
-	int n = bit_set_count(node_bitmap);
-
-	memset(inj, 0, sizeof(*inj));
-	if (!&node_record_table_ptr)
-		return -1; /* not inside slurmctld */
-	if (n <= 0)
-		return 0;
-	nodes = xcalloc(n, sizeof(*nodes));
-	order = xcalloc(n, sizeof(*order));
-	inj->node_inx = xcalloc(n, sizeof(uint32_t));
-	inj->saved = xcalloc(n, sizeof(uint64_t));
-	for (i = 0, k = 0; (node_ptr = next_node((int *)&i)); i++) {
-		if (!bit_test(node_bitmap, i) || k >= (uint32_t)n)
-			continue;
-		nodes[k].name = node_ptr->name;
-		nodes[k].index = i;
-		nodes[k].weight = (node_ptr->sched_weight >> 8) & 0xffffffffULL;
-		nodes[k].cpus = node_ptr->cpus;
-		nodes[k].threads = node_ptr->cpus;
-		nodes[k].real_memory = node_ptr->real_memory;
-		nodes[k].tmp_disk = node_ptr->tmp_disk;
-		nodes[k].speed = 1.0;
-		nodes[k].power = true;
-		nodes[k].next_resv = -1;
-		inj->node_inx[k] = i;
-		inj->saved[k] = node_ptr->sched_weight;
-		k++;
-	}
-	inj->n = k;
-	if (psiplace_rank(&opts, nodes, k, order, err, sizeof(err)) < 0) {
-		error("%s: %pJ: ranking failed, using cons_tres order: %s", plugin_type, job_ptr, err);
-		xfree(nodes);
-		xfree(order);
-		injection_free(inj);
-		memset(inj, 0, sizeof(*inj));
-		return -1;
-	}
-	distinct = need * 2 > MIN_DISTINCT ? need * 2 : MIN_DISTINCT;
-	for (i = 0; i < k; i++) {
-		uint32_t pos = order[i];
-
-		node_ptr = node_record_table_ptr[inj->node_inx[pos]];
-		node_ptr->sched_weight = encode(inj->saved[pos], i < distinct ? i : distinct,
-						ctx.site.policy_overrides_weight);
-	}
-	xfree(nodes);
-	xfree(order);
-	return 0;
-}
-
-static void restore(struct injection *inj)
+/* Distinct weights for the first `distinct` nodes of the order, one tier
+ * behind them for the rest. */
+static void inject(struct cands *c, uint32_t distinct)
 {
 	uint32_t i;
 
-	for (i = 0; i < inj->n; i++) {
-		node_record_t *node_ptr = node_record_table_ptr[inj->node_inx[i]];
+	for (i = 0; i < c->n; i++) {
+		uint32_t pos = c->order[i];
 
-		if (node_ptr)
-			node_ptr->sched_weight = inj->saved[i];
+		node_record_table_ptr[c->node_inx[pos]]->sched_weight =
+			encode(c->saved[pos], i < distinct ? i : distinct,
+			       ctx.site.conf.policy_overrides_weight);
 	}
-	injection_free(inj);
 }
+
+static void restore(struct cands *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		node_record_table_ptr[c->node_inx[i]]->sched_weight = c->saved[i];
+}
+
+/* Did cons_tres take a node from the trailing tier? */
+static bool used_tail(const struct cands *c, const bitstr_t *chosen, uint32_t distinct)
+{
+	uint32_t i;
+
+	for (i = distinct; i < c->n; i++)
+		if (bit_test((bitstr_t *)chosen, c->node_inx[c->order[i]]))
+			return true;
+	return false;
+}
+
+#define CONS_TRES(bitmap)                                                                   \
+	((job_test_f)ctx.ops.job_test)(job_ptr, (bitmap), min_nodes, max_nodes, req_nodes, mode, \
+				       preemptee_candidates, preemptee_job_list, exc_core_bitmap)
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
@@ -317,47 +298,121 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List preemptee_candidates, List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	struct injection inj;
-	enum psiplace_policy policy;
+	struct psiplace_priorityf *job_prio = NULL;
+	struct psiplace_job job = { 0 };
+	struct psiplace_rank_opts opts = { 0 };
+	struct cands c;
+	char err[PSIPLACE_ERRLEN];
+	bitstr_t *orig = NULL;
+	uint32_t need, distinct;
 	int rc;
 
 	if (!resolve())
 		return SLURM_ERROR;
-	if (!job_ptr || job_ptr->magic != JOB_MAGIC || !node_bitmap) {
-		error("%s: job record fails its magic check, using cons_tres order", plugin_type);
-		return ((job_test_f)ctx.ops.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
-						      req_nodes, mode, preemptee_candidates,
-						      preemptee_job_list, exc_core_bitmap);
+	if (!job_ptr || job_ptr->magic != JOB_MAGIC || !job_ptr->details || !node_bitmap ||
+	    !&node_record_table_ptr) {
+		if (job_ptr && job_ptr->magic != JOB_MAGIC)
+			error("%s: job record fails its magic check, using cons_tres order", plugin_type);
+		return CONS_TRES(node_bitmap);
 	}
-	policy = job_policy(job_ptr);
-	if (policy == PSIPLACE_POLICY_NONE ||
-	    inject(job_ptr, node_bitmap, policy, req_nodes > min_nodes ? req_nodes : min_nodes,
-		   &inj) < 0)
-		return ((job_test_f)ctx.ops.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
-						      req_nodes, mode, preemptee_candidates,
-						      preemptee_job_list, exc_core_bitmap);
-	rc = ((job_test_f)ctx.ops.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes, req_nodes,
-					    mode, preemptee_candidates, preemptee_job_list,
-					    exc_core_bitmap);
-	restore(&inj);
+	opts.policy = job_policy(job_ptr, &job_prio);
+	if (opts.policy == PSIPLACE_POLICY_NONE)
+		return CONS_TRES(node_bitmap);
+
+	need = req_nodes > min_nodes ? req_nodes : min_nodes;
+	if (need == 0)
+		need = 1;
+	job.nodes = need;
+	job.cpus = job_ptr->details->pn_min_cpus ? job_ptr->details->pn_min_cpus : 1;
+	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
+		job.duration = (int64_t)job_ptr->time_limit * 60;
+	job.start = mode == SELECT_MODE_WILL_RUN ? 1 : 0; /* backfill's future starts */
+	job.seed = job_ptr->job_id;
+	job.priorityf = job_prio;
+	opts.job = &job;
+	opts.policy_overrides_weight = ctx.site.conf.policy_overrides_weight;
+	opts.cluster_priorityf = ctx.site.cluster_prio;
+
+	collect(node_bitmap, &c);
+	if (c.n == 0) {
+		cands_free(&c);
+		psiplace_priorityf_free(job_prio);
+		return CONS_TRES(node_bitmap);
+	}
+	orig = bit_copy(node_bitmap);
+
+	if (psiplace_policy_is_set(opts.policy)) {
+		/* MAXBALANCE / CONTIGUOUS choose a set: offer cons_tres only that
+		 * set; if it cannot run the job there, rank all candidates. */
+		int k = psiplace_choose(&opts, c.nodes, c.n, need, c.order, err, sizeof(err));
+
+		if (k > 0) {
+			bitstr_t *set = bit_alloc(bit_size(node_bitmap));
+			int j;
+
+			for (j = 0; j < k; j++)
+				bit_set(set, c.node_inx[c.order[j]]);
+			rc = CONS_TRES(set);
+			if (rc == SLURM_SUCCESS) {
+				bit_copybits(node_bitmap, set);
+				FREE_NULL_BITMAP(set);
+				goto out;
+			}
+			FREE_NULL_BITMAP(set);
+		} else {
+			debug("%s: %pJ: %s", plugin_type, job_ptr, err);
+		}
+	}
+
+	distinct = need * 2 > MIN_DISTINCT ? need * 2 : MIN_DISTINCT;
+	for (;;) {
+		if (distinct > c.n)
+			distinct = c.n;
+		if (psiplace_rank_partial(&opts, c.nodes, c.n, distinct, c.order, err,
+					  sizeof(err)) < 0) {
+			error("%s: %pJ: ranking failed, using cons_tres order: %s", plugin_type,
+			      job_ptr, err);
+			bit_copybits(node_bitmap, orig);
+			rc = CONS_TRES(node_bitmap);
+			goto out;
+		}
+		inject(&c, distinct);
+		rc = CONS_TRES(node_bitmap);
+		restore(&c);
+		/* Widen when cons_tres had to reach into the trailing tier, whose
+		 * order is its own, not the policy's (only for a real start with no
+		 * preemption, which a second call could duplicate). */
+		if (rc != SLURM_SUCCESS || mode != SELECT_MODE_RUN_NOW || distinct >= c.n ||
+		    (preemptee_job_list && *preemptee_job_list) ||
+		    !used_tail(&c, node_bitmap, distinct))
+			break;
+		debug("%s: %pJ: widening the ranked tier from %u nodes", plugin_type, job_ptr,
+		      distinct);
+		distinct = distinct > c.n / 8 ? c.n : distinct * 8;
+		bit_copybits(node_bitmap, orig);
+	}
+out:
+	FREE_NULL_BITMAP(orig);
+	cands_free(&c);
+	psiplace_priorityf_free(job_prio);
 	return rc;
 }
 
 extern int select_p_reconfigure(void)
 {
-	struct psiplace_siteconf next;
+	struct site next;
 	char err[PSIPLACE_ERRLEN];
 
 	if (!resolve())
 		return SLURM_ERROR;
 	if (running_in_slurmctld()) {
-		if (read_site(&next, err, sizeof(err)) < 0) {
+		if (site_load(&next, err, sizeof(err)) < 0) {
 			error("%s: keeping the previous configuration: %s", plugin_type, err);
 		} else {
-			psiplace_siteconf_free(&ctx.site);
+			site_free(&ctx.site);
 			ctx.site = next;
 			verbose("%s: NodeAllocationPolicy=%s", plugin_type,
-				psiplace_policy_name(ctx.site.policy));
+				psiplace_policy_name(ctx.site.conf.policy));
 		}
 	}
 	return ctx.ops.reconfigure();

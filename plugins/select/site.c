@@ -1,0 +1,175 @@
+/* The site's configuration and slurmctld's node data for the engine. */
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/read_config.h"
+#include "src/common/select.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "psiplace/error.h"
+#include "site.h"
+
+
+static int load_plugstack(struct site *s, char *err, size_t errlen)
+{
+	char *path = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
+					  : get_extra_conf_path("plugstack.conf");
+	int rc = 0;
+
+	if (path && access(path, R_OK) == 0)
+		rc = psiplace_siteconf_read_plugstack(path, &s->conf, err, errlen);
+	if (rc == 0 && s->conf.priority_function &&
+	    psiplace_priorityf_compile(s->conf.priority_function, "PriorityFunction",
+				       &s->cluster_prio, err, errlen) < 0) {
+		char msg[PSIPLACE_ERRLEN];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		rc = psiplace_seterr(err, errlen, "%s: %s", path, msg);
+	}
+	xfree(path);
+	return rc;
+}
+
+static void log_metrics(void *arg, const char *msg)
+{
+	(void)arg;
+	info("select/psiplace_cons_tres: %s", msg);
+}
+
+int site_load(struct site *s, char *err, size_t errlen)
+{
+	char *path;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	psiplace_siteconf_init(&s->conf);
+	psiplace_psiconf_init(&s->psiconf);
+	psiplace_metrics_init(&s->metrics);
+	if (load_plugstack(s, err, errlen) < 0) {
+		site_free(s);
+		return -1;
+	}
+	path = get_extra_conf_path("psiplace.conf");
+	rc = psiplace_psiconf_read_file(path, true, &s->psiconf, err, errlen);
+	xfree(path);
+	if (rc < 0) {
+		site_free(s);
+		return -1;
+	}
+	site_refresh_metrics(s);
+	return 0;
+}
+
+void site_free(struct site *s)
+{
+	psiplace_siteconf_free(&s->conf);
+	psiplace_priorityf_free(s->cluster_prio);
+	psiplace_psiconf_free(&s->psiconf);
+	psiplace_metrics_free(&s->metrics);
+	memset(s, 0, sizeof(*s));
+}
+
+void site_refresh_metrics(struct site *s)
+{
+	const char *path = s->psiconf.metrics_file;
+	struct psiplace_metrics next;
+	char err[PSIPLACE_ERRLEN];
+
+	/* One stat() per decision: cheap next to job_test, and a new file is
+	 * seen by the very next job. */
+	if (!path)
+		return;
+	if (psiplace_metrics_stat_changed(path, &s->metrics_stamp, err, sizeof(err)) == 0)
+		return;
+	psiplace_metrics_init(&next);
+	if (psiplace_metrics_read_file(path, &next, log_metrics, NULL, err, sizeof(err)) < 0) {
+		/* Monitoring may be rewriting it: keep what we had, retry later. */
+		debug("select/psiplace_cons_tres: metrics file: %s", err);
+		psiplace_metrics_free(&next);
+		return;
+	}
+	psiplace_metrics_free(&s->metrics);
+	s->metrics = next;
+}
+
+void site_fill_node(const struct site *s, int index, struct psiplace_node *out)
+{
+	node_record_t *node_ptr = node_record_table_ptr[index];
+	const struct psiplace_nodeconf *nc = psiplace_psiconf_node(&s->psiconf, node_ptr->name);
+	uint16_t alloc_cpus = 0;
+	uint64_t alloc_mem = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->name = node_ptr->name;
+	out->index = (uint32_t)index;
+	out->weight = (node_ptr->sched_weight >> 8) & 0xffffffffULL;
+	out->cpus = node_ptr->cpus;
+	out->threads = node_ptr->cpus;
+	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all */
+	if (node_ptr->select_nodeinfo) {
+		select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
+					     NODE_STATE_ALLOCATED, &alloc_cpus);
+		select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
+					     NODE_STATE_ALLOCATED, &alloc_mem);
+	}
+	out->alloc_cpus = alloc_cpus;
+	out->alloc_memory = alloc_mem;
+	out->load1 = node_ptr->cpu_load / 100.0;
+	out->real_memory = node_ptr->real_memory;
+	out->tmp_disk = node_ptr->tmp_disk;
+	out->speed = nc && nc->has_speed ? nc->speed : 1.0;
+	out->priority = nc && nc->has_priority ? nc->priority : 0.0;
+	out->cost = nc && nc->has_charge_rate ? nc->charge_rate : 0.0;
+	out->priorityf = nc ? nc->priorityf : NULL;
+	out->jobs = node_ptr->run_job_cnt;
+	out->suspended_jobs = node_ptr->sus_job_cnt;
+	out->next_resv = -1;
+	out->power = !IS_NODE_POWERED_DOWN(node_ptr);
+	out->features = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
+	out->arch = node_ptr->arch;
+	out->os = node_ptr->os;
+	psiplace_metrics_apply(psiplace_metrics_node(&s->metrics, node_ptr->name), out);
+}
+
+struct resv_scan {
+	const bitstr_t *nodes;
+	int64_t *next;
+	time_t now;
+};
+
+static int scan_resv(void *x, void *arg)
+{
+	slurmctld_resv_t *r = x;
+	struct resv_scan *sc = arg;
+	int64_t delta;
+	int i, last;
+
+	if (!r || !r->node_bitmap || r->start_time <= sc->now)
+		return 0;
+	delta = (int64_t)(r->start_time - sc->now);
+	last = bit_fls(r->node_bitmap);
+	for (i = bit_ffs(r->node_bitmap); i >= 0 && i <= last; i++) {
+		if (!bit_test(r->node_bitmap, i) || !bit_test((bitstr_t *)sc->nodes, i))
+			continue;
+		if (sc->next[i] < 0 || delta < sc->next[i])
+			sc->next[i] = delta;
+	}
+	return 0;
+}
+
+void site_next_reservations(const void *node_bitmap, int64_t *next_resv)
+{
+	struct resv_scan sc = { .nodes = node_bitmap, .next = next_resv, .now = time(NULL) };
+
+	if (!&resv_list || !resv_list)
+		return;
+	/* Reservations change under the node write lock, which every caller
+	 * of select_g_job_test holds (doc/select.md). */
+	list_for_each(resv_list, scan_resv, &sc);
+}

@@ -1,0 +1,50 @@
+/* select/psiplace_cons_tres: the site's data (plugstack.conf line,
+ * psiplace.conf, metrics file) and what slurmctld knows about nodes,
+ * turned into the library's node records.  Internal to the plugin. */
+#ifndef PSIPLACE_SELECT_SITE_H
+#define PSIPLACE_SELECT_SITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "psiplace/metrics.h"
+#include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
+#include "psiplace/psiconf.h"
+#include "psiplace/siteconf.h"
+
+/* slurmctld's data is not exported by libslurm: programs that link libslurm
+ * and load every select plugin (slurm_init()) must still be able to dlopen
+ * this one, so every data reference to slurmctld is weak (functions bind
+ * lazily and are only called inside slurmctld). */
+#pragma weak node_record_table_ptr
+#pragma weak node_record_count
+#pragma weak resv_list
+
+struct site {
+	struct psiplace_siteconf conf;           /* the psiplace line */
+	struct psiplace_priorityf *cluster_prio; /* PriorityFunction=, compiled */
+	struct psiplace_psiconf psiconf;         /* psiplace.conf */
+	struct psiplace_metrics metrics;         /* the metrics file, when named */
+	struct psiplace_filestamp metrics_stamp;
+};
+
+/* Load everything a site configures; -1 with err "FILE[:LINE]: ..." on a
+ * bad file (the caller decides: fatal at start, keep the old at reconfigure). */
+int site_load(struct site *s, char *err, size_t errlen);
+void site_free(struct site *s);
+
+/* Re-read the metrics file when it changed (a bad line is skipped with a
+ * log line). */
+void site_refresh_metrics(struct site *s);
+
+/* One candidate node as the engine sees it; `index` is the slurm node
+ * index.  gres/feature strings are borrowed from the node record. */
+void site_fill_node(const struct site *s, int index, struct psiplace_node *out);
+
+/* Seconds from now until the next reservation on each node (-1: none),
+ * for LASTAVAILABLE's fit in time; next_resv[] has node_record_count
+ * entries and is filled for the nodes set in `nodes`. */
+void site_next_reservations(const void *node_bitmap, int64_t *next_resv);
+
+#endif
