@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Every node allocation policy picks the expected nodes in a real Slurm
+# (TAP output).  The testbed's nodes: n1 1x4 cores 2000 MB, n2 2x4 8000 MB
+# (2 GPUs), n3 2x8 16000 MB (2 GPUs), n4 2x6 4000 MB; psiplace.conf gives
+# Speed n1 1.0, n2 2.0, n3 3.0, n4 0.5 and Priority n1 10, n2 20, n3 5,
+# n4 1; loads come from the metrics file.
+source "$(dirname "$0")/lib.sh"
+export PSIPLACE_POLICY=LASTAVAILABLE
+tb_start
+work=$(mktemp -d)
+trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+metrics=$PSIPLACE_TESTBED_DIR/etc/metrics
+raw=${PSIPLACE_SUBMIT_RAW:-$PSIPLACE_BUILD_DIR/tests/integration/submit_raw}
+nodes_of() { timeout 60 srun "$@" bash -c 'echo $SLURMD_NODENAME' 2>&1 | sort | paste -sd,; }
+# Submit through the C API with a job environment (as the SPANK plugin would set it).
+raw_node() {
+  local out=$work/raw.$RANDOM id
+  id=$(cd "$work" && "$raw" "$out" "$@") || { echo "submit failed"; return; }
+  poll 60 job_done "$id"
+  cat "$out" 2>/dev/null
+}
+set_metrics() { printf '%s\n' "$@" >"$metrics.new" && mv "$metrics.new" "$metrics"; }
+
+# --- CPULOAD: most CPUs free after max(allocated, load1)
+set_metrics "n1 load1=0" "n2 load1=1" "n3 load1=15" "n4 load1=11"
+check_eq "CPULOAD takes the node with most CPUs free of load (n2: 8-1)" n2 "$(srun_node --psi-alloc-policy=cpuload)"
+set_metrics "n1 load1=0" "n2 load1=8" "n3 load1=15" "n4 load1=11"
+check_eq "CPULOAD follows a rewritten metrics file (n1: 4-0)" n1 "$(srun_node --psi-alloc-policy=ProcessorLoad)"
+set_metrics "n1 load1=0" "n2 load1=0" "n3 load1=0" "n4 load1=0"
+
+# --- MINRESOURCE, FASTEST, PRIORITY (node Priority)
+check_eq "MINRESOURCE takes the smallest configured node (n1)" n1 "$(srun_node --psi-alloc-policy=minresource)"
+check_eq "FASTEST takes the highest Speed (n3)" n3 "$(srun_node --psi-alloc-policy=fastest)"
+check_eq "NodeSpeed alias, two nodes: n3,n2" "n2,n3" "$(nodes_of -N2 --psi-alloc-policy=NodeSpeed)"
+check_eq "PRIORITY without functions uses node Priority (n2)" n2 "$(srun_node --psi-alloc-policy=priority)"
+
+# --- set policies
+check_eq "MAXBALANCE -N2 takes the smallest Speed span (n1 1.0, n4 0.5)" "n1,n4" \
+  "$(nodes_of -N2 --psi-alloc-policy=maxbalance)"
+check_eq "CONTIGUOUS -N2 on an idle cluster takes n1,n2" "n1,n2" "$(nodes_of -N2 --psi-alloc-policy=contiguous)"
+release=$work/release
+hold='deadline=$((SECONDS+120)); until [ -e '"$release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done'
+busy=$(sbatch --parsable --exclusive -w n2 -o /dev/null --wrap "$hold")
+if poll 60 job_running "$busy"; then
+  check_eq "CONTIGUOUS -N2 with n2 busy takes the run n3,n4" "n3,n4" "$(nodes_of -N2 --psi-alloc-policy=contiguous)"
+  check_eq "FIRSTAVAILABLE -N2 with n2 busy takes n1,n3" "n1,n3" "$(nodes_of -N2 --psi-alloc-policy=firstavailable)"
+else
+  not_ok "exclusive job on n2 runs" "state $(job_state "$busy")"
+fi
+touch "$release"; poll 60 job_done "$busy"
+
+# --- PRIORITYF: cluster default, node's own, the job's own
+"$cluster" plugstack NodeAllocationPolicy=PRIORITY 'PriorityFunction="SPEED"' >/dev/null
+check_eq "cluster PriorityFunction=SPEED under PRIORITY takes n3" n3 "$(srun_node)"
+check_eq "job PRIORITYF -SPEED overrides the cluster function (n4)" n4 \
+  "$(raw_node PSIPLACE_ALLOC_PRIORITY=-SPEED)"
+check_eq "job PRIORITYF with constants and components: 10*FEATURE[arm] - CPROCS (n1)" n1 \
+  "$(raw_node 'PSIPLACE_ALLOC_PRIORITY=10*FEATURE[arm] - CPROCS')"
+check_eq "a malformed job PRIORITYF falls back to the cluster default (n3)" n3 \
+  "$(raw_node 'PSIPLACE_ALLOC_PRIORITY=SPEED[')"
+check_match "slurmctld named the job and the position of the error" \
+  'malformed psiplace request, using the cluster default: PSIPLACE_ALLOC_PRIORITY: position' \
+  "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+check_eq "a job policy overrides the cluster PRIORITY (firstavailable: n1)" n1 \
+  "$(srun_node --psi-alloc-policy=firstavailable)"
+
+# --- LASTAVAILABLE fits in time before reservations
+"$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE >/dev/null
+scontrol create reservation ReservationName=later StartTime=now+3hours Duration=60 Nodes=n3 Users=root >/dev/null
+check_eq "LASTAVAILABLE, 1-hour job: n3, whose reservation starts soonest after the job ends" n3 \
+  "$(srun_node -t 60)"
+check_eq "LASTAVAILABLE, 10-hour job: n3 is blocked by its reservation, n4" n4 "$(srun_node -t 600)"
+scontrol delete ReservationName=later
+check_eq "LASTAVAILABLE without reservations: n4" n4 "$(srun_node -t 60)"
+
+check_match "slurmctld still answers" 'UP' "$(scontrol ping)"
+tb_finish
