@@ -63,6 +63,17 @@ static struct {
 	slurm_select_ops_t ops; /* cons_tres's entry points */
 	struct site site;       /* plugstack line, psiplace.conf, metrics */
 	uint32_t last_bad_job; /* to log a malformed request once */
+	/* Candidate buffers, reused from one decision to the next (every call
+	 * runs under the node write lock, so there is one at a time). */
+	struct cands {
+		uint32_t n, cap;
+		struct psiplace_node *nodes;
+		uint32_t *node_inx;  /* slurm node index of each candidate */
+		uint64_t *saved;     /* its sched_weight before injection */
+		uint32_t *order;     /* engine output: positions, best first */
+		int64_t *next_resv;  /* per slurm node index, or NULL */
+		int resv_cap;
+	} c;
 } ctx;
 
 /* The symbol order of slurm_select_ops_t (select.h), after plugin_id. */
@@ -130,6 +141,16 @@ static bool resolve(void)
 	return true;
 }
 
+static void cands_free(struct cands *c)
+{
+	xfree(c->nodes);
+	xfree(c->node_inx);
+	xfree(c->saved);
+	xfree(c->order);
+	xfree(c->next_resv);
+	memset(c, 0, sizeof(*c));
+}
+
 extern int init(void)
 {
 	char err[PSIPLACE_ERRLEN];
@@ -155,6 +176,7 @@ extern int fini(void)
 			rc = fini_f();
 	}
 	site_free(&ctx.site);
+	cands_free(&ctx.c);
 	/* The handle stays open: cons_tres may be Slurm's own instance. */
 	memset(&ctx, 0, sizeof(ctx));
 	return rc;
@@ -191,51 +213,52 @@ static enum psiplace_policy job_policy(job_record_t *job_ptr, struct psiplace_pr
 	return req.policy != PSIPLACE_POLICY_NONE ? req.policy : ctx.site.conf.policy;
 }
 
-/* The candidates of one job_test call and their saved weights. */
-struct cands {
-	uint32_t n;
-	struct psiplace_node *nodes;
-	uint32_t *node_inx;  /* slurm node index of each candidate */
-	uint64_t *saved;     /* its sched_weight before injection */
-	uint32_t *order;     /* engine output: positions, best first */
-	int64_t *next_resv;  /* per slurm node index, or NULL */
-};
-
-static void cands_free(struct cands *c)
+static void cands_reserve(struct cands *c, uint32_t n)
 {
-	xfree(c->nodes);
-	xfree(c->node_inx);
-	xfree(c->saved);
-	xfree(c->order);
-	xfree(c->next_resv);
+	if (n <= c->cap)
+		return;
+	xrecalloc(c->nodes, n, sizeof(*c->nodes));
+	xrecalloc(c->node_inx, n, sizeof(*c->node_inx));
+	xrecalloc(c->saved, n, sizeof(*c->saved));
+	xrecalloc(c->order, n, sizeof(*c->order));
+	c->cap = n;
 }
 
-static void collect(bitstr_t *node_bitmap, struct cands *c)
+/* Policies whose ranking reads allocated CPUs or memory as numbers. */
+static bool needs_alloc(enum psiplace_policy p)
 {
+	return p == PSIPLACE_POLICY_CPULOAD || p == PSIPLACE_POLICY_PRIORITY;
+}
+
+static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct cands *c)
+{
+	bool exact = needs_alloc(policy);
 	node_record_t *node_ptr;
+	bool resv = resv_list && list_count(resv_list) > 0;
 	int i, n = bit_set_count(node_bitmap);
 
-	memset(c, 0, sizeof(*c));
+	c->n = 0;
 	if (n <= 0)
 		return;
-	c->nodes = xcalloc(n, sizeof(*c->nodes));
-	c->node_inx = xcalloc(n, sizeof(uint32_t));
-	c->saved = xcalloc(n, sizeof(uint64_t));
-	c->order = xcalloc(n, sizeof(uint32_t));
-	if (resv_list && list_count(resv_list) > 0) {
-		c->next_resv = xcalloc(node_record_count, sizeof(int64_t));
+	cands_reserve(c, n);
+	if (resv) {
+		if (c->resv_cap < node_record_count) {
+			xrecalloc(c->next_resv, node_record_count, sizeof(*c->next_resv));
+			c->resv_cap = node_record_count;
+		}
 		for (i = 0; i < node_record_count; i++)
 			c->next_resv[i] = -1;
 		site_next_reservations(node_bitmap, c->next_resv);
 	}
 	/* cons_tres's allocated-CPU counts (a no-op when nothing changed) */
-	ctx.ops.nodeinfo_set_all();
+	if (exact)
+		ctx.ops.nodeinfo_set_all();
 	site_refresh_metrics(&ctx.site);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		if (!bit_test(node_bitmap, i) || c->n >= (uint32_t)n)
 			continue;
-		site_fill_node(&ctx.site, i, &c->nodes[c->n]);
-		if (c->next_resv)
+		site_fill_node(&ctx.site, i, exact, &c->nodes[c->n]);
+		if (resv)
 			c->nodes[c->n].next_resv = c->next_resv[i];
 		c->node_inx[c->n] = i;
 		c->saved[c->n] = node_ptr->sched_weight;
@@ -301,7 +324,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	struct psiplace_priorityf *job_prio = NULL;
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts opts = { 0 };
-	struct cands c;
+	struct cands *c = &ctx.c;
 	char err[PSIPLACE_ERRLEN];
 	bitstr_t *orig = NULL;
 	uint32_t need, distinct;
@@ -333,9 +356,8 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	opts.policy_overrides_weight = ctx.site.conf.policy_overrides_weight;
 	opts.cluster_priorityf = ctx.site.cluster_prio;
 
-	collect(node_bitmap, &c);
-	if (c.n == 0) {
-		cands_free(&c);
+	collect(node_bitmap, opts.policy, c);
+	if (c->n == 0) {
 		psiplace_priorityf_free(job_prio);
 		return CONS_TRES(node_bitmap);
 	}
@@ -344,14 +366,14 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	if (psiplace_policy_is_set(opts.policy)) {
 		/* MAXBALANCE / CONTIGUOUS choose a set: offer cons_tres only that
 		 * set; if it cannot run the job there, rank all candidates. */
-		int k = psiplace_choose(&opts, c.nodes, c.n, need, c.order, err, sizeof(err));
+		int k = psiplace_choose(&opts, c->nodes, c->n, need, c->order, err, sizeof(err));
 
 		if (k > 0) {
 			bitstr_t *set = bit_alloc(bit_size(node_bitmap));
 			int j;
 
 			for (j = 0; j < k; j++)
-				bit_set(set, c.node_inx[c.order[j]]);
+				bit_set(set, c->node_inx[c->order[j]]);
 			rc = CONS_TRES(set);
 			if (rc == SLURM_SUCCESS) {
 				bit_copybits(node_bitmap, set);
@@ -366,9 +388,9 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 
 	distinct = need * 2 > MIN_DISTINCT ? need * 2 : MIN_DISTINCT;
 	for (;;) {
-		if (distinct > c.n)
-			distinct = c.n;
-		if (psiplace_rank_partial(&opts, c.nodes, c.n, distinct, c.order, err,
+		if (distinct > c->n)
+			distinct = c->n;
+		if (psiplace_rank_partial(&opts, c->nodes, c->n, distinct, c->order, err,
 					  sizeof(err)) < 0) {
 			error("%s: %pJ: ranking failed, using cons_tres order: %s", plugin_type,
 			      job_ptr, err);
@@ -376,24 +398,23 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			rc = CONS_TRES(node_bitmap);
 			goto out;
 		}
-		inject(&c, distinct);
+		inject(c, distinct);
 		rc = CONS_TRES(node_bitmap);
-		restore(&c);
+		restore(c);
 		/* Widen when cons_tres had to reach into the trailing tier, whose
 		 * order is its own, not the policy's (only for a real start with no
 		 * preemption, which a second call could duplicate). */
-		if (rc != SLURM_SUCCESS || mode != SELECT_MODE_RUN_NOW || distinct >= c.n ||
+		if (rc != SLURM_SUCCESS || mode != SELECT_MODE_RUN_NOW || distinct >= c->n ||
 		    (preemptee_job_list && *preemptee_job_list) ||
-		    !used_tail(&c, node_bitmap, distinct))
+		    !used_tail(c, node_bitmap, distinct))
 			break;
 		debug("%s: %pJ: widening the ranked tier from %u nodes", plugin_type, job_ptr,
 		      distinct);
-		distinct = distinct > c.n / 8 ? c.n : distinct * 8;
+		distinct = distinct > c->n / 8 ? c->n : distinct * 8;
 		bit_copybits(node_bitmap, orig);
 	}
 out:
 	FREE_NULL_BITMAP(orig);
-	cands_free(&c);
 	psiplace_priorityf_free(job_prio);
 	return rc;
 }

@@ -51,6 +51,7 @@ int site_load(struct site *s, char *err, size_t errlen)
 	psiplace_siteconf_init(&s->conf);
 	psiplace_psiconf_init(&s->psiconf);
 	psiplace_metrics_init(&s->metrics);
+	s->indexed = 0;
 	if (load_plugstack(s, err, errlen) < 0) {
 		site_free(s);
 		return -1;
@@ -68,6 +69,8 @@ int site_load(struct site *s, char *err, size_t errlen)
 
 void site_free(struct site *s)
 {
+	xfree(s->conf_of);
+	xfree(s->metrics_of);
 	psiplace_siteconf_free(&s->conf);
 	psiplace_priorityf_free(s->cluster_prio);
 	psiplace_psiconf_free(&s->psiconf);
@@ -96,15 +99,37 @@ void site_refresh_metrics(struct site *s)
 	}
 	psiplace_metrics_free(&s->metrics);
 	s->metrics = next;
+	s->indexed = 0;
 }
 
-void site_fill_node(const struct site *s, int index, struct psiplace_node *out)
+/* Name lookups once per node and file version, not once per decision. */
+static void index_nodes(struct site *s)
+{
+	node_record_t *node_ptr;
+	int i;
+
+	if (s->indexed == node_record_count)
+		return;
+	xfree(s->conf_of);
+	xfree(s->metrics_of);
+	s->conf_of = xcalloc(node_record_count, sizeof(*s->conf_of));
+	s->metrics_of = xcalloc(node_record_count, sizeof(*s->metrics_of));
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		s->conf_of[i] = psiplace_psiconf_node(&s->psiconf, node_ptr->name);
+		s->metrics_of[i] = psiplace_metrics_node(&s->metrics, node_ptr->name);
+	}
+	s->indexed = node_record_count;
+}
+
+void site_fill_node(struct site *s, int index, bool exact_alloc, struct psiplace_node *out)
 {
 	node_record_t *node_ptr = node_record_table_ptr[index];
-	const struct psiplace_nodeconf *nc = psiplace_psiconf_node(&s->psiconf, node_ptr->name);
+	const struct psiplace_nodeconf *nc;
 	uint16_t alloc_cpus = 0;
 	uint64_t alloc_mem = 0;
 
+	index_nodes(s);
+	nc = s->conf_of[index];
 	memset(out, 0, sizeof(*out));
 	out->name = node_ptr->name;
 	out->index = (uint32_t)index;
@@ -112,7 +137,9 @@ void site_fill_node(const struct site *s, int index, struct psiplace_node *out)
 	out->cpus = node_ptr->cpus;
 	out->threads = node_ptr->cpus;
 	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all */
-	if (node_ptr->select_nodeinfo) {
+	if (!exact_alloc) {
+		alloc_cpus = IS_NODE_ALLOCATED(node_ptr) ? node_ptr->cpus : 0;
+	} else if (node_ptr->select_nodeinfo) {
 		select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
 					     NODE_STATE_ALLOCATED, &alloc_cpus);
 		select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
@@ -134,7 +161,7 @@ void site_fill_node(const struct site *s, int index, struct psiplace_node *out)
 	out->features = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
 	out->arch = node_ptr->arch;
 	out->os = node_ptr->os;
-	psiplace_metrics_apply(psiplace_metrics_node(&s->metrics, node_ptr->name), out);
+	psiplace_metrics_apply(s->metrics_of[index], out);
 }
 
 struct resv_scan {

@@ -27,6 +27,11 @@ struct site {
 	struct psiplace_psiconf psiconf;         /* psiplace.conf */
 	struct psiplace_metrics metrics;         /* the metrics file, when named */
 	struct psiplace_filestamp metrics_stamp;
+	/* per slurm node index: its psiplace.conf and metrics entries, rebuilt
+	 * when either file is re-read or the node table grows */
+	const struct psiplace_nodeconf **conf_of;
+	const struct psiplace_metrics_node **metrics_of;
+	int indexed; /* entries in the two arrays; 0: rebuild */
 };
 
 /* Load everything a site configures; -1 with err "FILE[:LINE]: ..." on a
@@ -39,8 +44,11 @@ void site_free(struct site *s);
 void site_refresh_metrics(struct site *s);
 
 /* One candidate node as the engine sees it; `index` is the slurm node
- * index.  gres/feature strings are borrowed from the node record. */
-void site_fill_node(const struct site *s, int index, struct psiplace_node *out);
+ * index.  Strings are borrowed from the node record.  With exact_alloc the
+ * allocated CPUs and memory come from cons_tres's accounting (the caller
+ * refreshed it); otherwise a fully allocated node counts as full and any
+ * other as free, which is all eligibility needs. */
+void site_fill_node(struct site *s, int index, bool exact_alloc, struct psiplace_node *out);
 
 /* Seconds from now until the next reservation on each node (-1: none),
  * for LASTAVAILABLE's fit in time; next_resv[] has node_record_count
