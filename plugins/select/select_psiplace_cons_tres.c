@@ -52,7 +52,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
  *   bits 62-63 flags | bits 30-61 Weight | bits 8-29 policy rank | low byte */
 #define RANK_BITS 22
 #define RANK_MAX ((1u << RANK_BITS) - 1)
-#define MIN_DISTINCT 16 /* nodes with distinct weights, at least */
+#define MIN_DISTINCT 16 /* distinct weights beyond the nodes the job needs */
 
 typedef int (*job_test_f)(job_record_t *, bitstr_t *, uint32_t, uint32_t,
 			  uint32_t, uint16_t, List, List *, bitstr_t *);
@@ -224,15 +224,9 @@ static void cands_reserve(struct cands *c, uint32_t n)
 	c->cap = n;
 }
 
-/* Policies whose ranking reads allocated CPUs or memory as numbers. */
-static bool needs_alloc(enum psiplace_policy p)
-{
-	return p == PSIPLACE_POLICY_CPULOAD || p == PSIPLACE_POLICY_PRIORITY;
-}
-
 static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct cands *c)
 {
-	bool exact = needs_alloc(policy);
+	unsigned fields = site_fields_for(policy);
 	node_record_t *node_ptr;
 	bool resv = resv_list && list_count(resv_list) > 0;
 	int i, n = bit_set_count(node_bitmap);
@@ -251,13 +245,14 @@ static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct c
 		site_next_reservations(node_bitmap, c->next_resv);
 	}
 	/* cons_tres's allocated-CPU counts (a no-op when nothing changed) */
-	if (exact)
+	if (fields & SITE_F_ALLOC)
 		ctx.ops.nodeinfo_set_all();
-	site_refresh_metrics(&ctx.site);
+	if (fields & SITE_F_LOAD)
+		site_refresh_metrics(&ctx.site);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		if (!bit_test(node_bitmap, i) || c->n >= (uint32_t)n)
 			continue;
-		site_fill_node(&ctx.site, i, exact, &c->nodes[c->n]);
+		site_fill_node(&ctx.site, i, fields, &c->nodes[c->n]);
 		if (resv)
 			c->nodes[c->n].next_resv = c->next_resv[i];
 		c->node_inx[c->n] = i;
@@ -386,7 +381,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		}
 	}
 
-	distinct = need * 2 > MIN_DISTINCT ? need * 2 : MIN_DISTINCT;
+	distinct = need + MIN_DISTINCT;
 	for (;;) {
 		if (distinct > c->n)
 			distinct = c->n;

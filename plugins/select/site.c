@@ -121,23 +121,43 @@ static void index_nodes(struct site *s)
 	s->indexed = node_record_count;
 }
 
-void site_fill_node(struct site *s, int index, bool exact_alloc, struct psiplace_node *out)
+unsigned site_fields_for(enum psiplace_policy p)
 {
+	switch (p) {
+	case PSIPLACE_POLICY_FIRSTAVAILABLE:
+	case PSIPLACE_POLICY_LASTAVAILABLE:
+	case PSIPLACE_POLICY_CONTIGUOUS:
+		return 0;
+	case PSIPLACE_POLICY_MINRESOURCE:
+		return SITE_F_STATIC;
+	case PSIPLACE_POLICY_FASTEST:
+	case PSIPLACE_POLICY_MAXBALANCE:
+		return SITE_F_CONF;
+	case PSIPLACE_POLICY_CPULOAD: /* MINRESOURCE for future starts */
+		return SITE_F_STATIC | SITE_F_LOAD | SITE_F_ALLOC;
+	default:
+		return SITE_F_ALL;
+	}
+}
+
+void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_node *out)
+{
+	static const struct psiplace_node unknown = { .speed = 1.0, .next_resv = -1 };
 	node_record_t *node_ptr = node_record_table_ptr[index];
-	const struct psiplace_nodeconf *nc;
 	uint16_t alloc_cpus = 0;
 	uint64_t alloc_mem = 0;
 
-	index_nodes(s);
-	nc = s->conf_of[index];
-	memset(out, 0, sizeof(*out));
+	*out = unknown;
 	out->name = node_ptr->name;
 	out->index = (uint32_t)index;
 	out->weight = (node_ptr->sched_weight >> 8) & 0xffffffffULL;
 	out->cpus = node_ptr->cpus;
 	out->threads = node_ptr->cpus;
-	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all */
-	if (!exact_alloc) {
+	out->power = !IS_NODE_POWERED_DOWN(node_ptr);
+	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all;
+	 * without it a fully allocated node is full, any other free, which is
+	 * all eligibility needs. */
+	if (!(fields & SITE_F_ALLOC)) {
 		alloc_cpus = IS_NODE_ALLOCATED(node_ptr) ? node_ptr->cpus : 0;
 	} else if (node_ptr->select_nodeinfo) {
 		select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
@@ -147,21 +167,32 @@ void site_fill_node(struct site *s, int index, bool exact_alloc, struct psiplace
 	}
 	out->alloc_cpus = alloc_cpus;
 	out->alloc_memory = alloc_mem;
-	out->load1 = node_ptr->cpu_load / 100.0;
-	out->real_memory = node_ptr->real_memory;
-	out->tmp_disk = node_ptr->tmp_disk;
-	out->speed = nc && nc->has_speed ? nc->speed : 1.0;
-	out->priority = nc && nc->has_priority ? nc->priority : 0.0;
-	out->cost = nc && nc->has_charge_rate ? nc->charge_rate : 0.0;
-	out->priorityf = nc ? nc->priorityf : NULL;
-	out->jobs = node_ptr->run_job_cnt;
-	out->suspended_jobs = node_ptr->sus_job_cnt;
-	out->next_resv = -1;
-	out->power = !IS_NODE_POWERED_DOWN(node_ptr);
-	out->features = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
-	out->arch = node_ptr->arch;
-	out->os = node_ptr->os;
-	psiplace_metrics_apply(s->metrics_of[index], out);
+	if (fields & SITE_F_STATIC) {
+		out->real_memory = node_ptr->real_memory;
+		out->tmp_disk = node_ptr->tmp_disk;
+		out->features = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
+		out->arch = node_ptr->arch;
+		out->os = node_ptr->os;
+	}
+	if (fields & (SITE_F_CONF | SITE_F_LOAD))
+		index_nodes(s);
+	if (fields & SITE_F_CONF) {
+		const struct psiplace_nodeconf *nc = s->conf_of[index];
+
+		if (nc) {
+			out->speed = nc->has_speed ? nc->speed : 1.0;
+			out->priority = nc->has_priority ? nc->priority : 0.0;
+			out->cost = nc->has_charge_rate ? nc->charge_rate : 0.0;
+			out->priorityf = nc->priorityf;
+		}
+	}
+	if (fields & SITE_F_LOAD) {
+		out->load1 = node_ptr->cpu_load / 100.0;
+		out->jobs = node_ptr->run_job_cnt;
+		out->suspended_jobs = node_ptr->sus_job_cnt;
+		if (s->metrics_of[index])
+			psiplace_metrics_apply(s->metrics_of[index], out);
+	}
 }
 
 struct resv_scan {

@@ -43,12 +43,21 @@ void site_free(struct site *s);
  * log line). */
 void site_refresh_metrics(struct site *s);
 
+/* Which parts of a node record a policy reads: filling only those keeps a
+ * decision over 10,000+ nodes cheap (node records are cold in cache). */
+enum {
+	SITE_F_STATIC = 1 << 0, /* memory, disk, features, arch, os */
+	SITE_F_CONF = 1 << 1,   /* psiplace.conf: speed, priority, cost, function */
+	SITE_F_LOAD = 1 << 2,   /* load, job counts, the metrics file */
+	SITE_F_ALLOC = 1 << 3,  /* cons_tres's allocated CPUs and memory (exact) */
+	SITE_F_ALL = 0xf,
+};
+unsigned site_fields_for(enum psiplace_policy p);
+
 /* One candidate node as the engine sees it; `index` is the slurm node
- * index.  Strings are borrowed from the node record.  With exact_alloc the
- * allocated CPUs and memory come from cons_tres's accounting (the caller
- * refreshed it); otherwise a fully allocated node counts as full and any
- * other as free, which is all eligibility needs. */
-void site_fill_node(struct site *s, int index, bool exact_alloc, struct psiplace_node *out);
+ * index.  Strings are borrowed from the node record.  Fields outside
+ * `fields` keep the engine's defaults (speed 1.0, no reservation). */
+void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_node *out);
 
 /* Seconds from now until the next reservation on each node (-1: none),
  * for LASTAVAILABLE's fit in time; next_resv[] has node_record_count

@@ -40,14 +40,18 @@ array_seconds() {
   echo "$(now) - $t0" | bc -l
 }
 
-# Seconds for $tests will-run tests of an N-node job.
+# slurmctld's CPU time so far, in clock ticks (utime + stime).
+ctld_ticks() { awk '{print $14 + $15}' "/proc/$(cat "/tmp/psiplace-testbed-$1/pids/slurmctld")/stat"; }
+tick=$(getconf CLK_TCK)
+
+# "wall_seconds ctld_cpu_seconds" for $tests will-run tests of an N-node job.
 test_seconds() {
-  local inst=$1 nodes=$2 part=$3 t0 i
-  t0=$(now)
+  local inst=$1 nodes=$2 part=$3 t0 c0 i
+  t0=$(now); c0=$(ctld_ticks "$inst")
   for ((i = 0; i < tests; i++)); do
     SLURM_CONF=$(conf "$inst") sbatch --test-only -p "$part" -N"$nodes" --wrap true >/dev/null 2>&1
   done
-  echo "$(now) - $t0" | bc -l
+  echo "$(echo "$(now) - $t0" | bc -l) $(echo "($(ctld_ticks "$inst") - $c0) / $tick" | bc -l)"
 }
 
 if [ "${BENCH_SKIP_THROUGHPUT:-0}" != 1 ]; then
@@ -66,14 +70,16 @@ fi
 for extra in ${BENCH_SCALES:-5000 10000 20000}; do
   start_pair "$extra" >/dev/null
   for n in 1 64; do
-    a=0 b=0
+    a=0 b=0 ca=0 cb=0
     for ((r = 0; r < 2; r++)); do
-      a=$(echo "$a + $(test_seconds $A $n scale)" | bc -l)
-      b=$(echo "$b + $(test_seconds $B $n scale)" | bc -l)
+      read -r w c < <(test_seconds $A $n scale); a=$(echo "$a + $w" | bc -l); ca=$(echo "$ca + $c" | bc -l)
+      read -r w c < <(test_seconds $B $n scale); b=$(echo "$b + $w" | bc -l); cb=$(echo "$cb + $c" | bc -l)
     done
     printf 'bench: willrun_%dnodes_N%d_psiplace %.2f ms\n' "$extra" "$n" "$(echo "1000 * $a / (2 * $tests)" | bc -l)"
     printf 'bench: willrun_%dnodes_N%d_cons_tres %.2f ms\n' "$extra" "$n" "$(echo "1000 * $b / (2 * $tests)" | bc -l)"
     printf 'bench: willrun_%dnodes_N%d_ratio %.3f cons_tres/psiplace\n' "$extra" "$n" "$(echo "$b / $a" | bc -l)"
+    printf 'bench: willrun_%dnodes_N%d_ctld_cpu_psiplace %.2f ms\n' "$extra" "$n" "$(echo "1000 * $ca / (2 * $tests)" | bc -l)"
+    printf 'bench: willrun_%dnodes_N%d_ctld_cpu_cons_tres %.2f ms\n' "$extra" "$n" "$(echo "1000 * $cb / (2 * $tests)" | bc -l)"
   done
   stop_pair >/dev/null
 done
