@@ -11,6 +11,7 @@
 #include "psiplace/error.h"
 #include "psiplace/metrics.h"
 #include "psiplace/nodetable.h"
+#include "psiplace/readfile.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
 #include "psiplace/psiconf.h"
@@ -116,33 +117,13 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 
 static int read_file(const char *path, char **text, size_t *len)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0, r;
-	char *t = NULL, *nt;
+	char err[PSIPLACE_ERRLEN];
 
-	if (!f) {
-		fprintf(stderr, "psiplace: error: --table: %s: %s\n", path, strerror(errno));
+	if (psiplace_read_file(path, PSIPLACE_NODETABLE_MAXBYTES, text, len, NULL, err,
+			       sizeof(err)) < 0) {
+		fprintf(stderr, "psiplace: error: --table: %s\n", err);
 		return -1;
 	}
-	do {
-		if (!t || n == cap) {
-			cap = t ? cap * 2 : cap;
-			if (cap > PSIPLACE_NODETABLE_MAXBYTES + 1u)
-				cap = PSIPLACE_NODETABLE_MAXBYTES + 1u;
-			if (!(nt = realloc(t, cap))) {
-				free(t);
-				fclose(f);
-				fprintf(stderr, "psiplace: error: --table: %s: out of memory\n", path);
-				return -1;
-			}
-			t = nt;
-		}
-		r = fread(t + n, 1, cap - n, f);
-		n += r;
-	} while (r > 0 && n < PSIPLACE_NODETABLE_MAXBYTES + 1u);
-	fclose(f);
-	*text = t;
-	*len = n;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/metrics.h"
+#include "psiplace/readfile.h"
 #include "textparse.h"
 
 #define MAX_UNKNOWN_LOGGED 32
@@ -316,31 +317,13 @@ int psiplace_metrics_parse(const char *text, size_t len, const char *file,
 int psiplace_metrics_read_file(const char *path, struct psiplace_metrics *m, psiplace_log_fn log,
 			       void *log_arg, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1 << 16, n = 0, r;
-	char *text = NULL, *t;
+	char *text;
+	size_t n;
 	int rc;
 
 	psiplace_metrics_init(m);
-	if (!f)
-		return psiplace_seterr(err, errlen, "%s: %s", path, strerror(errno));
-	do { /* grow as needed: the file is usually small */
-		if (n == cap || !text) {
-			if (text)
-				cap *= 2;
-			if (cap > PSIPLACE_METRICS_MAXBYTES + 1)
-				cap = PSIPLACE_METRICS_MAXBYTES + 1;
-			if (!(t = realloc(text, cap))) {
-				free(text);
-				fclose(f);
-				return psiplace_seterr(err, errlen, "%s: out of memory", path);
-			}
-			text = t;
-		}
-		r = fread(text + n, 1, cap - n, f);
-		n += r;
-	} while (r > 0 && n < PSIPLACE_METRICS_MAXBYTES + 1);
-	fclose(f);
+	if (psiplace_read_file(path, PSIPLACE_METRICS_MAXBYTES, &text, &n, NULL, err, errlen) < 0)
+		return -1;
 	rc = psiplace_metrics_parse(text, n, path, m, log, log_arg, err, errlen);
 	free(text);
 	return rc;

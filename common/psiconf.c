@@ -9,6 +9,7 @@
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/psiconf.h"
+#include "psiplace/readfile.h"
 #include "textparse.h"
 
 #define MAXWORDS 64
@@ -324,23 +325,13 @@ fail:
 int psiplace_psiconf_read_file(const char *path, bool optional, struct psiplace_psiconf *c,
 			       char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
 	char *text;
 	size_t n;
-	int rc;
+	int rc, e;
 
 	psiplace_psiconf_init(c);
-	if (!f) {
-		if (optional && errno == ENOENT)
-			return 0;
-		return psiplace_seterr(err, errlen, "%s: %s", path, strerror(errno));
-	}
-	if (!(text = malloc(PSIPLACE_PSICONF_MAXBYTES + 1))) {
-		fclose(f);
-		return psiplace_seterr(err, errlen, "%s: out of memory", path);
-	}
-	n = fread(text, 1, PSIPLACE_PSICONF_MAXBYTES + 1, f);
-	fclose(f);
+	if (psiplace_read_file(path, PSIPLACE_PSICONF_MAXBYTES, &text, &n, &e, err, errlen) < 0)
+		return optional && e == ENOENT ? 0 : -1;
 	rc = psiplace_psiconf_parse(text, n, path, c, err, errlen);
 	free(text);
 	return rc;

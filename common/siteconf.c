@@ -10,6 +10,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/priorityf.h"
+#include "psiplace/readfile.h"
 #include "psiplace/siteconf.h"
 
 #define MAX_INCLUDE_DEPTH 8
@@ -373,20 +374,12 @@ static int on_include(const char *pattern, int lineno, void *arg)
 
 static int read_one(struct reader *r, const char *path)
 {
-	FILE *f = fopen(path, "r");
 	char *text, msg[PSIPLACE_ERRLEN], **argv = NULL;
 	size_t n;
 	int argc, line = 0, rc;
 
-	if (!f)
-		return psiplace_seterr(r->err, r->errlen, "%s: %s", path, strerror(errno));
-	text = malloc(MAX_FILE_BYTES + 1);
-	if (!text) {
-		fclose(f);
-		return psiplace_seterr(r->err, r->errlen, "out of memory");
-	}
-	n = fread(text, 1, MAX_FILE_BYTES + 1, f);
-	fclose(f);
+	if (psiplace_read_file(path, MAX_FILE_BYTES, &text, &n, NULL, r->err, r->errlen) < 0)
+		return -1;
 	r->file = path;
 	msg[0] = '\0';
 	rc = psiplace_plugstack_scan(text, n, on_include, r, &argc, &argv, &line, msg, sizeof(msg));
