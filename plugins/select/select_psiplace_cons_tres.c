@@ -333,9 +333,15 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			error("%s: job record fails its magic check, using cons_tres order", plugin_type);
 		return CONS_TRES(node_bitmap);
 	}
-	opts.policy = job_policy(job_ptr, &job_prio);
-	if (opts.policy == PSIPLACE_POLICY_NONE)
+	/* A test-only call asks whether the job could ever run: the order of
+	 * nodes does not change the answer. */
+	if (mode == SELECT_MODE_TEST_ONLY)
 		return CONS_TRES(node_bitmap);
+	opts.policy = job_policy(job_ptr, &job_prio);
+	if (opts.policy == PSIPLACE_POLICY_NONE) {
+		psiplace_priorityf_free(job_prio);
+		return CONS_TRES(node_bitmap);
+	}
 
 	need = req_nodes > min_nodes ? req_nodes : min_nodes;
 	if (need == 0)
