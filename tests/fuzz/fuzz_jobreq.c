@@ -24,7 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			start = i + 1;
 		}
 	}
-	psiplace_jobreq_from_env((const char *const *)env, n, &r, err, sizeof(err));
+	if (psiplace_jobreq_from_env((const char *const *)env, n, &r, err, sizeof(err)) == 0) {
+		static const char *const names[] = { "n1", "n2", "n3", "n4", "login", "n0" };
+		uint32_t *cand;
+		size_t nc;
+
+		if (psiplace_jobreq_candidates(&r, names, 6, &cand, &nc, err, sizeof(err)) == 0)
+			free(cand);
+		psiplace_jobreq_free(&r);
+	}
 	free(buf);
 	return 0;
 }

@@ -1,0 +1,41 @@
+/* Fuzz every PSI_* value parser: the first byte picks the parser, the
+ * rest is the value. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/psi.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[PSIPLACE_ERRLEN], *s, buf[256];
+	struct psiplace_hostlist hl;
+	enum psiplace_nodes_sort m;
+	uint32_t *ids = NULL;
+	unsigned *map = NULL, tpp;
+	size_t n;
+
+	if (size < 1 || !(s = malloc(size)))
+		return 0;
+	memcpy(s, data + 1, size - 1);
+	s[size - 1] = '\0';
+	psiplace_hostlist_init(&hl);
+	switch (data[0] % 7) {
+	case 0:
+		if (psiplace_psi_nodes_parse(s, "PSI_NODES", &ids, &n, err, sizeof(err)) == 0)
+			psiplace_idlist_format(ids, n, buf, sizeof(buf));
+		break;
+	case 1: psiplace_psi_hosts_parse(s, "PSI_HOSTS", &hl, err, sizeof(err)); break;
+	case 2: psiplace_psi_hostfile_parse((const char *)data + 1, size - 1, "PSI_HOSTFILE", &hl, err, sizeof(err)); break;
+	case 3: psiplace_nodes_sort_parse(s, "PSI_NODES_SORT", &m, err, sizeof(err)); break;
+	case 4: psiplace_tpp_parse(s, "PSI_TPP", &tpp, err, sizeof(err)); break;
+	case 5: psiplace_omp_threads_tpp(s, &tpp, err, sizeof(err)); break;
+	default: psiplace_cpumap_parse(s, "__PSI_CPUMAP", &map, &n, err, sizeof(err)); break;
+	}
+	free(ids);
+	free(map);
+	psiplace_hostlist_free(&hl);
+	free(s);
+	return 0;
+}
