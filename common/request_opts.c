@@ -157,6 +157,9 @@ static unsigned slurm_long_flag(const char *name, size_t len)
 		{ "immediate", PSIPLACE_SLURM_IMMEDIATE },
 		{ "nodelist", PSIPLACE_SLURM_NODELIST },
 		{ "nodefile", PSIPLACE_SLURM_NODELIST },
+		{ "cpu-bind", PSIPLACE_SLURM_CPU_BIND },
+		{ "cpu_bind", PSIPLACE_SLURM_CPU_BIND },
+		{ "ntasks-per-node", PSIPLACE_SLURM_NTASKS_PER_NODE },
 	};
 	size_t i;
 
@@ -221,14 +224,40 @@ static int scan_psi(int argc, char *const argv[], int *i, struct psiplace_opts *
 	return 0;
 }
 
+/* A count value: digits only, else -1 (ranges such as 2-4 too). */
+static long count_of(const char *v)
+{
+	long n = 0;
+
+	if (!v || !*v)
+		return -1;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9' || n > 10000000)
+			return -1;
+		n = n * 10 + (*v - '0');
+	}
+	return n;
+}
+
+/* Remember -n/-N values: the balanced allocation of loop-nodes-first. */
+static void note_count(struct psiplace_slurm_cmdline *sl, const char *name, size_t len,
+		       const char *value)
+{
+	if ((len == 6 && !strncmp(name, "ntasks", 6)) || (len == 1 && *name == 'n'))
+		sl->ntasks = count_of(value);
+	else if ((len == 5 && !strncmp(name, "nodes", 5)) || (len == 1 && *name == 'N'))
+		sl->nnodes = count_of(value);
+}
+
 int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
-			  unsigned *slurm_set, char *err, size_t errlen)
+			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
 {
 	const char *prog = argc > 0 && argv[0] ? strrchr(argv[0], '/') : NULL;
 	bool sbatch;
 	int i;
 
-	*slurm_set = 0;
+	slurm->set = 0;
+	slurm->ntasks = slurm->nnodes = -1;
 	prog = prog ? prog + 1 : (argc > 0 && argv[0] ? argv[0] : "");
 	sbatch = !strcmp(prog, "sbatch");
 	for (i = 1; i < argc && argv[i]; i++) {
@@ -245,17 +274,21 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 					return -1;
 				continue;
 			}
-			*slurm_set |= slurm_long_flag(a + 2, len);
-			if (!eq && long_takes_arg(a + 2, len))
-				i++;
+			slurm->set |= slurm_long_flag(a + 2, len);
+			if (eq)
+				note_count(slurm, a + 2, len, eq + 1);
+			else if (long_takes_arg(a + 2, len) && ++i < argc)
+				note_count(slurm, a + 2, len, argv[i]);
 			continue;
 		}
 		/* A cluster of short options; one taking a value ends it. */
 		for (const char *c = a + 1; *c; c++) {
-			*slurm_set |= slurm_short_flag(*c);
+			slurm->set |= slurm_short_flag(*c);
 			if (strchr(slurm_short_with_arg, *c) && !(sbatch && *c == 'W')) {
-				if (!c[1])
-					i++;
+				if (c[1])
+					note_count(slurm, c, 1, c + 1);
+				else if (++i < argc)
+					note_count(slurm, c, 1, argv[i]);
 				break;
 			}
 		}

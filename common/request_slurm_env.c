@@ -2,6 +2,7 @@
  * before srun/sbatch/salloc read their environment. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "psiplace/request.h"
@@ -54,12 +55,35 @@ static const char *pick(enum psiplace_client c, const char *srun, const char *sb
 	return c == PSIPLACE_CLIENT_SRUN ? srun : c == PSIPLACE_CLIENT_SBATCH ? sbatch : salloc;
 }
 
+/* Cyclic over a packed allocation does not alternate nodes (cons_tres
+ * fills the first node): ask for the same number of tasks per node. */
+static void balance(struct tr *t, enum psiplace_client client, const struct psiplace_slurm_cmdline *sl)
+{
+	long n = sl ? sl->ntasks : -1, N = sl ? sl->nnodes : -1;
+	char num[24];
+
+	if (n < 0 && t->get && t->get("SLURM_NTASKS", t->arg))
+		n = strtol(t->get("SLURM_NTASKS", t->arg), NULL, 10);
+	if (N < 0 && t->get && t->get("SLURM_JOB_NUM_NODES", t->arg))
+		N = strtol(t->get("SLURM_JOB_NUM_NODES", t->arg), NULL, 10);
+	if (n <= 0 || N <= 1)
+		return;
+	snprintf(num, sizeof(num), "%ld", (n + N - 1) / N);
+	if (client == PSIPLACE_CLIENT_SRUN)
+		tr_set(t, "loop-nodes-first", "SLURM_NTASKS_PER_NODE", num, PSIPLACE_SLURM_NTASKS_PER_NODE,
+		       "--ntasks-per-node");
+	else if (!(t->slurm_set & PSIPLACE_SLURM_NTASKS_PER_NODE))
+		tr_note(t, "loop-nodes-first: %s has no tasks-per-node variable; give --ntasks-per-node=%s for a balanced allocation",
+			client_name(client), num);
+}
+
 void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_client client,
-				bool new_job, bool psi_strict, unsigned slurm_set,
+				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm,
 				psiplace_getenv_fn get, void *arg, const char *hostfile_path,
 				struct psiplace_slurm_env *out)
 {
-	struct tr t = { out, slurm_set, get, arg };
+	struct tr t = { out, slurm ? slurm->set : 0, get, arg };
+	unsigned slurm_set = t.slurm_set;
 	const char *var;
 	char num[16];
 
@@ -71,7 +95,15 @@ void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_
 		else
 			tr_note(&t, "loop-nodes-first: %s has no distribution variable; it applies to the steps",
 				client_name(client));
+		if (new_job)
+			balance(&t, client, slurm);
 	}
+	/* psiplace binds (or, asked not to, leaves unbound): Slurm's own
+	 * binding would only be replaced, and fails on nodes whose declared
+	 * CPUs are not the machine's. */
+	if (r->place && client == PSIPLACE_CLIENT_SRUN)
+		tr_set(&t, "psiplace binds the tasks", "SLURM_CPU_BIND", "none", PSIPLACE_SLURM_CPU_BIND,
+		       "--cpu-bind");
 	if (r->exclusive && new_job)
 		tr_set(&t, "exclusive", pick(client, "SLURM_EXCLUSIVE", "SBATCH_EXCLUSIVE", "SALLOC_EXCLUSIVE"),
 		       "exclusive", PSIPLACE_SLURM_EXCLUSIVE, "--exclusive");

@@ -79,6 +79,15 @@ enum {
 	PSIPLACE_SLURM_OVERCOMMIT = 1 << 3,    /* -O, --overcommit */
 	PSIPLACE_SLURM_IMMEDIATE = 1 << 4,     /* -I, --immediate */
 	PSIPLACE_SLURM_NODELIST = 1 << 5,      /* -w, --nodelist, -F, --nodefile */
+	PSIPLACE_SLURM_CPU_BIND = 1 << 6,      /* --cpu-bind */
+	PSIPLACE_SLURM_NTASKS_PER_NODE = 1 << 7, /* --ntasks-per-node */
+};
+
+/* What a client's command line says to Slurm itself. */
+struct psiplace_slurm_cmdline {
+	unsigned set;  /* PSIPLACE_SLURM_* given explicitly */
+	long ntasks;   /* -n/--ntasks value; -1 not given or not a number */
+	long nnodes;   /* -N/--nodes value (one number); -1 otherwise */
 };
 
 /* Split a NUL-separated command line (/proc/self/cmdline) into a
@@ -88,12 +97,13 @@ int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
 
 /* Scan a client's command line (argv[0] = program) the way getopt_long
  * would up to the first operand (the command or batch script): --psi-*
- * options go to opts, Slurm options psiplace translates to *slurm_set.
+ * options go to opts, the Slurm options psiplace's translation must
+ * respect to *slurm.
  * Unique prefixes of long options are not recognised (write them out).
  * -1 with err for a --psi-* option missing its value or a flag given
  * one. */
 int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
-			  unsigned *slurm_set, char *err, size_t errlen);
+			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen);
 
 /* Read a variable; NULL when undefined. */
 typedef const char *(*psiplace_getenv_fn)(const char *name, void *arg);
@@ -198,14 +208,16 @@ struct psiplace_slurm_env {
 };
 
 /* Slurm input variables that give the request its effect where Slurm has
- * the feature (cyclic distribution, exclusive, overcommit, cpus per
- * task, immediate, the hostfile layout).  A variable the user set, or
- * the matching option on the command line (slurm_set), wins.
+ * the feature (cyclic distribution with a balanced allocation, exclusive,
+ * overcommit, cpus per task, immediate, the hostfile layout, and no
+ * binding by Slurm where psiplace binds).  A variable the user set, or
+ * the matching option on the command line (slurm), wins; the counts in
+ * slurm (or SLURM_NTASKS/SLURM_JOB_NUM_NODES) size the balanced allocation.
  * new_job: the client creates an allocation (srun outside a job, sbatch,
  * salloc).  psi_strict: plugstack.conf PsiStrict=yes.  hostfile_path: a file holding the hostfile slots, one name a
  * line, written by the caller when r->nodeset is HOSTFILE. */
 void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_client client,
-				bool new_job, bool psi_strict, unsigned slurm_set, psiplace_getenv_fn get, void *arg,
+				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get, void *arg,
 				const char *hostfile_path, struct psiplace_slurm_env *out);
 
 #ifdef __cplusplus

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "psiplace/error.h"
+#include "psiplace/hostlist.h"
 #include "psiplace/psi_place.h"
 #include "spank_ctx.h"
 
@@ -39,6 +40,22 @@ static const char *job_getenv(const char *name, void *arg)
 	return NULL;
 }
 
+/* This node's name: position node of the step's node list (slurmstepd
+ * has no SLURMD_NODENAME before the tasks exist). */
+static void node_name(char **env, uint32_t node)
+{
+	const char *list = job_getenv("SLURM_STEP_NODELIST", env);
+	struct psiplace_hostlist hl;
+	char err[PSIPLACE_ERRLEN];
+
+	snprintf(ctx.node_name, sizeof(ctx.node_name), "node%u", node);
+	psiplace_hostlist_init(&hl);
+	if (list && psiplace_hostlist_expand(list, strlen(list), "SLURM_STEP_NODELIST", &hl, err,
+					     sizeof(err)) == 0 && node < hl.n)
+		snprintf(ctx.node_name, sizeof(ctx.node_name), "%s", hl.names[node]);
+	psiplace_hostlist_free(&hl);
+}
+
 static int step_layout(spank_t sp, char **env, char *err, size_t errlen)
 {
 	struct psiplace_step *s = &ctx.step;
@@ -46,13 +63,12 @@ static int step_layout(spank_t sp, char **env, char *err, size_t errlen)
 	uint32_t i, g;
 
 	memset(s, 0, sizeof(*s));
-	snprintf(ctx.node_name, sizeof(ctx.node_name), "%s",
-		 job_getenv("SLURMD_NODENAME", env) ? job_getenv("SLURMD_NODENAME", env) : "?");
-	s->node_name = ctx.node_name;
 	if (spank_get_item(sp, S_JOB_NODEID, &s->node) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &s->nlocal) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &s->ntasks) != ESPANK_SUCCESS)
 		return psiplace_seterr(err, errlen, "Slurm does not tell the step's layout");
+	node_name(env, s->node);
+	s->node_name = ctx.node_name;
 	if (tpn && psiplace_tasks_per_node_parse(tpn, &s->tasks_per_node, &s->nnodes, err, errlen) < 0)
 		return -1;
 	if (!(s->gtids = calloc(s->nlocal ? s->nlocal : 1, sizeof(*s->gtids))))
@@ -92,8 +108,10 @@ static int load_topology(char *err, size_t errlen)
 		return psiplace_seterr(err, errlen, "hwloc_topology_init failed");
 	/* Slurm numbers cores node-wide: keep the CPUs slurmstepd may not use. */
 	hwloc_topology_set_flags(ctx.topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-	if (ctx.site.topology_file && *ctx.site.topology_file) {
-		topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path));
+	/* TopologyFile=.../%n.xml: a node without its file is a real node. */
+	if (ctx.site.topology_file && *ctx.site.topology_file &&
+	    (topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path)),
+	     !strstr(ctx.site.topology_file, "%n") || access(path, F_OK) == 0)) {
 		psiplace_quote(q, sizeof(q), path, 120);
 		if (access(path, R_OK) == 0)
 			rc = hwloc_topology_set_xml(ctx.topo, path);
@@ -227,7 +245,8 @@ int spank_step_user_init(spank_t sp)
 		ctx.place = true;
 		if (!ctx.step_error[0])
 			snprintf(ctx.step_error, sizeof(ctx.step_error), "placement failed");
-		slurm_error("psiplace: %s", ctx.step_error);
+		/* slurm_error would reach the user too: the tasks report it once. */
+		slurm_info("psiplace: %s", ctx.step_error);
 	}
 	return 0;
 }

@@ -88,7 +88,7 @@ static void say_notes(const char (*notes)[PSIPLACE_ERRLEN], unsigned n)
 }
 
 static int translate(const struct psiplace_request *r, enum psiplace_client client,
-		     unsigned slurm_set, char *err, size_t errlen)
+		     const struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
 {
 	struct psiplace_slurm_env se;
 	bool verbose = ctx.verbose || r->verbose;
@@ -99,7 +99,7 @@ static int translate(const struct psiplace_request *r, enum psiplace_client clie
 	if (r->nodeset == PSIPLACE_NODESET_HOSTFILE && client == PSIPLACE_CLIENT_SRUN &&
 	    write_hostfile(r, err, errlen) < 0)
 		return -1;
-	psiplace_request_slurm_env(r, client, ctx.new_job, ctx.site.psi_strict, slurm_set,
+	psiplace_request_slurm_env(r, client, ctx.new_job, ctx.site.psi_strict, slurm,
 				   real_getenv, NULL, ctx.hostfile[0] ? ctx.hostfile : NULL, &se);
 	for (i = 0; i < se.n; i++) {
 		if (setenv(se.var[i].name, se.var[i].value, 1) < 0)
@@ -119,14 +119,14 @@ int spank_submit_init(spank_t sp)
 	struct psiplace_opts opts;
 	struct psiplace_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
 	enum psiplace_client client;
-	unsigned slurm_set = 0;
+	struct psiplace_slurm_cmdline slurm = { 0, -1, -1 };
 	int argc = 0, rc = -1;
 
 	(void)sp;
 	psiplace_opts_init(&opts);
 	ctx.hostfile[0] = '\0';
 	if (read_cmdline(&argc, &argv, err, sizeof(err)) < 0 ||
-	    psiplace_cmdline_scan(argc, argv, &opts, &slurm_set, err, sizeof(err)) < 0)
+	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, err, sizeof(err)) < 0)
 		goto out;
 	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {
 		psiplace_seterr(err, sizeof(err), "inherited options: out of memory");
@@ -141,7 +141,7 @@ int spank_submit_init(spank_t sp)
 		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);
 	if (ctx.verbose || ctx.req.verbose)
 		say_notes((const char (*)[PSIPLACE_ERRLEN])ctx.req.notes, ctx.req.nnotes);
-	rc = translate(&ctx.req, client, slurm_set, err, sizeof(err));
+	rc = translate(&ctx.req, client, &slurm, err, sizeof(err));
 out:
 	if (rc < 0)
 		spank_user_error("%s", err);

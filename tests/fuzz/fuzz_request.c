@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct psiplace_request r;
 	struct psiplace_slurm_env se;
 	struct psiplace_siteconf site;
-	unsigned set;
+	struct psiplace_slurm_cmdline set;
 	int argc = 0, split;
 	size_t n, i;
 
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		psiplace_opts_from_inherited(get, env, &opts);
 		if (psiplace_request_gather(&src, &r, err, sizeof(err)) == 0) {
-			psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, true, set, get, env, "/x", &se);
+			psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, true, &set, get, env, "/x", &se);
 			if (psiplace_jobreq_env_of_request(&r, name, value, &n, err, sizeof(err)) == 0)
 				for (i = 0; i < n; i++)
 					free(value[i]);

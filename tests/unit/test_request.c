@@ -28,7 +28,7 @@ static int gather(const char *const *env, const char *const *argv, struct psipla
 		  bool node_choice, struct psiplace_request *r)
 {
 	struct psiplace_opts opts;
-	unsigned slurm_set;
+	struct psiplace_slurm_cmdline slurm_set;
 	int argc = 0, rc;
 	struct psiplace_request_src src = { fake_getenv, (void *)env, &opts, site, node_choice };
 
@@ -164,17 +164,23 @@ Test(request, inherited_options_from_sbatch_lose_to_own_command_line)
 Test(request, cmdline_scan_stops_at_the_command_and_skips_values)
 {
 	struct psiplace_opts o;
-	unsigned set;
+	struct psiplace_slurm_cmdline set;
 
 	psiplace_opts_init(&o);
 	cr_assert_eq(psiplace_cmdline_scan(7, (char *const[]){ "srun", "-N", "--psi-tpp=9", "-c2", "-mcyclic", "./a", "--psi-tpp=5" },
 					   &o, &set, err, sizeof(err)), 0);
 	cr_assert_null(o.val[PSIPLACE_OPT_TPP]); /* "--psi-tpp=9" was -N's value */
-	cr_assert_eq(set, PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_DISTRIBUTION);
+	cr_assert_eq(set.set, PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_DISTRIBUTION);
+	cr_assert_eq(set.nnodes, -1);
 	cr_assert_eq(psiplace_cmdline_scan(5, (char *const[]){ "sbatch", "-W", "--psi-overbook", "--exclusive", "job.sh" },
 					   &o, &set, err, sizeof(err)), 0);
 	cr_assert_not_null(o.val[PSIPLACE_OPT_OVERBOOK]);
-	cr_assert_eq(set, PSIPLACE_SLURM_EXCLUSIVE);
+	cr_assert_eq(set.set, PSIPLACE_SLURM_EXCLUSIVE);
+	cr_assert_eq(psiplace_cmdline_scan(6, (char *const[]){ "srun", "-N2", "--ntasks", "5", "--cpu-bind=cores", "x" },
+					   &o, &set, err, sizeof(err)), 0);
+	cr_assert_eq(set.nnodes, 2);
+	cr_assert_eq(set.ntasks, 5);
+	cr_assert_eq(set.set, PSIPLACE_SLURM_CPU_BIND);
 	psiplace_opts_free(&o);
 }
 
@@ -271,11 +277,26 @@ Test(request_slurm_env, srun_gets_cyclic_exclusive_overcommit_cpus)
 	struct psiplace_slurm_env e;
 
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST=", "PSI_OVERBOOK=", "PSI_TPP=2"), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, 0, fake_getenv, NULL, NULL, &e);
-	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_EXCLUSIVE=exclusive SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none SLURM_EXCLUSIVE=exclusive SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
 	/* Inside an allocation the step is not exclusive. */
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, false, false, 0, fake_getenv, NULL, NULL, &e);
-	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, false, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
+	psiplace_request_free(&r);
+}
+
+Test(request_slurm_env, loop_nodes_first_balances_a_new_allocation)
+{
+	struct psiplace_request r;
+	struct psiplace_slurm_env e;
+	struct psiplace_slurm_cmdline sl = { 0, 5, 2 };
+
+	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST="), NULL, NULL, true, &r), 0);
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_NTASKS_PER_NODE=3 SLURM_CPU_BIND=none");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, &sl, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SBATCH_DISTRIBUTION=cyclic");
+	cr_assert_str_eq(e.notes[0], "loop-nodes-first: sbatch has no tasks-per-node variable; give --ntasks-per-node=3 for a balanced allocation");
 	psiplace_request_free(&r);
 }
 
@@ -286,12 +307,14 @@ Test(request_slurm_env, user_choice_wins)
 	const char *const *env = ENV("PSI_LOOP_NODES_FIRST=", "PSI_TPP=2", "SLURM_DISTRIBUTION=block");
 
 	cr_assert_eq(gather(env, NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, PSIPLACE_SLURM_CPUS_PER_TASK,
-				   fake_getenv, (void *)env, NULL, &e);
+	struct psiplace_slurm_cmdline sl = { PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_CPU_BIND, -1, -1 };
+
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, (void *)env, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "");
-	cr_assert_eq(e.nnotes, 2);
+	cr_assert_eq(e.nnotes, 3);
 	cr_assert_str_eq(e.notes[0], "loop-nodes-first: not setting SLURM_DISTRIBUTION=cyclic, you chose SLURM_DISTRIBUTION yourself");
-	cr_assert_str_eq(e.notes[1], "PSI_TPP: not setting SRUN_CPUS_PER_TASK=2, you chose -c/--cpus-per-task yourself");
+	cr_assert_str_eq(e.notes[1], "psiplace binds the tasks: not setting SLURM_CPU_BIND=none, you chose --cpu-bind yourself");
+	cr_assert_str_eq(e.notes[2], "PSI_TPP: not setting SRUN_CPUS_PER_TASK=2, you chose -c/--cpus-per-task yourself");
 	psiplace_request_free(&r);
 }
 
@@ -301,11 +324,11 @@ Test(request_slurm_env, salloc_immediate_under_psi_strict_and_hostfile)
 	struct psiplace_slurm_env e;
 
 	cr_assert_eq(gather(ENV("PSI_HOSTFILE=" PSIPLACE_TEST_DATA "/psi_hostfile"), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, 0, fake_getenv, NULL, "/tmp/hf", &e);
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, NULL, fake_getenv, NULL, "/tmp/hf", &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SALLOC_IMMEDIATE=1 SLURM_HOSTFILE=/tmp/hf");
 	psiplace_request_free(&r);
 	cr_assert_eq(gather(ENV("PSI_HOSTS=n1", "PSI_WAIT="), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, 0, fake_getenv, NULL, NULL, &e);
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "");
 	psiplace_request_free(&r);
 }
