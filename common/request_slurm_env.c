@@ -104,7 +104,11 @@ void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_
 	if (r->place && client == PSIPLACE_CLIENT_SRUN)
 		tr_set(&t, "psiplace binds the tasks", "SLURM_CPU_BIND", "none", PSIPLACE_SLURM_CPU_BIND,
 		       "--cpu-bind");
-	if (r->exclusive && new_job)
+	/* 22.05's srun turns --exclusive into an exact step, which then
+	 * refuses more tasks than CPUs: overbooking wins there. */
+	if (r->exclusive && new_job && r->overbook && client == PSIPLACE_CLIENT_SRUN)
+		tr_note(&t, "overbook: srun cannot combine --exclusive with --overcommit; the job is not exclusive (use sbatch or salloc for an exclusive overbooked job)");
+	else if (r->exclusive && new_job)
 		tr_set(&t, "exclusive", pick(client, "SLURM_EXCLUSIVE", "SBATCH_EXCLUSIVE", "SALLOC_EXCLUSIVE"),
 		       "exclusive", PSIPLACE_SLURM_EXCLUSIVE, "--exclusive");
 	if (r->overbook)

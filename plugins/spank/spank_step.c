@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
+
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/psi_place.h"
@@ -45,6 +47,9 @@ static const char *job_getenv(const char *name, void *arg)
 static void node_name(char **env, uint32_t node)
 {
 	const char *list = job_getenv("SLURM_STEP_NODELIST", env);
+
+	if (!list) /* the batch step */
+		list = job_getenv("SLURM_JOB_NODELIST", env);
 	struct psiplace_hostlist hl;
 	char err[PSIPLACE_ERRLEN];
 
@@ -191,6 +196,13 @@ static int place_step(spank_t sp, char **env, char *err, size_t errlen)
 	psiplace_backend_fn backend = spank_psi_backend;
 	int rc = -1;
 
+	uint32_t stepid = 0;
+
+	/* The batch script and the extern step are no tasks to place. */
+	if (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
+	    (stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT ||
+	     stepid == SLURM_INTERACTIVE_STEP))
+		return 0;
 	if (psiplace_request_gather(&src, &r, err, errlen) < 0)
 		return -1;
 	ctx.place = r.place;

@@ -276,9 +276,17 @@ Test(request_slurm_env, srun_gets_cyclic_exclusive_overcommit_cpus)
 	struct psiplace_request r;
 	struct psiplace_slurm_env e;
 
+	cr_assert_eq(gather(ENV("PSI_EXCLUSIVE="), NULL, NULL, true, &r), 0);
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SLURM_CPU_BIND=none SLURM_EXCLUSIVE=exclusive");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SBATCH_EXCLUSIVE=exclusive");
+	psiplace_request_free(&r);
+
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST=", "PSI_OVERBOOK=", "PSI_TPP=2"), NULL, NULL, true, &r), 0);
 	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
-	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none SLURM_EXCLUSIVE=exclusive SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
+	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
+	cr_assert_str_eq(e.notes[0], "overbook: srun cannot combine --exclusive with --overcommit; the job is not exclusive (use sbatch or salloc for an exclusive overbooked job)");
 	/* Inside an allocation the step is not exclusive. */
 	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, false, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
