@@ -258,13 +258,18 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 
 	slurm->set = 0;
 	slurm->ntasks = slurm->nnodes = -1;
+	slurm->operand = argc;
+	slurm->wrap = false;
 	prog = prog ? prog + 1 : (argc > 0 && argv[0] ? argv[0] : "");
 	sbatch = !strcmp(prog, "sbatch");
 	for (i = 1; i < argc && argv[i]; i++) {
 		const char *a = argv[i];
 
-		if (a[0] != '-' || !a[1] || !strcmp(a, "--"))
-			break; /* the command or script: the rest is its own */
+		if (a[0] != '-' || !a[1] || !strcmp(a, "--")) {
+			/* the command or script: the rest is its own */
+			slurm->operand = i + (!strcmp(a, "--") ? 1 : 0);
+			break;
+		}
 		if (a[1] == '-') {
 			const char *eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
@@ -275,6 +280,8 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 				continue;
 			}
 			slurm->set |= slurm_long_flag(a + 2, len);
+			if (len == 4 && !strncmp(a + 2, "wrap", 4))
+				slurm->wrap = true;
 			if (eq)
 				note_count(slurm, a + 2, len, eq + 1);
 			else if (long_takes_arg(a + 2, len) && ++i < argc)
@@ -327,5 +334,83 @@ int psiplace_opts_from_inherited(psiplace_getenv_fn get, void *arg, struct psipl
 				return -1;
 		}
 	}
+	return 0;
+}
+
+/* Split one directive line into words: blanks separate, quotes group. */
+static int split_words(const char *p, const char *end, char **words, int max, char *buf,
+		       size_t buflen)
+{
+	int n = 0;
+	size_t o = 0;
+
+	while (p < end && n < max) {
+		char q = 0;
+
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p >= end || *p == '#')
+			break;
+		words[n++] = buf + o;
+		for (; p < end && (q || (*p != ' ' && *p != '\t' && *p != '\r')); p++) {
+			if (!q && (*p == '"' || *p == '\''))
+				q = *p;
+			else if (q && *p == q)
+				q = 0;
+			else if (o + 1 < buflen)
+				buf[o++] = *p;
+		}
+		if (o + 1 >= buflen)
+			return -1;
+		buf[o++] = '\0';
+	}
+	return n;
+}
+
+int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
+			       struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+{
+	size_t pos = 0;
+	unsigned set = slurm->set;
+	int first = 1;
+
+	if (len > PSIPLACE_SCRIPT_MAX)
+		len = PSIPLACE_SCRIPT_MAX;
+	while (pos < len) {
+		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+		const char *end = nl ? nl : text + len, *p = line;
+		char *words[64], buf[4096];
+		struct psiplace_slurm_cmdline sl;
+		int n;
+
+		pos = (size_t)(end - text) + 1;
+		if (first && end - line >= 2 && line[0] == '#' && line[1] == '!') {
+			first = 0;
+			continue;
+		}
+		first = 0;
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p == end)
+			continue;
+		if (*p != '#')
+			break; /* sbatch stops at the first command */
+		if (p != line || end - p < 7 || strncmp(p, "#SBATCH", 7))
+			continue;
+		words[0] = (char *)"sbatch";
+		n = split_words(p + 7, end, words + 1, 62, buf, sizeof(buf));
+		if (n < 0)
+			return psiplace_seterr(err, errlen, "batch script: a #SBATCH line longer than %zu bytes",
+					       sizeof(buf));
+		words[n + 1] = NULL;
+		if (psiplace_cmdline_scan(n + 1, words, opts, &sl, err, errlen) < 0)
+			return -1;
+		set |= sl.set;
+		if (sl.ntasks >= 0)
+			slurm->ntasks = sl.ntasks;
+		if (sl.nnodes >= 0)
+			slurm->nnodes = sl.nnodes;
+	}
+	slurm->set = set;
 	return 0;
 }

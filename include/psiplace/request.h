@@ -88,6 +88,8 @@ struct psiplace_slurm_cmdline {
 	unsigned set;  /* PSIPLACE_SLURM_* given explicitly */
 	long ntasks;   /* -n/--ntasks value; -1 not given or not a number */
 	long nnodes;   /* -N/--nodes value (one number); -1 otherwise */
+	int operand;   /* index of the first operand (command, batch script); argc if none */
+	bool wrap;     /* sbatch --wrap: no script file */
 };
 
 /* Split a NUL-separated command line (/proc/self/cmdline) into a
@@ -104,6 +106,15 @@ int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
  * one. */
 int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
 			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen);
+
+/* The #SBATCH directives of a batch script (text[0..len)): the leading
+ * comment block, as sbatch reads it (words split at blanks, quotes
+ * removed).  --psi-* options go to opts (a later directive replaces an
+ * earlier one), Slurm options psiplace translates are added to
+ * slurm->set.  Bounded: at most PSIPLACE_SCRIPT_MAX bytes are looked at. */
+#define PSIPLACE_SCRIPT_MAX (1 << 20)
+int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
+			       struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen);
 
 /* Read a variable; NULL when undefined. */
 typedef const char *(*psiplace_getenv_fn)(const char *name, void *arg);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "psiplace/error.h"
@@ -40,6 +41,37 @@ static int read_cmdline(int *argc, char ***argv, char *err, size_t errlen)
 	close(fd);
 	rc = psiplace_cmdline_split(buf, len, argc, argv, err, errlen);
 	free(buf);
+	return rc;
+}
+
+/* sbatch reads #SBATCH directives after its environment: psiplace reads
+ * them first (as the user: this is the client).  The command line wins. */
+static int script_options(const char *path, struct psiplace_opts *opts,
+			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+{
+	struct psiplace_opts script;
+	struct stat st;
+	char *buf;
+	ssize_t got;
+	size_t len = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* sbatch reports a missing script itself */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(buf = malloc(PSIPLACE_SCRIPT_MAX))) {
+		close(fd);
+		return 0;
+	}
+	while (len < PSIPLACE_SCRIPT_MAX && (got = read(fd, buf + len, PSIPLACE_SCRIPT_MAX - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	psiplace_opts_init(&script);
+	rc = psiplace_batch_script_scan(buf, len, &script, slurm, err, errlen);
+	free(buf);
+	if (rc == 0 && psiplace_opts_merge_missing(opts, &script) < 0)
+		rc = psiplace_seterr(err, errlen, "batch script options: out of memory");
+	psiplace_opts_free(&script);
 	return rc;
 }
 
@@ -119,7 +151,7 @@ int spank_submit_init(spank_t sp)
 	struct psiplace_opts opts;
 	struct psiplace_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
 	enum psiplace_client client;
-	struct psiplace_slurm_cmdline slurm = { 0, -1, -1 };
+	struct psiplace_slurm_cmdline slurm = { 0, -1, -1, 0, false };
 	int argc = 0, rc = -1;
 
 	(void)sp;
@@ -128,11 +160,14 @@ int spank_submit_init(spank_t sp)
 	if (read_cmdline(&argc, &argv, err, sizeof(err)) < 0 ||
 	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, err, sizeof(err)) < 0)
 		goto out;
+	client = client_of(argc > 0 ? argv[0] : NULL);
+	if (client == PSIPLACE_CLIENT_SBATCH && !slurm.wrap && slurm.operand < argc &&
+	    script_options(argv[slurm.operand], &opts, &slurm, err, sizeof(err)) < 0)
+		goto out;
 	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {
 		psiplace_seterr(err, sizeof(err), "inherited options: out of memory");
 		goto out;
 	}
-	client = client_of(argc > 0 ? argv[0] : NULL);
 	ctx.new_job = client != PSIPLACE_CLIENT_SRUN || !getenv("SLURM_JOB_ID");
 	if (psiplace_request_gather(&src, &ctx.req, err, sizeof(err)) < 0)
 		goto out;
@@ -198,7 +233,7 @@ int spank_submit_post_opt(spank_t sp)
 	signature(&ctx.req, before, sizeof(before));
 	signature(&r, after, sizeof(after));
 	if (strcmp(before, after)) {
-		spank_user_error("--psi-* options: Slurm parsed an option that psiplace could not read from the command line before Slurm read its environment; write psiplace's options out in full (e.g. --psi-tpp=2)");
+		spank_user_error("--psi-* options: Slurm parsed an option psiplace could not read before Slurm read its environment (an abbreviated name, or a batch script on standard input); write psiplace's options out in full (e.g. --psi-tpp=2) on the command line or in a script file");
 		psiplace_request_free(&r);
 		return -1;
 	}

@@ -1,4 +1,4 @@
-/* Fuzz every PSI_* value parser: the first byte picks the parser, the
+/* Fuzz every PSI_* value parser (and Slurm's tasks-per-node list): the first byte picks the parser, the
  * rest is the value. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -6,6 +6,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/psi.h"
+#include "psiplace/step.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,7 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data + 1, size - 1);
 	s[size - 1] = '\0';
 	psiplace_hostlist_init(&hl);
-	switch (data[0] % 7) {
+	uint32_t *counts = NULL, ncounts;
+
+	switch (data[0] % 8) {
 	case 0:
 		if (psiplace_psi_nodes_parse(s, "PSI_NODES", &ids, &n, err, sizeof(err)) == 0)
 			psiplace_idlist_format(ids, n, buf, sizeof(buf));
@@ -31,8 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 3: psiplace_nodes_sort_parse(s, "PSI_NODES_SORT", &m, err, sizeof(err)); break;
 	case 4: psiplace_tpp_parse(s, "PSI_TPP", &tpp, err, sizeof(err)); break;
 	case 5: psiplace_omp_threads_tpp(s, &tpp, err, sizeof(err)); break;
-	default: psiplace_cpumap_parse(s, "__PSI_CPUMAP", &map, &n, err, sizeof(err)); break;
+	case 6: psiplace_cpumap_parse(s, "__PSI_CPUMAP", &map, &n, err, sizeof(err)); break;
+	default: psiplace_tasks_per_node_parse(s, &counts, &ncounts, err, sizeof(err)); break;
 	}
+	free(counts);
 	free(ids);
 	free(map);
 	psiplace_hostlist_free(&hl);

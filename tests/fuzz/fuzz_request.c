@@ -1,5 +1,6 @@
 /* Fuzz request gathering end to end: the input, split at NUL bytes, is a
- * command line up to an empty entry, then NAME=value variables. */
+ * command line up to an empty entry, then NAME=value variables; an input
+ * starting with '#' is a batch script's #SBATCH block. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int argc = 0, split;
 	size_t n, i;
 
+	if (size && data[0] == '#') { /* a batch script's directives */
+		struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false };
+
+		psiplace_opts_init(&opts);
+		psiplace_batch_script_scan((const char *)data, size, &opts, &sl, err, sizeof(err));
+		psiplace_opts_free(&opts);
+		return 0;
+	}
 	if (psiplace_cmdline_split((const char *)data, size, &argc, &argv, err, sizeof(err)) < 0)
 		return 0;
 	for (split = 0; split < argc && argv[split][0]; split++)

@@ -66,6 +66,11 @@ poll 60 job_done "$id"
 check_eq "sbatch --psi-tpp=2 is inherited by srun in the script" "$(whole n2 4 2)" \
   "$(report <"$work/sb.out")"
 
+printf '#!/bin/bash\n#SBATCH -w n2 --exclusive\n#SBATCH --psi-tpp=2 --psi-loop-nodes-first\nsrun -n4 --psi-dry-run true\n' >"$work/job.sh"
+id=$(sbatch --parsable -o "$work/sb2.out" "$work/job.sh")
+poll 60 job_done "$id"
+check_eq "#SBATCH --psi-tpp=2 in the script reaches the steps" "$(whole n2 4 2)" "$(report <"$work/sb2.out")"
+
 # --- real binding on n5, declared like this machine
 ncores=$(hwloc-calc --number-of core machine:0)
 nthreads=$(hwloc-calc --number-of pu core:0)

@@ -9,6 +9,7 @@
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/psi.h"
+#include "psiplace/step.h"
 
 static char err[PSIPLACE_ERRLEN];
 
@@ -284,4 +285,19 @@ Test(psi_sort, none_keeps_list_order_and_weight_stays_major)
 	cr_assert_eq(order[0], 0);
 	cr_assert_eq(order[1], 2);
 	cr_assert_eq(order[2], 1);
+}
+
+Test(step, tasks_per_node_list)
+{
+	uint32_t *c, n;
+
+	cr_assert_eq(psiplace_tasks_per_node_parse("2(x3),1", &c, &n, err, sizeof(err)), 0);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(c[0], 2);
+	cr_assert_eq(c[2], 2);
+	cr_assert_eq(c[3], 1);
+	free(c);
+	cr_assert_eq(psiplace_tasks_per_node_parse("2(x0)", &c, &n, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "SLURM_STEP_TASKS_PER_NODE: '2(x0)' is not a task count list such as 2(x3),1");
+	cr_assert_eq(psiplace_tasks_per_node_parse("", &c, &n, err, sizeof(err)), -1);
 }

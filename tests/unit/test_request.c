@@ -184,6 +184,28 @@ Test(request, cmdline_scan_stops_at_the_command_and_skips_values)
 	psiplace_opts_free(&o);
 }
 
+Test(request, batch_script_directives_and_operand)
+{
+	const char *script = "#!/bin/bash\n#SBATCH -N 2 --psi-tpp=3\n  # indented: not a directive\n#SBATCH --psi-loop-nodes-first # comment\n#SBATCH --job-name \"a b\" -m block\necho hi\n#SBATCH --psi-overbook\n";
+	struct psiplace_opts o;
+	struct psiplace_slurm_cmdline sl;
+
+	psiplace_opts_init(&o);
+	cr_assert_eq(psiplace_cmdline_scan(4, (char *const[]){ "sbatch", "-n", "4", "job.sh" }, &o, &sl, err, sizeof(err)), 0);
+	cr_assert_eq(sl.operand, 3);
+	cr_assert_not(sl.wrap);
+	cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, err, sizeof(err)), 0);
+	cr_assert_str_eq(o.val[PSIPLACE_OPT_TPP], "3");
+	cr_assert_not_null(o.val[PSIPLACE_OPT_LOOP_NODES_FIRST]);
+	cr_assert_null(o.val[PSIPLACE_OPT_OVERBOOK]); /* after the first command */
+	cr_assert_eq(sl.nnodes, 2);
+	cr_assert_eq(sl.ntasks, 4);
+	cr_assert_eq(sl.set, PSIPLACE_SLURM_DISTRIBUTION);
+	cr_assert_eq(psiplace_cmdline_scan(3, (char *const[]){ "sbatch", "--wrap", "true" }, &o, &sl, err, sizeof(err)), 0);
+	cr_assert(sl.wrap);
+	psiplace_opts_free(&o);
+}
+
 Test(request, cpumap_needs_allow_user_cpumap)
 {
 	struct psiplace_request r;
@@ -297,7 +319,7 @@ Test(request_slurm_env, loop_nodes_first_balances_a_new_allocation)
 {
 	struct psiplace_request r;
 	struct psiplace_slurm_env e;
-	struct psiplace_slurm_cmdline sl = { 0, 5, 2 };
+	struct psiplace_slurm_cmdline sl = { 0, 5, 2, 0, false };
 
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST="), NULL, NULL, true, &r), 0);
 	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, NULL, NULL, &e);
@@ -315,7 +337,7 @@ Test(request_slurm_env, user_choice_wins)
 	const char *const *env = ENV("PSI_LOOP_NODES_FIRST=", "PSI_TPP=2", "SLURM_DISTRIBUTION=block");
 
 	cr_assert_eq(gather(env, NULL, NULL, true, &r), 0);
-	struct psiplace_slurm_cmdline sl = { PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_CPU_BIND, -1, -1 };
+	struct psiplace_slurm_cmdline sl = { PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_CPU_BIND, -1, -1, 0, false };
 
 	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, (void *)env, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "");
