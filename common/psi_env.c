@@ -191,38 +191,42 @@ int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_
 	return 0;
 }
 
-int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_hostlist *hl,
+int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_names *hl,
 			     char *err, size_t errlen)
 {
-	size_t before = hl->n, len = strnlen(s, PSIPLACE_PSI_VALUE_MAX + 1);
-	const char *p = s;
-
-	if (len > PSIPLACE_PSI_VALUE_MAX)
+	if (strnlen(s, PSIPLACE_PSI_VALUE_MAX + 1) > PSIPLACE_PSI_VALUE_MAX)
 		return psiplace_seterr(err, errlen, "%s: value longer than %d bytes", what,
 				       PSIPLACE_PSI_VALUE_MAX);
-	while (*p) {
-		const char *e;
+	return psiplace_names_add_hostlist(hl, s, what, err, errlen);
+}
 
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == ',')
-			p++;
-		/* A word ends at a blank, or at a comma outside brackets. */
-		for (e = p; *e && *e != ' ' && *e != '\t' && *e != '\n'; e++)
-			;
-		if (e > p && psiplace_hostlist_expand(p, (size_t)(e - p), what, hl, err, errlen) < 0) {
-			while (hl->n > before)
-				free(hl->names[--hl->n]);
-			return -1;
+/* One hostfile line (after comment and blank removal) into names. */
+static int hostfile_line(const char *line, size_t len, const char *what, int lineno,
+			 struct psiplace_names *hl, char *err, size_t errlen)
+{
+	char lw[200], *copy;
+	size_t k;
+	int rc;
+
+	snprintf(lw, sizeof(lw), "%s line %d", what, lineno);
+	for (k = 0; k < len; k++)
+		if (isspace((unsigned char)line[k]) || line[k] == ',') {
+			char q[160], v[200];
+			snprintf(v, sizeof(v), "%.*s", (int)(len > 150 ? 150 : len), line);
+			psiplace_quote(q, sizeof(q), v, 120);
+			return psiplace_seterr(err, errlen,
+					       "%s: '%s' has more than one word; accepted: one host name per line, '#' comments",
+					       lw, q);
 		}
-		p = e;
-	}
-	if (hl->n == before)
-		return bad_value(what, s, "names no host", "host names separated by blanks or commas, Slurm hostlist expressions allowed (e.g. n1 n2,n[4-7])",
-				 err, errlen);
-	return 0;
+	if (!(copy = strndup(line, len)))
+		return psiplace_seterr(err, errlen, "%s: out of memory", lw);
+	rc = psiplace_names_add_hostlist(hl, copy, lw, err, errlen);
+	free(copy);
+	return rc;
 }
 
 int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
-				struct psiplace_hostlist *hl, char *err, size_t errlen)
+				struct psiplace_names *hl, char *err, size_t errlen)
 {
 	size_t before = hl->n, pos = 0;
 	int lineno = 0;
@@ -231,12 +235,13 @@ int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
 		size_t l = nl ? (size_t)(nl - line) : len - pos, a = 0, b;
 		const char *hash = memchr(line, '#', l);
-		char lw[64];
 
 		pos += l + (nl ? 1 : 0);
 		lineno++;
 		if (hash)
 			l = (size_t)(hash - line);
+		if (memchr(line, '\0', l))
+			l = strnlen(line, l);
 		while (a < l && isspace((unsigned char)line[a]))
 			a++;
 		b = l;
@@ -244,21 +249,9 @@ int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 			b--;
 		if (a == b)
 			continue;
-		snprintf(lw, sizeof(lw), "%s line %d", what, lineno);
-		for (size_t k = a; k < b; k++)
-			if (isspace((unsigned char)line[k])) {
-				char q[160], v[200];
-				snprintf(v, sizeof(v), "%.*s", (int)(b - a > 150 ? 150 : b - a), line + a);
-				psiplace_quote(q, sizeof(q), v, 120);
-				while (hl->n > before)
-					free(hl->names[--hl->n]);
-				return psiplace_seterr(err, errlen,
-						       "%s: '%s' has more than one word; accepted: one host name per line, '#' comments",
-						       lw, q);
-			}
-		if (psiplace_hostlist_expand(line + a, b - a, lw, hl, err, errlen) < 0) {
+		if (hostfile_line(line + a, b - a, what, lineno, hl, err, errlen) < 0) {
 			while (hl->n > before)
-				free(hl->names[--hl->n]);
+				free(hl->name[--hl->n]);
 			return -1;
 		}
 	}
@@ -269,7 +262,7 @@ int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 	return 0;
 }
 
-int psiplace_psi_hostfile_read(const char *path, const char *what, struct psiplace_hostlist *hl,
+int psiplace_psi_hostfile_read(const char *path, const char *what, struct psiplace_names *hl,
 			       char *err, size_t errlen)
 {
 	char q[160], label[200], *buf;

@@ -65,7 +65,7 @@ static const char *const *vars_of(enum psiplace_opt o)
 void psiplace_request_init(struct psiplace_request *r)
 {
 	memset(r, 0, sizeof(*r));
-	psiplace_hostlist_init(&r->hosts);
+	psiplace_names_init(&r->hosts);
 	r->tpp = 1;
 	r->pin = r->bindmem = true;
 }
@@ -74,7 +74,7 @@ void psiplace_request_free(struct psiplace_request *r)
 {
 	free(r->node_ids);
 	free(r->cpumap);
-	psiplace_hostlist_free(&r->hosts);
+	psiplace_names_free(&r->hosts);
 	psiplace_opts_free(&r->own);
 	psiplace_request_init(r);
 }
@@ -367,10 +367,10 @@ int psiplace_request_check_option(enum psiplace_opt o, const char *value,
 		rc = psiplace_psi_nodes_parse(value ? value : "", dashed[o], &ids, &n, err, errlen);
 		free(ids);
 	} else if (o == PSIPLACE_OPT_HOSTS) {
-		struct psiplace_hostlist hl;
-		psiplace_hostlist_init(&hl);
+		struct psiplace_names hl;
+		psiplace_names_init(&hl);
 		rc = psiplace_psi_hosts_parse(value ? value : "", dashed[o], &hl, err, errlen);
-		psiplace_hostlist_free(&hl);
+		psiplace_names_free(&hl);
 	} else if (o == PSIPLACE_OPT_HOSTFILE && (!value || !*value)) {
 		rc = psiplace_seterr(err, errlen, "--psi-hostfile: '' is empty; accepted: the path of a host file");
 	} else {

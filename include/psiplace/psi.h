@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "psiplace/hostlist.h"
+#include "psiplace/names.h"
 #include "psiplace/policy.h"
 
 #ifdef __cplusplus
@@ -43,19 +43,19 @@ int psiplace_psi_nodes_parse(const char *s, const char *what, uint32_t **ids, si
 
 /* PSI_HOSTS: names separated by blanks and/or commas, each may be a Slurm
  * hostlist expression.  Names are appended to hl. */
-int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_hostlist *hl,
+int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_names *hl,
 			     char *err, size_t errlen);
 
 /* PSI_HOSTFILE content: one host (or hostlist expression) per line, '#'
  * starts a comment, blank lines ignored; a host listed k times gives k
  * entries (slots).  `what` names the file for messages. */
 int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
-				struct psiplace_hostlist *hl, char *err, size_t errlen);
+				struct psiplace_names *hl, char *err, size_t errlen);
 
 /* Read and parse a hostfile with the caller's credentials (the SPANK
  * plugin calls it only in srun/sbatch/salloc, as the submitting user).
  * Only regular files up to PSIPLACE_HOSTFILE_MAX bytes. */
-int psiplace_psi_hostfile_read(const char *path, const char *what, struct psiplace_hostlist *hl,
+int psiplace_psi_hostfile_read(const char *path, const char *what, struct psiplace_names *hl,
 			       char *err, size_t errlen);
 
 /* PSI_NODES_SORT: PROC, LOAD (=LOAD1=LOAD_1), LOAD_5 (=LOAD5), LOAD_15

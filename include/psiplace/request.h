@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "psiplace/error.h"
-#include "psiplace/hostlist.h"
+#include "psiplace/names.h"
 #include "psiplace/policy.h"
 #include "psiplace/psi.h"
 #include "psiplace/siteconf.h"
@@ -150,7 +150,7 @@ struct psiplace_request {
 	const char *nodeset_from;       /* "PSI_NODES", "--psi-hosts", ... */
 	uint32_t *node_ids;
 	size_t nnode_ids;
-	struct psiplace_hostlist hosts; /* PSI_HOSTS names or hostfile slots */
+	struct psiplace_names hosts;    /* PSI_HOSTS names or hostfile slots */
 	enum psiplace_nodes_sort sort;  /* UNSET: the site's NodesSort */
 	const char *sort_from;
 	bool psi_node_choice;           /* any PSI node-choice input given */

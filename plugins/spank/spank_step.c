@@ -54,11 +54,11 @@ static void node_name(char **env, uint32_t node)
 	char err[PSIPLACE_ERRLEN];
 
 	snprintf(ctx.node_name, sizeof(ctx.node_name), "node%u", node);
-	psiplace_hostlist_init(&hl);
-	if (list && psiplace_hostlist_expand(list, strlen(list), "SLURM_STEP_NODELIST", &hl, err,
-					     sizeof(err)) == 0 && node < hl.n)
-		snprintf(ctx.node_name, sizeof(ctx.node_name), "%s", hl.names[node]);
-	psiplace_hostlist_free(&hl);
+	if (list && psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, err, sizeof(err)) == 0) {
+		if (node < hl.n)
+			snprintf(ctx.node_name, sizeof(ctx.node_name), "%s", hl.host[node]);
+		psiplace_hostlist_free(&hl);
+	}
 }
 
 static int step_layout(spank_t sp, char **env, char *err, size_t errlen)

@@ -101,7 +101,7 @@ static int write_hostfile(const struct psiplace_request *r, char *err, size_t er
 				       r->nodeset_from, strerror(errno));
 	}
 	for (i = 0; i < r->hosts.n; i++)
-		fprintf(f, "%s\n", r->hosts.names[i]);
+		fprintf(f, "%s\n", r->hosts.name[i]);
 	if (fclose(f) != 0) {
 		unlink(ctx.hostfile);
 		ctx.hostfile[0] = '\0';

@@ -115,7 +115,7 @@ bad() { # NAME EXPECTED-LINE-REGEX CMD...
 bad "PSI_TPP=abc" "^psiplace: error: PSI_TPP: 'abc' is not a positive integer$" env PSI_TPP=abc timeout 60 srun -n1 true
 bad "--psi-tpp=0" "^psiplace: error: --psi-tpp: '0' is not a positive integer$" timeout 60 srun --psi-tpp=0 -n1 true
 bad "PSI_NODES=n1" "^psiplace: error: PSI_NODES: 'n1' is not a node id list; accepted: " env PSI_NODES=n1 timeout 60 srun -n1 true
-bad "PSI_HOSTS empty" "^psiplace: error: PSI_HOSTS: '' names no host" env PSI_HOSTS= timeout 60 srun -n1 true
+bad "PSI_HOSTS empty" "^psiplace: error: PSI_HOSTS: no host names" env PSI_HOSTS= timeout 60 srun -n1 true
 bad "PSI_HOSTFILE missing" "^psiplace: error: PSI_HOSTFILE: cannot open '$work/none': No such file" env PSI_HOSTFILE=$work/none timeout 60 srun -n1 true
 bad "PSI_NODES_SORT=fast" "^psiplace: error: PSI_NODES_SORT: 'fast' is not a sort mode; accepted: PROC, LOAD" env PSI_NODES_SORT=fast timeout 60 srun -n1 true
 bad "two node-set options" "^psiplace: error: --psi-nodes and --psi-hosts cannot be combined" timeout 60 srun --psi-nodes=0 --psi-hosts=n1 -n1 true

@@ -7,79 +7,48 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/hostlist.h"
+#include "psiplace/names.h"
 #include "psiplace/psi.h"
 #include "psiplace/step.h"
 
 static char err[PSIPLACE_ERRLEN];
 
-static void expand_eq(const char *expr, const char *want)
-{
-	struct psiplace_hostlist hl;
-	char got[4096] = "";
-	size_t i;
-
-	psiplace_hostlist_init(&hl);
-	cr_assert_eq(psiplace_hostlist_expand(expr, strlen(expr), "X", &hl, err, sizeof(err)), 0,
-		     "%s: %s", expr, err);
-	for (i = 0; i < hl.n; i++) {
-		strcat(got, i ? " " : "");
-		strcat(got, hl.names[i]);
-	}
-	cr_assert_str_eq(got, want);
-	psiplace_hostlist_free(&hl);
-}
-
-Test(hostlist, expands_ranges_padding_and_products)
-{
-	expand_eq("n[1-3,07-08],login", "n1 n2 n3 n07 n08 login");
-	expand_eq("r[1-2]n[1-2]", "r1n1 r1n2 r2n1 r2n2");
-	expand_eq("n[8-11]", "n8 n9 n10 n11");
-	expand_eq("a,a", "a a");
-}
-
-static void expand_err(const char *expr, const char *want)
-{
-	struct psiplace_hostlist hl;
-
-	psiplace_hostlist_init(&hl);
-	cr_assert_eq(psiplace_hostlist_expand(expr, strlen(expr), "PSI_HOSTS", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, want);
-	cr_assert_eq(hl.n, 0);
-}
-
-Test(hostlist, errors_name_input_and_accepted_form)
-{
-	expand_err("n[1-", "PSI_HOSTS: 'n[1-' has an unclosed '['; expected a Slurm hostlist such as n[1-4,07],login");
-	expand_err("n[3-1]", "PSI_HOSTS: 'n[3-1]' has a descending range; expected a Slurm hostlist such as n[1-4,07],login");
-	expand_err("a,,b", "PSI_HOSTS: 'a,,b' has an empty item; expected a Slurm hostlist such as n[1-4,07],login");
-	expand_err("n[1-99999]x[1-9]", "PSI_HOSTS: more than 65536 host names");
-}
-
 static void roundtrip(const char *expr, const char *want)
 {
-	struct psiplace_hostlist hl, back;
+	struct psiplace_names l, back;
 	char buf[256];
 	size_t i;
 
-	psiplace_hostlist_init(&hl);
-	psiplace_hostlist_init(&back);
-	cr_assert_eq(psiplace_hostlist_expand(expr, strlen(expr), "X", &hl, err, sizeof(err)), 0);
-	cr_assert_geq(psiplace_hostlist_format(&hl, buf, sizeof(buf)), 0);
+	psiplace_names_init(&l);
+	psiplace_names_init(&back);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, expr, "X", err, sizeof(err)), 0, "%s", err);
+	cr_assert_geq(psiplace_names_format(&l, buf, sizeof(buf)), 0);
 	cr_assert_str_eq(buf, want);
-	cr_assert_eq(psiplace_hostlist_expand(buf, strlen(buf), "X", &back, err, sizeof(err)), 0);
-	cr_assert_eq(back.n, hl.n);
-	for (i = 0; i < hl.n; i++)
-		cr_assert_str_eq(back.names[i], hl.names[i]);
-	psiplace_hostlist_free(&hl);
-	psiplace_hostlist_free(&back);
+	cr_assert_eq(psiplace_names_add_hostlist(&back, buf, "X", err, sizeof(err)), 0);
+	cr_assert_eq(back.n, l.n);
+	for (i = 0; i < l.n; i++)
+		cr_assert_str_eq(back.name[i], l.name[i]);
+	psiplace_names_free(&l);
+	psiplace_names_free(&back);
 }
 
-Test(hostlist, format_compacts_and_keeps_order)
+Test(names, format_compacts_and_keeps_order)
 {
 	roundtrip("n1,n2,n3,n5,login,n7", "n[1-3,5],login,n[7]");
 	roundtrip("n08,n09,n10,n9", "n[08-10,9]");
 	roundtrip("n3,n1,n1", "n[3,1,1]");
+	roundtrip("r[1-2]n[1-2]", "r1n[1-2],r2n[1-2]");
+}
+
+Test(names, add_hostlist_keeps_the_list_on_error)
+{
+	struct psiplace_names l;
+
+	psiplace_names_init(&l);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, "a b", "X", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, "c n[1-", "X", err, sizeof(err)), -1);
+	cr_assert_eq(l.n, 2);
+	psiplace_names_free(&l);
 }
 
 Test(psi_nodes, ranges_decimal_and_hex)
@@ -123,39 +92,41 @@ Test(psi_nodes, errors)
 
 Test(psi_hosts, blanks_commas_and_expressions)
 {
-	struct psiplace_hostlist hl;
+	struct psiplace_names hl;
 
-	psiplace_hostlist_init(&hl);
+	psiplace_names_init(&hl);
 	cr_assert_eq(psiplace_psi_hosts_parse("node0 node1,node[3-4]\tnode9", "PSI_HOSTS", &hl, err, sizeof(err)), 0);
 	cr_assert_eq(hl.n, 5);
-	cr_assert_str_eq(hl.names[2], "node3");
-	cr_assert_str_eq(hl.names[4], "node9");
-	psiplace_hostlist_free(&hl);
+	cr_assert_str_eq(hl.name[2], "node3");
+	cr_assert_str_eq(hl.name[4], "node9");
+	psiplace_names_free(&hl);
 	cr_assert_eq(psiplace_psi_hosts_parse(" , ", "PSI_HOSTS", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_HOSTS: ' , ' names no host; accepted: host names separated by blanks or commas, Slurm hostlist expressions allowed (e.g. n1 n2,n[4-7])");
+	cr_assert_str_eq(err, "PSI_HOSTS: no host names; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+	cr_assert_eq(psiplace_psi_hosts_parse("n[3-1]", "--psi-hosts", &hl, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "--psi-hosts: 'n[3-1]': range 3-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 }
 
 Test(psi_hostfile, comments_blank_lines_and_slots)
 {
 	const char *text = "# my nodes\nn1\nn1   # twice: two slots\n\n  n[2-3]\nn1";
-	struct psiplace_hostlist hl;
+	struct psiplace_names hl;
 
-	psiplace_hostlist_init(&hl);
+	psiplace_names_init(&hl);
 	cr_assert_eq(psiplace_psi_hostfile_parse(text, strlen(text), "PSI_HOSTFILE", &hl, err, sizeof(err)), 0);
 	cr_assert_eq(hl.n, 5);
-	cr_assert_str_eq(hl.names[0], "n1");
-	cr_assert_str_eq(hl.names[1], "n1");
-	cr_assert_str_eq(hl.names[2], "n2");
-	cr_assert_str_eq(hl.names[4], "n1");
-	psiplace_hostlist_free(&hl);
+	cr_assert_str_eq(hl.name[0], "n1");
+	cr_assert_str_eq(hl.name[1], "n1");
+	cr_assert_str_eq(hl.name[2], "n2");
+	cr_assert_str_eq(hl.name[4], "n1");
+	psiplace_names_free(&hl);
 }
 
 Test(psi_hostfile, errors_give_line)
 {
-	struct psiplace_hostlist hl;
+	struct psiplace_names hl;
 	const char *two = "n1\nn2 n3\n";
 
-	psiplace_hostlist_init(&hl);
+	psiplace_names_init(&hl);
 	cr_assert_eq(psiplace_psi_hostfile_parse(two, strlen(two), "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSI_HOSTFILE line 2: 'n2 n3' has more than one word; accepted: one host name per line, '#' comments");
 	cr_assert_eq(hl.n, 0);
@@ -169,13 +140,13 @@ Test(psi_hostfile, errors_give_line)
 
 Test(psi_hostfile, reads_a_file)
 {
-	struct psiplace_hostlist hl;
+	struct psiplace_names hl;
 
-	psiplace_hostlist_init(&hl);
+	psiplace_names_init(&hl);
 	cr_assert_eq(psiplace_psi_hostfile_read(PSIPLACE_TEST_DATA "/psi_hostfile", "PSI_HOSTFILE", &hl, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(hl.n, 4);
-	cr_assert_str_eq(hl.names[3], "n3");
-	psiplace_hostlist_free(&hl);
+	cr_assert_str_eq(hl.name[3], "n3");
+	psiplace_names_free(&hl);
 }
 
 Test(psi_nodes_sort, modes_case_insensitive_and_error)
