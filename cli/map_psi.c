@@ -1,13 +1,103 @@
-/* `psiplace map`, ParaStation backend: the same request parser and
- * placement functions as the SPANK plugin, on a synthetic or XML node. */
+/* psiplace map: the ParaStation backend (options of SPEC §2's PSI task
+ * placement rows).  The same request parser and placement code as the
+ * SPANK plugin; a dry run may show user CPU maps whatever a cluster
+ * allows. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "map_psi.h"
+#include "map_backend.h"
 #include "psiplace/error.h"
 #include "psiplace/psi_place.h"
 #include "psiplace/request.h"
-#include "psiplace/topo.h"
+
+/* The options that choose this backend; the node-choice ones have no
+ * effect on one map but are accepted as srun accepts them. */
+static const enum psiplace_opt claimed[] = {
+	PSIPLACE_OPT_TPP,        PSIPLACE_OPT_CPUMAP,     PSIPLACE_OPT_LOOP_NODES_FIRST,
+	PSIPLACE_OPT_OVERBOOK,   PSIPLACE_OPT_NO_PINPROC, PSIPLACE_OPT_NO_BINDMEM,
+	PSIPLACE_OPT_EXCLUSIVE,  PSIPLACE_OPT_WAIT,
+};
+
+static const char *const env_vars[] = {
+	"PSI_TPP", "__PSI_CPUMAP", "PSI_LOOP_NODES_FIRST", "PSI_OVERBOOK", "__PSI_NO_PINPROC",
+	"__PSI_NO_BINDMEM", "__PSI_NO_MEMBIND", "PSI_EXCLUSIVE", "PSI_WAIT",
+};
+
+struct psi_state {
+	struct psiplace_opts opts;
+	struct psiplace_siteconf site;
+	int env; /* --env given */
+};
+
+static void *psi_create(void)
+{
+	struct psi_state *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		psiplace_opts_init(&s->opts);
+		psiplace_siteconf_init(&s->site);
+		s->site.allow_user_cpumap = true;
+		s->site.placement = PSIPLACE_PLACEMENT_PSI;
+	}
+	return s;
+}
+
+static void psi_destroy(void *st)
+{
+	struct psi_state *s = st;
+
+	if (!s)
+		return;
+	psiplace_opts_free(&s->opts);
+	psiplace_siteconf_free(&s->site);
+	free(s);
+}
+
+static int claimed_opt(const char *opt)
+{
+	size_t i;
+	int o;
+
+	if (strncmp(opt, "--", 2) || (o = psiplace_opt_lookup(opt + 2)) < 0)
+		return -1;
+	for (i = 0; i < sizeof(claimed) / sizeof(claimed[0]); i++)
+		if ((int)claimed[i] == o)
+			return o;
+	return -1;
+}
+
+static enum map_opt_kind psi_option_kind(const char *opt)
+{
+	int o = claimed_opt(opt);
+
+	if (o < 0)
+		return MAP_OPT_NOT_MINE;
+	return psiplace_opt_has_arg(o) ? MAP_OPT_VALUE : MAP_OPT_FLAG;
+}
+
+static int psi_apply(void *st, const char *opt, const char *value, char *err, size_t errlen)
+{
+	struct psi_state *s = st;
+	int o = claimed_opt(opt);
+
+	if (o < 0 || psiplace_request_check_option(o, value, &s->site, err, errlen) < 0)
+		return -1;
+	return psiplace_opts_set(&s->opts, o, value) < 0 ? psiplace_seterr(err, errlen, "out of memory") : 0;
+}
+
+static int psi_apply_env(void *st, int *used, char *err, size_t errlen)
+{
+	struct psi_state *s = st;
+	size_t i;
+
+	(void)err;
+	(void)errlen;
+	s->env = 1;
+	for (i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++)
+		if (getenv(env_vars[i]))
+			*used = 1;
+	return 0;
+}
 
 static const char *env_get(const char *name, void *arg)
 {
@@ -15,130 +105,83 @@ static const char *env_get(const char *name, void *arg)
 	return getenv(name);
 }
 
-/* The --psi-* words of a command line, wherever they stand. */
-static int collect(int argc, char **argv, struct psiplace_opts *o, char *err, size_t errlen)
+static void add_param(struct map_result *out, const char *name, const char *text)
 {
-	int i, k;
+	if (out->nparams == MAP_MAX_PARAMS)
+		return;
+	out->param_name[out->nparams] = name;
+	snprintf(out->param_value[out->nparams], sizeof(out->param_value[0]), "%s", text);
+	out->nparams++;
+}
 
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq;
-		char name[64];
-		size_t len;
+static int fill(const struct psiplace_request *r, size_t ntasks, const unsigned *node_of,
+		const struct psiplace_binding *b, struct map_result *out, char *err, size_t errlen)
+{
+	size_t i;
 
-		if (strncmp(a, "--psi-", 6))
-			continue;
-		eq = strchr(a, '=');
-		len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		if (len >= sizeof(name))
-			return psiplace_seterr(err, errlen, "unknown option '%.60s'", a);
-		memcpy(name, a + 2, len);
-		name[len] = '\0';
-		if ((k = psiplace_opt_lookup(name)) < 0)
-			return psiplace_seterr(err, errlen, "unknown option '--%s'", name);
-		if (!psiplace_opt_has_arg(k)) {
-			if (eq)
-				return psiplace_seterr(err, errlen, "--%s: takes no value (given '%s')", name, eq + 1);
-			psiplace_opts_set(o, k, NULL);
-		} else if (eq) {
-			psiplace_opts_set(o, k, eq + 1);
-		} else if (i + 1 < argc) {
-			psiplace_opts_set(o, k, argv[++i]);
-		} else {
-			return psiplace_seterr(err, errlen, "--%s: requires a value", name);
-		}
+	char tpp[16];
+
+	snprintf(tpp, sizeof(tpp), "%u", r->tpp);
+	out->backend = "psi";
+	add_param(out, "tpp", tpp);
+	add_param(out, "loop_nodes_first", r->loop_nodes_first ? "yes" : "no");
+	add_param(out, "overbook", r->overbook ? "yes" : "no");
+	add_param(out, "cpumap", r->cpumap_from ? r->own.val[PSIPLACE_OPT_CPUMAP] : "none");
+	add_param(out, "pin", r->pin ? "yes" : "no");
+	add_param(out, "bindmem", r->bindmem ? "yes" : "no");
+	out->ntasks = ntasks;
+	if (!(out->task = calloc(ntasks ? ntasks : 1, sizeof(*out->task))))
+		return psiplace_seterr(err, errlen, "out of memory for %zu tasks", ntasks);
+	for (i = 0; i < ntasks; i++) {
+		struct map_task *t = &out->task[i];
+
+		t->node = node_of[i];
+		t->pos_os = hwloc_bitmap_first(b[i].cpus);
+		t->cpus = hwloc_bitmap_dup(b[i].cpus);
+		t->mems = hwloc_bitmap_dup(b[i].mems);
+		if (!t->cpus || !t->mems)
+			return psiplace_seterr(err, errlen, "out of memory for %zu tasks", ntasks);
 	}
 	return 0;
 }
 
-/* A dry run places by ParaStation's rules even without PSI options, and
- * may show user CPU maps whatever a cluster allows. */
-static int gather(int argc, char **argv, bool use_env, struct psiplace_request *r, char *err,
-		  size_t errlen)
+static int psi_place(void *st, unsigned nnodes, const struct psiplace_topo *const *topo,
+		     size_t ntasks, const unsigned *tasks_per_node, struct map_result *out,
+		     char *err, size_t errlen)
 {
-	struct psiplace_siteconf site;
-	struct psiplace_opts o;
-	struct psiplace_request_src src = { use_env ? env_get : NULL, NULL, &o, &site, false };
-	int rc;
-
-	psiplace_siteconf_init(&site);
-	site.placement = PSIPLACE_PLACEMENT_PSI;
-	site.allow_user_cpumap = true;
-	psiplace_opts_init(&o);
-	rc = collect(argc, argv, &o, err, errlen);
-	if (rc == 0)
-		rc = psiplace_request_gather(&src, r, err, errlen);
-	psiplace_opts_free(&o);
-	psiplace_siteconf_free(&site);
-	return rc;
-}
-
-bool cli_map_wants_lama(int argc, char **argv, bool use_env)
-{
+	struct psi_state *s = st;
+	struct psiplace_request_src src = { s->env ? env_get : NULL, NULL, &s->opts, &s->site, false };
 	struct psiplace_request r;
-	char err[PSIPLACE_ERRLEN];
-	bool lama;
-
-	if (gather(argc, argv, use_env, &r, err, sizeof(err)) < 0)
-		return false; /* cli_map_psi reports the error */
-	lama = r.lama;
-	psiplace_request_free(&r);
-	return lama;
-}
-
-static int place(const struct psiplace_request *r, const char *topology, unsigned nnodes,
-		 unsigned ntasks, bool json, FILE *out)
-{
-	struct psiplace_topo t;
 	struct psiplace_psi_opts o;
-	struct psiplace_binding *b = psiplace_bindings_new(ntasks);
-	unsigned *node_of = calloc(ntasks, sizeof(*node_of));
-	char err[PSIPLACE_ERRLEN], *text = NULL;
-	int rc = 2;
+	struct psiplace_binding *b = NULL;
+	unsigned *node_of = NULL;
+	int rc = -1;
 
-	if (!b || !node_of) {
-		fprintf(stderr, "psiplace: error: out of memory for %u tasks\n", ntasks);
-		goto out;
-	}
-	if (psiplace_topo_load(topology, NULL, &t, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: --topology: %s\n", err);
-		goto out;
-	}
-	psiplace_psi_opts_of_request(r, &o);
-	rc = 1;
-	if (psiplace_psi_map(&t, nnodes, ntasks, &o, node_of, b, err, sizeof(err)) < 0 ||
-	    psiplace_map_format(ntasks, node_of, b, json, &text, err, sizeof(err)) < 0)
-		fprintf(stderr, "psiplace: error: %s\n", err);
-	else
-		rc = fputs(text, out) < 0;
-	free(text);
-	psiplace_topo_free(&t);
-out:
-	psiplace_bindings_free(b, ntasks);
-	free(node_of);
-	return rc;
-}
-
-int cli_map_psi(const char *topology, unsigned nnodes, unsigned ntasks, int argc, char **argv,
-		bool use_env, const char *format, FILE *out)
-{
-	struct psiplace_request r;
-	char err[PSIPLACE_ERRLEN];
-	bool json;
-	int rc;
-
-	if (strcmp(format, "plain") && strcmp(format, "json")) {
-		fprintf(stderr, "psiplace: error: --format: '%s' is not available for ParaStation placement; accepted: plain, json\n",
-			format);
-		return 2;
-	}
-	json = !strcmp(format, "json");
-	if (gather(argc, argv, use_env, &r, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
-		return 2;
-	}
+	if (ntasks > 0xffffffffu)
+		return psiplace_seterr(err, errlen, "-n: at most %u tasks", 0xffffffffu);
+	if (psiplace_request_gather(&src, &r, err, errlen) < 0)
+		return -1;
 	if (r.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", r.warning);
-	rc = place(&r, topology, nnodes, ntasks, json, out);
+	psiplace_psi_opts_of_request(&r, &o);
+	if (!(b = psiplace_bindings_new(ntasks)) || !(node_of = calloc(ntasks ? ntasks : 1, sizeof(*node_of))))
+		psiplace_seterr(err, errlen, "out of memory for %zu tasks", ntasks);
+	else if (psiplace_psi_map(topo, nnodes, (unsigned)ntasks, tasks_per_node, &o, node_of, b, err,
+				  errlen) == 0)
+		rc = fill(&r, ntasks, node_of, b, out, err, errlen);
+	psiplace_bindings_free(b, ntasks);
+	free(node_of);
 	psiplace_request_free(&r);
 	return rc;
 }
+
+const struct map_backend map_backend_psi = {
+	.name = "psi",
+	.is_default = 0,
+	.create = psi_create,
+	.destroy = psi_destroy,
+	.option_kind = psi_option_kind,
+	.apply = psi_apply,
+	.apply_env = psi_apply_env,
+	.place = psi_place,
+};

@@ -39,9 +39,40 @@ static unsigned node_slots(const struct psiplace_topo *t, const struct psiplace_
 	return k;
 }
 
-int psiplace_psi_map(const struct psiplace_topo *t, unsigned nnodes, unsigned ntasks,
-		     const struct psiplace_psi_opts *o, unsigned *node_of,
-		     struct psiplace_binding *b, char *err, size_t errlen)
+/* Slurm's layout for given counts: block, or cyclic over the nodes that
+ * still have tasks to take. */
+static int layout_counts(const unsigned *tpn, unsigned nnodes, unsigned ntasks, bool cyclic,
+			 unsigned *node_of, char *err, size_t errlen)
+{
+	unsigned *left = malloc((nnodes ? nnodes : 1) * sizeof(*left)), i, k = 0;
+	unsigned long sum = 0;
+
+	if (!left)
+		return psiplace_seterr(err, errlen, "map: out of memory");
+	for (i = 0; i < nnodes; i++)
+		sum += (left[i] = tpn[i]);
+	if (sum != ntasks) {
+		free(left);
+		return psiplace_seterr(err, errlen, "tasks per node add up to %lu, not %u", sum, ntasks);
+	}
+	if (!cyclic) {
+		for (i = 0; i < nnodes; i++)
+			while (left[i]--)
+				node_of[k++] = i;
+	} else {
+		for (i = 0; k < ntasks; i = (i + 1) % nnodes)
+			if (left[i]) {
+				left[i]--;
+				node_of[k++] = i;
+			}
+	}
+	free(left);
+	return 0;
+}
+
+int psiplace_psi_map(const struct psiplace_topo *const *topo, unsigned nnodes, unsigned ntasks,
+		     const unsigned *tasks_per_node, const struct psiplace_psi_opts *o,
+		     unsigned *node_of, struct psiplace_binding *b, char *err, size_t errlen)
 {
 	unsigned *slots = malloc((nnodes ? nnodes : 1) * sizeof(*slots)), *local = NULL;
 	struct psiplace_binding *nb = NULL;
@@ -50,15 +81,17 @@ int psiplace_psi_map(const struct psiplace_topo *t, unsigned nnodes, unsigned nt
 	if (!slots)
 		return psiplace_seterr(err, errlen, "map: out of memory");
 	for (i = 0; i < nnodes; i++)
-		slots[i] = node_slots(t, o);
-	if (psiplace_psi_layout(slots, nnodes, o, ntasks, node_of, err, errlen) < 0) {
-		free(slots);
-		return -1;
-	}
+		slots[i] = node_slots(topo[i], o);
+	rc = tasks_per_node ? layout_counts(tasks_per_node, nnodes, ntasks, o->loop_nodes_first,
+					    node_of, err, errlen)
+			    : psiplace_psi_layout(slots, nnodes, o, ntasks, node_of, err, errlen);
 	free(slots);
+	if (rc)
+		return -1;
 	local = malloc((ntasks ? ntasks : 1) * sizeof(*local));
 	for (node = 0; local && node < nnodes && !rc; node++) {
 		unsigned n = 0;
+		char nerr[PSIPLACE_ERRLEN];
 
 		for (i = 0; i < ntasks; i++)
 			if (node_of[i] == node)
@@ -69,10 +102,12 @@ int psiplace_psi_map(const struct psiplace_topo *t, unsigned nnodes, unsigned nt
 			rc = 1;
 			break;
 		}
-		if (psiplace_psi_place_node(t, o, n, nb, err, errlen) < 0) {
+		if (psiplace_psi_place_node(topo[node], o, n, nb, nerr, sizeof(nerr)) < 0) {
 			psiplace_bindings_free(nb, n);
 			free(local);
-			return -1;
+			if (nnodes > 1)
+				return psiplace_seterr(err, errlen, "node %u: %s", node, nerr);
+			return psiplace_seterr(err, errlen, "%s", nerr);
 		}
 		for (i = 0; i < n; i++) {
 			hwloc_bitmap_copy(b[local[i]].cpus, nb[i].cpus);
@@ -85,40 +120,5 @@ int psiplace_psi_map(const struct psiplace_topo *t, unsigned nnodes, unsigned nt
 		return psiplace_seterr(err, errlen, "map: out of memory");
 	}
 	free(local);
-	return 0;
-}
-
-int psiplace_map_format(unsigned ntasks, const unsigned *node_of, const struct psiplace_binding *b,
-			bool json, char **out, char *err, size_t errlen)
-{
-	char *buf = NULL, cpus[4096], mems[1024];
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	unsigned i;
-
-	if (!f)
-		return psiplace_seterr(err, errlen, "map: out of memory");
-	if (json)
-		fputs("{\"tasks\":[", f);
-	for (i = 0; i < ntasks; i++) {
-		if (psiplace_bitmap_list(b[i].cpus, cpus, sizeof(cpus)) < 0 ||
-		    psiplace_bitmap_list(b[i].mems, mems, sizeof(mems)) < 0) {
-			fclose(f);
-			free(buf);
-			return psiplace_seterr(err, errlen, "map: CPU list of task %u too long", i);
-		}
-		if (json)
-			fprintf(f, "%s\n{\"rank\":%u,\"node\":%u,\"cpus\":\"%s\",\"mems\":\"%s\"}",
-				i ? "," : "", i, node_of[i], cpus, mems);
-		else
-			fprintf(f, "%u %u %s\n", i, node_of[i], cpus);
-	}
-	if (json)
-		fputs("\n]}\n", f);
-	if (fclose(f) != 0) {
-		free(buf);
-		return psiplace_seterr(err, errlen, "map: out of memory");
-	}
-	*out = buf;
 	return 0;
 }

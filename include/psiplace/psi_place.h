@@ -54,18 +54,15 @@ struct psiplace_request;
 /* The placement options of a gathered request. */
 void psiplace_psi_opts_of_request(const struct psiplace_request *r, struct psiplace_psi_opts *o);
 
-/* A whole step on nnodes nodes of one topology (the `psiplace map` dry
- * run): node_of[0..ntasks-1] and b[0..ntasks-1] filled; the k-th task of
- * a node is its local task k. */
-int psiplace_psi_map(const struct psiplace_topo *t, unsigned nnodes, unsigned ntasks,
-		     const struct psiplace_psi_opts *o, unsigned *node_of,
-		     struct psiplace_binding *b, char *err, size_t errlen);
-
-/* Format a step map: plain "RANK NODE CPULIST" lines, or JSON
- * {"tasks":[{"rank":R,"node":N,"cpus":"LIST","mems":"LIST"},...]}
- * (lists in Linux format, "-" when unbound).  *out is malloc'd. */
-int psiplace_map_format(unsigned ntasks, const unsigned *node_of, const struct psiplace_binding *b,
-			bool json, char **out, char *err, size_t errlen);
+/* A whole step on nnodes nodes (topo[i]: node i's topology; nodes may
+ * differ) — the `psiplace map` dry run: node_of[0..ntasks-1] and
+ * b[0..ntasks-1] filled; the k-th task of a node is its local task k.
+ * tasks_per_node NULL: ParaStation's own layout (psiplace_psi_layout);
+ * else those counts, in node order (block), or one task per node in turn
+ * with loop-nodes-first (cyclic) — as Slurm lays out a step. */
+int psiplace_psi_map(const struct psiplace_topo *const *topo, unsigned nnodes, unsigned ntasks,
+		     const unsigned *tasks_per_node, const struct psiplace_psi_opts *o,
+		     unsigned *node_of, struct psiplace_binding *b, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

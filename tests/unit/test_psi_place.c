@@ -1,4 +1,5 @@
 /* ParaStation placement: golden step maps on synthetic topologies. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +15,31 @@ struct run {
 	const char *topo;
 	unsigned nodes, tasks, tpp;
 	const char *cpumap; /* comma list of single CPUs or NULL */
-	bool overbook, loop, json, nobind;
+	bool overbook, loop, mems, nobind;
+	const unsigned *tpn; /* Slurm's counts per node, or NULL */
 };
 
-/* The map as `psiplace map` prints it, or the error line. */
+/* "RANK NODE CPULIST" lines (with mems: "RANK NODE CPULIST MEMLIST"). */
+static char *format(unsigned n, const unsigned *node_of, const struct psiplace_binding *b, bool mems)
+{
+	char *buf = NULL, cpus[256], m[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		psiplace_bitmap_list(b[i].cpus, cpus, sizeof(cpus));
+		psiplace_bitmap_list(b[i].mems, m, sizeof(m));
+		if (mems)
+			fprintf(f, "%u %u %s %s\n", i, node_of[i], cpus, m);
+		else
+			fprintf(f, "%u %u %s\n", i, node_of[i], cpus);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The map as `psiplace map` prints it (plain), or the error line. */
 static char *map(struct run r)
 {
 	struct psiplace_topo t;
@@ -35,11 +57,16 @@ static char *map(struct run r)
 		o.cpumap = cm;
 		free(s);
 	}
+	const struct psiplace_topo *topos[8];
+	unsigned k;
+
 	cr_assert_eq(psiplace_topo_load(r.topo, NULL, &t, err, sizeof(err)), 0, "%s", err);
-	if (psiplace_psi_map(&t, r.nodes ? r.nodes : 1, r.tasks, &o, node_of, b, err, sizeof(err)) < 0)
+	for (k = 0; k < 8; k++)
+		topos[k] = &t;
+	if (psiplace_psi_map(topos, r.nodes ? r.nodes : 1, r.tasks, r.tpn, &o, node_of, b, err, sizeof(err)) < 0)
 		out = strdup(err);
 	else
-		cr_assert_eq(psiplace_map_format(r.tasks, node_of, b, r.json, &out, err, sizeof(err)), 0);
+		out = format(r.tasks, node_of, b, r.mems);
 	psiplace_topo_free(&t);
 	psiplace_bindings_free(b, r.tasks);
 	free(node_of);
@@ -126,21 +153,28 @@ Test(psi_place, loop_nodes_first_skips_full_nodes)
 	       .tasks = 5, .tpp = 2, .loop = true);
 }
 
+Test(psi_place, slurm_counts_block_and_cyclic)
+{
+	MAP_EQ("0 0 0\n1 0 1\n2 0 2\n3 1 0\n", .topo = "pack:1 core:4 pu:1", .nodes = 2, .tasks = 4,
+	       .tpn = (const unsigned[]){ 3, 1 });
+	MAP_EQ("0 0 0\n1 1 0\n2 0 1\n3 0 2\n", .topo = "pack:1 core:4 pu:1", .nodes = 2, .tasks = 4,
+	       .tpn = (const unsigned[]){ 3, 1 }, .loop = true);
+}
+
 Test(psi_place, no_pinproc_reports_unbound)
 {
 	MAP_EQ("0 0 -\n1 0 -\n", .topo = "pack:1 core:4 pu:1", .tasks = 2, .nobind = true);
 }
 
-Test(psi_place, json_has_cpus_and_mems)
+Test(psi_place, mems_are_the_numa_nodes_of_the_cpus)
 {
-	MAP_EQ("{\"tasks\":[\n{\"rank\":0,\"node\":0,\"cpus\":\"0,2\",\"mems\":\"0\"},\n{\"rank\":1,\"node\":0,\"cpus\":\"4,6\",\"mems\":\"1\"}\n]}\n",
-	       .topo = "pack:2 numa:1 core:2 pu:2", .tasks = 2, .tpp = 2, .json = true);
+	MAP_EQ("0 0 0,2 0\n1 0 4,6 1\n", .topo = "pack:2 numa:1 core:2 pu:2", .tasks = 2, .tpp = 2,
+	       .mems = true);
 }
 
 Test(psi_place, mems_span_numa_nodes_of_the_task)
 {
-	MAP_EQ("{\"tasks\":[\n{\"rank\":0,\"node\":0,\"cpus\":\"0,2,4\",\"mems\":\"0-1\"}\n]}\n",
-	       .topo = "pack:2 numa:1 core:2 pu:2", .tasks = 1, .tpp = 3, .json = true);
+	MAP_EQ("0 0 0,2,4 0-1\n", .topo = "pack:2 numa:1 core:2 pu:2", .tasks = 1, .tpp = 3, .mems = true);
 }
 
 Test(psi_place, restricted_topology_uses_only_allowed_cpus)
