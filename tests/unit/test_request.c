@@ -420,3 +420,73 @@ Test(jobreq, node_ids_beyond_the_cluster_are_errors)
 	cr_assert_eq(psiplace_jobreq_from_env(env, 1, &j, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSIPLACE_PSI_NODES_SORT: 'bogus' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
 }
+
+static struct psiplace_node node(const char *name, uint32_t index, uint32_t threads, uint32_t alloc)
+{
+	struct psiplace_node n;
+
+	memset(&n, 0, sizeof(n));
+	n.name = name;
+	n.index = index;
+	n.cpus = n.threads = threads;
+	n.alloc_cpus = alloc;
+	n.weight = 1;
+	return n;
+}
+
+static const char *order_line(const uint32_t *o, size_t n)
+{
+	static char buf[128];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", i ? " " : "", o[i]);
+	return buf;
+}
+
+Test(jobreq, psi_order_follows_the_allocation_precedence)
+{
+	struct psiplace_node nodes[4] = { node("n1", 0, 4, 4), node("n2", 1, 8, 0), node("n3", 2, 16, 8),
+					  node("n4", 3, 12, 0) };
+	struct psiplace_siteconf site;
+	struct psiplace_jobreq j;
+	enum psiplace_policy pol;
+	uint32_t *o;
+	size_t n;
+	const char *hosts[] = { "PSIPLACE_PSI_HOSTS=n3,n1,n4", "PSIPLACE_PSI_NODES_SORT=NONE" };
+	const char *plain[] = { "PSIPLACE_PSI=1" };
+
+	psiplace_siteconf_init(&site);
+	/* PSI list order kept by NONE. */
+	cr_assert_eq(psiplace_jobreq_from_env(hosts, 2, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_str_eq(order_line(o, n), "2 0 3");
+	free(o);
+	/* Without a sort mode: NodesSort unset = PROC over the set. */
+	psiplace_jobreq_free(&j);
+	cr_assert_eq(psiplace_jobreq_from_env(hosts, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_str_eq(order_line(o, n), "3 2 0"); /* 0/12, 8/16, 4/4 */
+	free(o);
+	/* The cluster's policy comes before NodesSort. */
+	site.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_POLICY);
+	cr_assert_eq(pol, PSIPLACE_POLICY_LASTAVAILABLE);
+	cr_assert_str_eq(order_line(o, n), "2 0 3");
+	free(o);
+	psiplace_jobreq_free(&j);
+	/* PSI node choice without a set (e.g. PSI_EXCLUSIVE): every node, NodesSort. */
+	site.policy = PSIPLACE_POLICY_NONE;
+	site.nodes_sort = strdup("proc");
+	cr_assert_eq(psiplace_jobreq_from_env(plain, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_str_eq(order_line(o, n), "3 1 2 0"); /* 0: 12 threads before 8 */
+	free(o);
+	psiplace_jobreq_free(&j);
+	/* No PSI at all: the cluster's policy or nothing. */
+	cr_assert_eq(psiplace_jobreq_from_env(NULL, 0, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_NONE);
+	cr_assert_null(o);
+	psiplace_siteconf_free(&site);
+}
