@@ -121,29 +121,6 @@ enum psiplace_psi_next psiplace_jobreq_psi_order(const struct psiplace_jobreq *r
 						  enum psiplace_policy *policy, char *err,
 						  size_t errlen);
 
-/* What the select plugin does with a job after psiplace_jobreq_psi_order. */
-enum psiplace_psi_next {
-	PSIPLACE_PSI_NEXT_NONE = 0, /* no policy, no PSI node choice: cons_tres's order */
-	PSIPLACE_PSI_NEXT_DONE,     /* *order is final: candidates sorted by PSI_NODES_SORT */
-	PSIPLACE_PSI_NEXT_POLICY,   /* rank with *policy (job's, else cluster's); when *order
-				     * is not NULL, only those candidates */
-	PSIPLACE_PSI_NEXT_ERROR,    /* err says why; log it with the job id, use the default */
-};
-
-/* PSI node choice of one job in one call, with the allocation precedence of
- * SPEC §2: job policy > job PSI_NODES_SORT > cluster NodeAllocationPolicy
- * > NodesSort (jobs using PSI node choice only; unset: PROC) > cons_tres.
- * nodes[0..nnodes-1] is the cluster in slurm.conf order (name, index,
- * weight, threads, alloc_cpus, loads filled).  *order (malloc'd) holds
- * indexes into nodes[]: the job's candidates, in PSI list order or sorted;
- * NULL when the job has no PSI node set and no sort was applied. */
-enum psiplace_psi_next psiplace_jobreq_psi_order(const struct psiplace_jobreq *r,
-						  const struct psiplace_siteconf *site,
-						  const struct psiplace_node *nodes, size_t nnodes,
-						  uint32_t **order, size_t *norder,
-						  enum psiplace_policy *policy, char *err,
-						  size_t errlen);
-
 #ifdef __cplusplus
 }
 #endif

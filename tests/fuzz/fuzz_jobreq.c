@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			start = i + 1;
 		}
 	}
-	if (psiplace_jobreq_from_env((const char *const *)env, n, &r, err, sizeof(err)) == 0) {
+	if (psiplace_jobreq_from_env_nodes((const char *const *)env, n, &r, err, sizeof(err)) == 0) {
 		static const char *const names[] = { "n1", "n2", "n3", "n4", "login", "n0" };
 		uint32_t *cand;
 		size_t nc;

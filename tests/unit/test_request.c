@@ -383,7 +383,7 @@ Test(jobreq, node_choice_round_trips_through_the_job_env)
 		env[i] = entries[i];
 		free(value[i]);
 	}
-	cr_assert_eq(psiplace_jobreq_from_env(env, n, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_from_env_nodes(env, n, &j, err, sizeof(err)), 0);
 	cr_assert(j.psi);
 	cr_assert_eq(j.psi_sort, PSIPLACE_SORT_LOAD1);
 	cr_assert_eq(j.psi_hosts.n, 4);
@@ -412,12 +412,12 @@ Test(jobreq, node_ids_beyond_the_cluster_are_errors)
 	size_t nc;
 	const char *names[3] = { "a", "b", "c" };
 
-	cr_assert_eq(psiplace_jobreq_from_env(env, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_from_env_nodes(env, 1, &j, err, sizeof(err)), 0);
 	cr_assert_eq(psiplace_jobreq_candidates(&j, names, 3, &cand, &nc, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSIPLACE_PSI_NODES: node id 5 is beyond the cluster's 3 nodes (0-2)");
 	psiplace_jobreq_free(&j);
 	env[0] = "PSIPLACE_PSI_NODES_SORT=bogus";
-	cr_assert_eq(psiplace_jobreq_from_env(env, 1, &j, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_jobreq_from_env_nodes(env, 1, &j, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSIPLACE_PSI_NODES_SORT: 'bogus' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
 }
 
@@ -459,13 +459,13 @@ Test(jobreq, psi_order_follows_the_allocation_precedence)
 
 	psiplace_siteconf_init(&site);
 	/* PSI list order kept by NONE. */
-	cr_assert_eq(psiplace_jobreq_from_env(hosts, 2, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_from_env_nodes(hosts, 2, &j, err, sizeof(err)), 0);
 	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
 	/* Without a sort mode: NodesSort unset = PROC over the set. */
 	psiplace_jobreq_free(&j);
-	cr_assert_eq(psiplace_jobreq_from_env(hosts, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_from_env_nodes(hosts, 1, &j, err, sizeof(err)), 0);
 	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 2 0"); /* 0/12, 8/16, 4/4 */
 	free(o);
@@ -479,14 +479,28 @@ Test(jobreq, psi_order_follows_the_allocation_precedence)
 	/* PSI node choice without a set (e.g. PSI_EXCLUSIVE): every node, NodesSort. */
 	site.policy = PSIPLACE_POLICY_NONE;
 	site.nodes_sort = strdup("proc");
-	cr_assert_eq(psiplace_jobreq_from_env(plain, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_from_env_nodes(plain, 1, &j, err, sizeof(err)), 0);
 	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 1 2 0"); /* 0: 12 threads before 8 */
 	free(o);
 	psiplace_jobreq_free(&j);
 	/* No PSI at all: the cluster's policy or nothing. */
-	cr_assert_eq(psiplace_jobreq_from_env(NULL, 0, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_jobreq_from_env_nodes(NULL, 0, &j, err, sizeof(err)), 0);
 	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_NONE);
 	cr_assert_null(o);
 	psiplace_siteconf_free(&site);
+}
+
+Test(jobreq, plain_parse_validates_lists_but_keeps_no_memory)
+{
+	const char *ok[] = { "PSIPLACE_PSI_NODES=0-3", "PSIPLACE_PSI_HOSTS=n[1-2]" };
+	const char *bad[] = { "PSIPLACE_PSI_HOSTS=n[2-1]" };
+	struct psiplace_jobreq j;
+
+	cr_assert_eq(psiplace_jobreq_from_env(ok, 2, &j, err, sizeof(err)), 0);
+	cr_assert(j.psi);
+	cr_assert_null(j.psi_node_ids);
+	cr_assert_eq(j.psi_hosts.n, 0);
+	cr_assert_eq(psiplace_jobreq_from_env(bad, 1, &j, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSIPLACE_PSI_HOSTS: 'n[2-1]': range 2-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 }
