@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
+#include "psiplace/jobreq.h"
 #include "psiplace/request.h"
 
 /* "--psi-tpp" for messages: static strings, valid for the request's life. */
@@ -129,25 +130,22 @@ static bool given(struct gather *g, enum psiplace_opt o)
 	return lookup(g, o, &from) != NULL;
 }
 
+/* Policy and PRIORITYF checked by the same code slurmctld runs on them. */
 static int gather_policy(struct gather *g)
 {
 	struct psiplace_request *r = g->r;
-	const char *from, *p = lookup(g, PSIPLACE_OPT_ALLOC_POLICY, &from);
-	const char *prio = lookup(g, PSIPLACE_OPT_ALLOC_PRIORITY, &from);
+	struct psiplace_jobreq j;
+	const char *pfrom, *ffrom, *p = lookup(g, PSIPLACE_OPT_ALLOC_POLICY, &pfrom);
+	const char *prio = lookup(g, PSIPLACE_OPT_ALLOC_PRIORITY, &ffrom);
 
-	if (p && psiplace_policy_parse(p, "--psi-alloc-policy", &r->policy, g->err, g->errlen) < 0)
+	psiplace_jobreq_init(&j);
+	if ((p && psiplace_jobreq_set_policy(&j, p, pfrom, g->err, g->errlen) < 0) ||
+	    (prio && psiplace_jobreq_set_priority(&j, prio, ffrom, g->err, g->errlen) < 0) ||
+	    psiplace_jobreq_finish(&j, pfrom ? pfrom : "--psi-alloc-policy",
+				   ffrom ? ffrom : "--psi-alloc-priority", g->err, g->errlen) < 0)
 		return -1;
-	if (prio) {
-		if (!*prio)
-			return psiplace_seterr(g->err, g->errlen,
-					       "--psi-alloc-priority: '' is empty; accepted: a priority function such as 'SPEED - LOAD'");
-		if (r->policy != PSIPLACE_POLICY_NONE && r->policy != PSIPLACE_POLICY_PRIORITY)
-			return psiplace_seterr(g->err, g->errlen,
-					       "--psi-alloc-priority: implies PRIORITY and cannot be combined with --psi-alloc-policy=%s",
-					       psiplace_policy_name(r->policy));
-		r->policy = PSIPLACE_POLICY_PRIORITY;
-		r->priority = prio;
-	}
+	r->policy = j.policy;
+	r->priority = prio;
 	return 0;
 }
 

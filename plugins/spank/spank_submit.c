@@ -241,6 +241,12 @@ int spank_submit_post_opt(spank_t sp)
 	ctx.req = r;
 	if (ctx.new_job && send_node_choice(sp, &ctx.req) < 0)
 		return -1;
+	/* The job's PRIORITYF (validated in gather); it implies PRIORITY. */
+	if (ctx.new_job && ctx.req.priority &&
+	    spank_job_control_setenv(sp, PSIPLACE_ENV_ALLOC_PRIORITY, ctx.req.priority, 1) != ESPANK_SUCCESS) {
+		spank_user_error("--psi-alloc-priority: cannot pass the request to slurmctld");
+		return -1;
+	}
 	if ((ctx.verbose || ctx.req.verbose) && ctx.req.place)
 		fprintf(stderr, "psiplace: psiplace places the tasks (%s)\n", ctx.req.place_why);
 	return 0;

@@ -256,7 +256,9 @@ Test(request, alloc_priority_implies_priority_policy)
 	cr_assert_not(r.place);
 	psiplace_request_free(&r);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-alloc-policy=fastest", "--psi-alloc-priority=SPEED", "x"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-alloc-priority: implies PRIORITY and cannot be combined with --psi-alloc-policy=FASTEST");
+	cr_assert_str_eq(err, "--psi-alloc-priority implies PRIORITY, but --psi-alloc-policy is FASTEST; give only one of them");
+	cr_assert_eq(gather(NULL, ENV("srun", "--psi-alloc-priority=SPEED+", "x"), NULL, true, &r), -1);
+	cr_assert_not_null(strstr(err, "--psi-alloc-priority"));
 }
 
 Test(request, default_placement_psi_and_no_flags_alone)
