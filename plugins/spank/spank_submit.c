@@ -44,8 +44,8 @@ static int read_cmdline(int *argc, char ***argv, char *err, size_t errlen)
 	return rc;
 }
 
-/* sbatch reads #SBATCH directives after its environment: psiplace reads
- * them first (as the user: this is the client).  The command line wins. */
+/* sbatch reads #SBATCH directives after slurm_spank_init: psiplace reads
+ * them first (as the user: this is the client).  They count least. */
 static int script_options(const char *path, struct psiplace_opts *opts,
 			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
 {
@@ -160,14 +160,16 @@ int spank_submit_init(spank_t sp)
 	if (read_cmdline(&argc, &argv, err, sizeof(err)) < 0 ||
 	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, err, sizeof(err)) < 0)
 		goto out;
-	client = client_of(argc > 0 ? argv[0] : NULL);
-	if (client == PSIPLACE_CLIENT_SBATCH && !slurm.wrap && slurm.operand < argc &&
-	    script_options(argv[slurm.operand], &opts, &slurm, err, sizeof(err)) < 0)
-		goto out;
+	/* Slurm's own order: command line > environment (options inherited
+	 * from an enclosing allocation) > #SBATCH directives. */
 	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {
 		psiplace_seterr(err, sizeof(err), "inherited options: out of memory");
 		goto out;
 	}
+	client = client_of(argc > 0 ? argv[0] : NULL);
+	if (client == PSIPLACE_CLIENT_SBATCH && !slurm.wrap && slurm.operand < argc &&
+	    script_options(argv[slurm.operand], &opts, &slurm, err, sizeof(err)) < 0)
+		goto out;
 	ctx.new_job = client != PSIPLACE_CLIENT_SRUN || !getenv("SLURM_JOB_ID");
 	if (psiplace_request_gather(&src, &ctx.req, err, sizeof(err)) < 0)
 		goto out;
