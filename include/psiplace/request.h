@@ -184,9 +184,10 @@ struct psiplace_request_src {
 	void *env_arg;
 	const struct psiplace_opts *opts; /* options, already merged (may be NULL) */
 	const struct psiplace_siteconf *site; /* may be NULL: defaults */
-	/* Parse node-choice inputs (srun/sbatch/salloc).  False in slurmstepd:
-	 * they were validated at submission and only their presence counts
-	 * (user files are never opened there). */
+	/* Parse node-choice inputs (srun/sbatch/salloc); PSI_HOSTFILE is then
+	 * read here, with the caller's credentials.  False in slurmstepd: they
+	 * were validated at submission and only their presence counts (user
+	 * files are never opened there). */
 	bool node_choice;
 };
 
