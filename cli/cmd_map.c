@@ -15,6 +15,7 @@
 
 static const struct map_backend *const backends[] = {
 	&map_backend_lama,
+	&map_backend_psi,
 };
 
 #define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
@@ -37,7 +38,9 @@ struct args {
 static const char usage_line[] =
 	"map --topology DESC [--topology DESC2 ...] [--nodes N] -n NTASKS [--tasks-per-node LIST] "
 	"[--psi-lama-map=STR --psi-lama-bind=STR --psi-lama-mppr=STR --psi-lama-order=s|n "
-	"--psi-map-by=LEVEL --psi-bind-to=LEVEL --psi-oversubscribe] [--env] [--format plain|json|svg]";
+	"--psi-map-by=LEVEL --psi-bind-to=LEVEL --psi-oversubscribe | --psi-tpp=N --psi-cpumap=LIST "
+	"--psi-loop-nodes-first --psi-overbook --psi-no-pinproc --psi-no-bindmem] [--env] "
+	"[--format plain|json|svg]";
 
 static int parse_count(const char *opt, const char *s, unsigned long max, unsigned long *v)
 {

@@ -1,4 +1,4 @@
-/* psiplace map: a placement backend (LAMA today; ParaStation's to come).
+/* psiplace map: a placement backend (LAMA, ParaStation).
  * cmd_map.c offers every option it does not know itself to the backends;
  * the backend that claims the step's options places it. */
 #ifndef PSIPLACE_CLI_MAP_BACKEND_H
@@ -28,5 +28,6 @@ struct map_backend {
 };
 
 extern const struct map_backend map_backend_lama;
+extern const struct map_backend map_backend_psi;
 
 #endif

@@ -1,13 +1,24 @@
 /* The job's allocation request as slurmctld receives it: hostile input. */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "psiplace/error.h"
 #include "psiplace/jobreq.h"
+#include "psiplace/request.h"
 
 void psiplace_jobreq_init(struct psiplace_jobreq *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->policy = PSIPLACE_POLICY_NONE;
+	psiplace_names_init(&r->psi_hosts);
+}
+
+void psiplace_jobreq_free(struct psiplace_jobreq *r)
+{
+	free(r->psi_node_ids);
+	psiplace_names_free(&r->psi_hosts);
+	psiplace_jobreq_init(r);
 }
 
 /* The value of NAME=value when entry names `name`, else NULL. */
@@ -67,6 +78,42 @@ static int too_long(const char *v, const char *name, char *err, size_t errlen)
 	return 0;
 }
 
+/* The PSI node-choice entries; node lists may be long (compacted hostlists). */
+static int parse_psi_entry(struct psiplace_jobreq *r, const char *entry, char *err, size_t errlen)
+{
+	const char *v;
+
+	if ((v = match(entry, PSIPLACE_ENV_PSI))) {
+		r->psi = true;
+		return 0;
+	}
+	if ((v = match(entry, PSIPLACE_ENV_PSI_SORT))) {
+		if (r->psi_sort != PSIPLACE_SORT_UNSET)
+			return psiplace_seterr(err, errlen, "%s: given twice", PSIPLACE_ENV_PSI_SORT);
+		if (too_long(v, PSIPLACE_ENV_PSI_SORT, err, errlen) < 0)
+			return -1;
+		return psiplace_nodes_sort_parse(v, PSIPLACE_ENV_PSI_SORT, &r->psi_sort, err, errlen);
+	}
+	if ((v = match(entry, PSIPLACE_ENV_PSI_NODES))) {
+		if (r->psi_node_ids)
+			return psiplace_seterr(err, errlen, "%s: given twice", PSIPLACE_ENV_PSI_NODES);
+		if (strnlen(v, PSIPLACE_JOBENV_MAX_LIST + 1) > PSIPLACE_JOBENV_MAX_LIST)
+			return psiplace_seterr(err, errlen, "%s longer than %d bytes",
+					       PSIPLACE_ENV_PSI_NODES, PSIPLACE_JOBENV_MAX_LIST);
+		return psiplace_psi_nodes_parse(v, PSIPLACE_ENV_PSI_NODES, &r->psi_node_ids,
+						&r->npsi_node_ids, err, errlen);
+	}
+	if ((v = match(entry, PSIPLACE_ENV_PSI_HOSTS))) {
+		if (r->psi_hosts.n)
+			return psiplace_seterr(err, errlen, "%s: given twice", PSIPLACE_ENV_PSI_HOSTS);
+		if (strnlen(v, PSIPLACE_JOBENV_MAX_LIST + 1) > PSIPLACE_JOBENV_MAX_LIST)
+			return psiplace_seterr(err, errlen, "%s longer than %d bytes",
+					       PSIPLACE_ENV_PSI_HOSTS, PSIPLACE_JOBENV_MAX_LIST);
+		return psiplace_names_add_hostlist(&r->psi_hosts, v, PSIPLACE_ENV_PSI_HOSTS, err, errlen);
+	}
+	return 0;
+}
+
 static int parse_entry(struct psiplace_jobreq *r, const char *entry, char *err, size_t errlen)
 {
 	const char *v;
@@ -81,11 +128,11 @@ static int parse_entry(struct psiplace_jobreq *r, const char *entry, char *err, 
 			return -1;
 		return psiplace_jobreq_set_priority(r, v, PSIPLACE_ENV_ALLOC_PRIORITY, err, errlen);
 	}
-	return 0;
+	return parse_psi_entry(r, entry, err, errlen);
 }
 
-int psiplace_jobreq_from_env(const char *const *env, size_t n,
-			     struct psiplace_jobreq *r, char *err, size_t errlen)
+static int from_env(const char *const *env, size_t n, struct psiplace_jobreq *r, bool keep_lists,
+		    char *err, size_t errlen)
 {
 	size_t i;
 
@@ -97,14 +144,80 @@ int psiplace_jobreq_from_env(const char *const *env, size_t n,
 				       n, PSIPLACE_JOBENV_MAX_ENTRIES);
 	for (i = 0; i < n; i++) {
 		if (env[i] && parse_entry(r, env[i], err, errlen) < 0) {
-			psiplace_jobreq_init(r);
+			psiplace_jobreq_free(r);
 			return -1;
 		}
 	}
 	if (psiplace_jobreq_finish(r, PSIPLACE_ENV_ALLOC_POLICY, PSIPLACE_ENV_ALLOC_PRIORITY, err,
 				   errlen) < 0) {
-		psiplace_jobreq_init(r);
+		psiplace_jobreq_free(r);
 		return -1;
 	}
+	if (r->psi_node_ids || r->psi_hosts.n || r->psi_sort != PSIPLACE_SORT_UNSET)
+		r->psi = true;
+	if (!keep_lists) {
+		/* Validated and noted (psi); the lists cost memory only when asked. */
+		free(r->psi_node_ids);
+		r->psi_node_ids = NULL;
+		r->npsi_node_ids = 0;
+		psiplace_names_free(&r->psi_hosts);
+	}
+	return 0;
+}
+
+int psiplace_jobreq_from_env(const char *const *env, size_t n,
+			     struct psiplace_jobreq *r, char *err, size_t errlen)
+{
+	return from_env(env, n, r, false, err, errlen);
+}
+
+int psiplace_jobreq_from_env_nodes(const char *const *env, size_t n, struct psiplace_jobreq *r,
+				   char *err, size_t errlen)
+{
+	return from_env(env, n, r, true, err, errlen);
+}
+
+int psiplace_jobreq_env_of_request(const struct psiplace_request *req, const char *name[4],
+				   char *value[4], size_t *n, char *err, size_t errlen)
+{
+	size_t k = 0, i;
+	char *buf = NULL;
+	long len = 0;
+
+	*n = 0;
+	if (!req->psi_node_choice)
+		return 0;
+	if (req->nodeset != PSIPLACE_NODESET_NONE) {
+		if (!(buf = malloc(PSIPLACE_JOBENV_MAX_LIST + 1)))
+			return psiplace_seterr(err, errlen, "%s: out of memory", req->nodeset_from);
+		if (req->nodeset == PSIPLACE_NODESET_IDS) {
+			name[k] = PSIPLACE_ENV_PSI_NODES;
+			len = psiplace_idlist_format(req->node_ids, req->nnode_ids, buf,
+						     PSIPLACE_JOBENV_MAX_LIST + 1);
+		} else {
+			name[k] = PSIPLACE_ENV_PSI_HOSTS;
+			len = psiplace_names_format(&req->hosts, buf, PSIPLACE_JOBENV_MAX_LIST + 1);
+		}
+		if (len < 0) {
+			free(buf);
+			return psiplace_seterr(err, errlen,
+					       "%s: the node list does not fit in %d bytes once compacted",
+					       req->nodeset_from, PSIPLACE_JOBENV_MAX_LIST);
+		}
+		value[k++] = buf;
+	}
+	if (req->sort != PSIPLACE_SORT_UNSET) {
+		name[k] = PSIPLACE_ENV_PSI_SORT;
+		value[k++] = strdup(psiplace_nodes_sort_name(req->sort));
+	}
+	name[k] = PSIPLACE_ENV_PSI;
+	value[k++] = strdup("1");
+	for (i = 0; i < k; i++)
+		if (!value[i]) {
+			while (k--)
+				free(value[k]);
+			return psiplace_seterr(err, errlen, "job request: out of memory");
+		}
+	*n = k;
 	return 0;
 }

@@ -6,11 +6,15 @@
 #ifndef PSIPLACE_JOBREQ_H
 #define PSIPLACE_JOBREQ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "psiplace/names.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
+#include "psiplace/psi.h"
+#include "psiplace/siteconf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,19 +23,34 @@ extern "C" {
 /* Variable names (without the SPANK_ prefix Slurm adds for prolog/epilog). */
 #define PSIPLACE_ENV_ALLOC_POLICY "PSIPLACE_ALLOC_POLICY"
 #define PSIPLACE_ENV_ALLOC_PRIORITY "PSIPLACE_ALLOC_PRIORITY"
+#define PSIPLACE_ENV_PSI_NODES "PSIPLACE_PSI_NODES"   /* node ids: 0,2-5 */
+#define PSIPLACE_ENV_PSI_HOSTS "PSIPLACE_PSI_HOSTS"   /* hostlist: n[1-4],m2 */
+#define PSIPLACE_ENV_PSI_SORT "PSIPLACE_PSI_NODES_SORT" /* PROC, LOAD_1, ... */
+#define PSIPLACE_ENV_PSI "PSIPLACE_PSI"               /* 1: PSI node choice used */
 
 /* Bounds for the untrusted job environment. */
 #define PSIPLACE_JOBENV_MAX_ENTRIES 4096
 #define PSIPLACE_JOBENV_MAX_VALUE 4096
+#define PSIPLACE_JOBENV_MAX_LIST 65536 /* node id and host lists */
 
 struct psiplace_jobreq {
 	enum psiplace_policy policy; /* PSIPLACE_POLICY_NONE: not requested */
 	/* The job's PRIORITYF as given (validated; compile it where it is
 	 * used); empty: none.  A function implies PRIORITY. */
 	char priority[PSIPLACE_PRIORITYF_MAXLEN + 1];
+	/* PSI node choice (SPEC §3): candidates restricted to node ids
+	 * (0-based slurm.conf positions) or host names, in PSI list order;
+	 * hostfile slots arrive as hosts (repeats kept). */
+	bool psi;                      /* the job uses PSI node choice */
+	uint32_t *psi_node_ids;        /* malloc'd; NULL: none */
+	size_t npsi_node_ids;
+	struct psiplace_names psi_hosts;
+	enum psiplace_nodes_sort psi_sort; /* UNSET: site NodesSort, else PROC */
 };
 
 void psiplace_jobreq_init(struct psiplace_jobreq *r);
+/* Release what psiplace_jobreq_from_env_nodes allocated. */
+void psiplace_jobreq_free(struct psiplace_jobreq *r);
 
 /* Set the policy or the function from one option or variable (`what`
  * names it for the error line).  Each may be called once per request. */
@@ -46,13 +65,61 @@ int psiplace_jobreq_finish(struct psiplace_jobreq *r, const char *policy_what,
 			   const char *priority_what, char *err, size_t errlen);
 
 /* Parse a job's spank environment (env[0..n-1], entries may be NULL):
- * PSIPLACE_ALLOC_POLICY and PSIPLACE_ALLOC_PRIORITY, each at most once.
- * Returns 0 with r filled (fields not present stay at their defaults), or
- * -1 when something psiplace owns is malformed: r is then reset to the
- * defaults and err says what was wrong. */
+ * PSIPLACE_ALLOC_POLICY, PSIPLACE_ALLOC_PRIORITY and the PSI entries, each
+ * at most once.  Returns 0 with r filled (fields not present stay at their
+ * defaults), or -1 when something psiplace owns is malformed: r is then
+ * reset to the defaults and err says what was wrong.  PSI node lists are
+ * validated but not kept (psi says whether the job uses PSI node choice):
+ * r owns no memory afterwards. */
 int psiplace_jobreq_from_env(const char *const *env, size_t n,
 			     struct psiplace_jobreq *r, char *err,
 			     size_t errlen);
+
+/* The same, keeping the PSI node lists (psi_node_ids, psi_hosts) for
+ * psiplace_jobreq_candidates and psiplace_jobreq_psi_order; release them
+ * with psiplace_jobreq_free(). */
+int psiplace_jobreq_from_env_nodes(const char *const *env, size_t n, struct psiplace_jobreq *r,
+				   char *err, size_t errlen);
+
+/* The entries the SPANK plugin passes to spank_job_control_setenv for the
+ * node-choice part of a request: name[i]=value[i], i < *n (at most 4).
+ * value[] is malloc'd (free each).  -1 with err when a list does not fit
+ * PSIPLACE_JOBENV_MAX_LIST bytes. */
+struct psiplace_request;
+int psiplace_jobreq_env_of_request(const struct psiplace_request *req, const char *name[4],
+				   char *value[4], size_t *n, char *err, size_t errlen);
+
+/* The PSI candidate list of a job: indexes into the cluster's nodes
+ * (names[0..nnodes-1] in slurm.conf order), duplicates dropped, in PSI list
+ * order; *cand is malloc'd.  Node ids beyond the cluster and unknown host
+ * names are errors (-1, err names the first one).  A job without a PSI
+ * node set gives every node in index order. */
+int psiplace_jobreq_candidates(const struct psiplace_jobreq *r, const char *const *names,
+			       size_t nnodes, uint32_t **cand, size_t *ncand, char *err,
+			       size_t errlen);
+
+/* What the select plugin does with a job after psiplace_jobreq_psi_order. */
+enum psiplace_psi_next {
+	PSIPLACE_PSI_NEXT_NONE = 0, /* no policy, no PSI node choice: cons_tres's order */
+	PSIPLACE_PSI_NEXT_DONE,     /* *order is final: candidates sorted by PSI_NODES_SORT */
+	PSIPLACE_PSI_NEXT_POLICY,   /* rank with *policy (job's, else cluster's); when *order
+				     * is not NULL, only those candidates */
+	PSIPLACE_PSI_NEXT_ERROR,    /* err says why; log it with the job id, use the default */
+};
+
+/* PSI node choice of one job in one call, with the allocation precedence of
+ * SPEC §2: job policy > job PSI_NODES_SORT > cluster NodeAllocationPolicy
+ * > NodesSort (jobs using PSI node choice only; unset: PROC) > cons_tres.
+ * nodes[0..nnodes-1] is the cluster in slurm.conf order (name, index,
+ * weight, threads, alloc_cpus, loads filled).  *order (malloc'd) holds
+ * indexes into nodes[]: the job's candidates, in PSI list order or sorted;
+ * NULL when the job has no PSI node set and no sort was applied. */
+enum psiplace_psi_next psiplace_jobreq_psi_order(const struct psiplace_jobreq *r,
+						  const struct psiplace_siteconf *site,
+						  const struct psiplace_node *nodes, size_t nnodes,
+						  uint32_t **order, size_t *norder,
+						  enum psiplace_policy *policy, char *err,
+						  size_t errlen);
 
 #ifdef __cplusplus
 }

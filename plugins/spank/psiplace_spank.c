@@ -1,33 +1,26 @@
 /* psiplace SPANK plugin: --psi-* options and PSI_* variables in srun,
- * sbatch and salloc; the per-job allocation request for slurmctld.
+ * sbatch and salloc; the per-job allocation request for slurmctld; task
+ * placement and binding in slurmstepd.
  *
- * A thin adapter: parsing and decisions live in libpsiplace; this file
- * only talks to SPANK.  All state sits in one struct. */
+ * A thin adapter: parsing and decisions live in libpsiplace.  This file
+ * holds the entry points and the options; spank_submit.c the client side
+ * (local/allocator context), spank_step.c the step side (remote). */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/spank.h>
-
 #include "psiplace/error.h"
 #include "psiplace/jobreq.h"
-#include "psiplace/policy.h"
-#include "psiplace/siteconf.h"
+#include "spank_ctx.h"
 
 SPANK_PLUGIN(psiplace, 1);
 
-static struct {
-	struct psiplace_siteconf site;
-	enum psiplace_policy job_policy; /* from --psi-alloc-policy */
-	int verbose;
-} ctx;
+struct psiplace_spank_ctx psiplace_spank;
+#define ctx psiplace_spank
 
-/* A user's error: one line on stderr that starts "psiplace: error: ".
- * In slurmstepd (remote) stderr is not the user's: use Slurm's log. */
-static void user_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void user_error(const char *fmt, ...)
+void spank_user_error(const char *fmt, ...)
 {
 	char msg[PSIPLACE_ERRLEN];
 	va_list ap;
@@ -49,25 +42,36 @@ static int opt_alloc_policy(int val, const char *optarg, int remote)
 	(void)remote;
 	if (psiplace_policy_parse(optarg, "--psi-alloc-policy", &ctx.job_policy, err,
 				  sizeof(err)) < 0) {
-		user_error("%s", err);
+		spank_user_error("%s", err);
 		return -1;
 	}
 	if (!psiplace_policy_supported(ctx.job_policy)) {
-		user_error("--psi-alloc-policy: '%s' (%s) is not yet supported by this psiplace build; supported: FIRSTAVAILABLE, LASTAVAILABLE",
-			   optarg, psiplace_policy_name(ctx.job_policy));
+		spank_user_error("--psi-alloc-policy: '%s' (%s) is not yet supported by this psiplace build; supported: FIRSTAVAILABLE, LASTAVAILABLE",
+				 optarg, psiplace_policy_name(ctx.job_policy));
 		return -1;
 	}
-	return 0;
+	return psiplace_opts_set(&ctx.cbopts, PSIPLACE_OPT_ALLOC_POLICY, optarg);
 }
 
-static int opt_verbose(int val, const char *optarg, int remote)
+/* Every other --psi-* option: validated alone here, combined with the
+ * variables by psiplace_request_gather. */
+static int opt_psi(int val, const char *optarg, int remote)
 {
-	(void)val;
-	(void)optarg;
+	char err[PSIPLACE_ERRLEN];
+	enum psiplace_opt o = (enum psiplace_opt)val;
+
 	(void)remote;
-	ctx.verbose = 1;
-	return 0;
+	if (o == PSIPLACE_OPT_VERBOSE)
+		ctx.verbose = 1;
+	/* Files are opened by the submitting client only, never in slurmstepd. */
+	if (!remote && psiplace_request_check_option(o, optarg, &ctx.site, err, sizeof(err)) < 0) {
+		spank_user_error("%s", err);
+		return -1;
+	}
+	return psiplace_opts_set(&ctx.cbopts, o, optarg);
 }
+
+#define PSI_OPT(name, arg, help, o) { name, arg, help, arg != NULL, o, opt_psi }
 
 /* Registered in slurm_spank_init: Slurm ignores a static spank_options
  * table in allocator context (sbatch, salloc). */
@@ -76,37 +80,69 @@ static struct spank_option options[] = {
 	  "Node allocation policy for this job: FIRSTAVAILABLE, LASTAVAILABLE, "
 	  "CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY "
 	  "(or Moab's long names)",
-	  1, 0, opt_alloc_policy },
-	{ "psi-verbose", NULL, "Report psiplace's decisions on stderr", 0, 0, opt_verbose },
+	  1, PSIPLACE_OPT_ALLOC_POLICY, opt_alloc_policy },
+	PSI_OPT("psi-alloc-priority", "EXPR", "Node priority function for this job (implies PRIORITY)",
+		PSIPLACE_OPT_ALLOC_PRIORITY),
+	PSI_OPT("psi-nodes", "LIST", "ParaStation node ids (PSI_NODES): 0,2-5,0x10", PSIPLACE_OPT_NODES),
+	PSI_OPT("psi-hosts", "LIST", "Candidate hosts (PSI_HOSTS): blanks/commas, hostlists", PSIPLACE_OPT_HOSTS),
+	PSI_OPT("psi-hostfile", "FILE", "Host file, one host per line, repeats = slots (PSI_HOSTFILE)",
+		PSIPLACE_OPT_HOSTFILE),
+	PSI_OPT("psi-nodes-sort", "MODE", "PROC, LOAD, LOAD_5, LOAD_15, PROC+LOAD, NONE (PSI_NODES_SORT)",
+		PSIPLACE_OPT_NODES_SORT),
+	PSI_OPT("psi-exclusive", NULL, "Whole nodes only (PSI_EXCLUSIVE)", PSIPLACE_OPT_EXCLUSIVE),
+	PSI_OPT("psi-overbook", NULL, "More tasks than CPUs; implies exclusive (PSI_OVERBOOK)",
+		PSIPLACE_OPT_OVERBOOK),
+	PSI_OPT("psi-loop-nodes-first", NULL, "Consecutive ranks on different nodes (PSI_LOOP_NODES_FIRST)",
+		PSIPLACE_OPT_LOOP_NODES_FIRST),
+	PSI_OPT("psi-wait", NULL, "Queue when resources are busy (PSI_WAIT)", PSIPLACE_OPT_WAIT),
+	PSI_OPT("psi-tpp", "N", "CPU slots per task (PSI_TPP, else OMP_NUM_THREADS)", PSIPLACE_OPT_TPP),
+	PSI_OPT("psi-cpumap", "LIST", "Slot to CPU map, descending ranges allowed (__PSI_CPUMAP)",
+		PSIPLACE_OPT_CPUMAP),
+	PSI_OPT("psi-no-pinproc", NULL, "No CPU binding (__PSI_NO_PINPROC)", PSIPLACE_OPT_NO_PINPROC),
+	PSI_OPT("psi-no-bindmem", NULL, "No memory binding (__PSI_NO_MEMBIND)", PSIPLACE_OPT_NO_BINDMEM),
+	PSI_OPT("psi-map-by", "LEVEL", "LAMA simple level: slot, hwthread, core, l1cache, l2cache, "
+		"l3cache, socket, numa, board, node", PSIPLACE_OPT_MAP_BY),
+	PSI_OPT("psi-bind-to", "LEVEL", "Bind to one object of LEVEL; none = no binding", PSIPLACE_OPT_BIND_TO),
+	PSI_OPT("psi-lama-map", "STR", "LAMA map string over h c s L1 L2 L3 N b n", PSIPLACE_OPT_LAMA_MAP),
+	PSI_OPT("psi-lama-bind", "STR", "LAMA binding, e.g. 1c, 2s", PSIPLACE_OPT_LAMA_BIND),
+	PSI_OPT("psi-lama-mppr", "STR", "LAMA max procs per resource, e.g. 1:c,2:n", PSIPLACE_OPT_LAMA_MPPR),
+	PSI_OPT("psi-lama-order", "s|n", "LAMA rank order: sequential or natural", PSIPLACE_OPT_LAMA_ORDER),
+	PSI_OPT("psi-oversubscribe", NULL, "Let LAMA exceed MPPR and cycle", PSIPLACE_OPT_OVERSUBSCRIBE),
+	PSI_OPT("psi-verbose", NULL, "Report psiplace's decisions on stderr (PSI_VERBOSE)",
+		PSIPLACE_OPT_VERBOSE),
+	PSI_OPT("psi-dry-run", NULL, "Compute and report the binding, bind nothing", PSIPLACE_OPT_DRY_RUN),
 	SPANK_OPTIONS_TABLE_END
 };
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	char err[PSIPLACE_ERRLEN];
-
+	spank_context_t c = spank_context();
 	struct spank_option *o;
 
 	psiplace_siteconf_free(&ctx.site);
+	psiplace_opts_free(&ctx.cbopts);
 	ctx.job_policy = PSIPLACE_POLICY_NONE;
 	ctx.verbose = getenv("PSI_VERBOSE") != NULL;
 	if (psiplace_siteconf_parse(ac, av, &ctx.site, err, sizeof(err)) < 0) {
-		user_error("plugstack.conf psiplace line: %s", err);
+		spank_user_error("plugstack.conf psiplace line: %s", err);
 		return -1;
 	}
 	if (!psiplace_policy_supported(ctx.site.policy)) {
-		user_error("plugstack.conf psiplace line: NodeAllocationPolicy=%s is not yet supported by this psiplace build",
-			   psiplace_policy_name(ctx.site.policy));
+		spank_user_error("plugstack.conf psiplace line: NodeAllocationPolicy=%s is not yet supported by this psiplace build",
+				 psiplace_policy_name(ctx.site.policy));
 		return -1;
 	}
 	if (ctx.site.verbose)
 		ctx.verbose = 1;
 	for (o = options; o->name; o++) {
 		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
-			user_error("cannot register option --%s", o->name);
+			spank_user_error("cannot register option --%s", o->name);
 			return -1;
 		}
 	}
+	if (c == S_CTX_LOCAL || c == S_CTX_ALLOCATOR)
+		return spank_submit_init(sp);
 	return 0;
 }
 
@@ -120,10 +156,12 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	(void)av;
 	if (c != S_CTX_LOCAL && c != S_CTX_ALLOCATOR)
 		return 0;
+	if (spank_submit_post_opt(sp) < 0)
+		return -1;
 	if (ctx.job_policy != PSIPLACE_POLICY_NONE) {
 		if (spank_job_control_setenv(sp, PSIPLACE_ENV_ALLOC_POLICY,
 					     psiplace_policy_name(ctx.job_policy), 1) != ESPANK_SUCCESS) {
-			user_error("--psi-alloc-policy: cannot pass the request to slurmctld");
+			spank_user_error("--psi-alloc-policy: cannot pass the request to slurmctld");
 			return -1;
 		}
 		p = ctx.job_policy;
@@ -137,11 +175,34 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	return 0;
 }
 
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return spank_step_user_init(sp);
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	return spank_step_task_init(sp);
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)sp;
 	(void)ac;
 	(void)av;
+	if (spank_context() == S_CTX_REMOTE)
+		spank_step_exit();
+	else
+		spank_submit_exit();
+	psiplace_opts_free(&ctx.cbopts);
 	psiplace_siteconf_free(&ctx.site);
 	return 0;
 }

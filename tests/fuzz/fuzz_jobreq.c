@@ -24,7 +24,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			start = i + 1;
 		}
 	}
-	psiplace_jobreq_from_env((const char *const *)env, n, &r, err, sizeof(err));
+	if (psiplace_jobreq_from_env_nodes((const char *const *)env, n, &r, err, sizeof(err)) == 0) {
+		static const char *const names[] = { "n1", "n2", "n3", "n4", "login", "n0" };
+		uint32_t *cand;
+		size_t nc;
+
+		struct psiplace_node nodes[6];
+		struct psiplace_siteconf site;
+		enum psiplace_policy pol;
+		size_t k;
+
+		if (psiplace_jobreq_candidates(&r, names, 6, &cand, &nc, err, sizeof(err)) == 0)
+			free(cand);
+		memset(nodes, 0, sizeof(nodes));
+		for (k = 0; k < 6; k++) {
+			nodes[k].name = names[k];
+			nodes[k].index = (uint32_t)k;
+			nodes[k].threads = nodes[k].cpus = (uint32_t)(k % 3);
+			nodes[k].alloc_cpus = (uint32_t)k;
+			nodes[k].load1 = (double)k / 2;
+		}
+		psiplace_siteconf_init(&site);
+		if (psiplace_jobreq_psi_order(&r, &site, nodes, 6, &cand, &nc, &pol, err, sizeof(err)) !=
+		    PSIPLACE_PSI_NEXT_ERROR)
+			free(cand);
+		psiplace_jobreq_free(&r);
+	}
 	free(buf);
 	return 0;
 }

@@ -1,0 +1,60 @@
+/* Per-task bindings shared by the placement backends and the plugin. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "psiplace/binding.h"
+
+struct psiplace_binding *psiplace_bindings_new(size_t n)
+{
+	struct psiplace_binding *b = calloc(n ? n : 1, sizeof(*b));
+	size_t i;
+
+	if (!b)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		b[i].cpus = hwloc_bitmap_alloc();
+		b[i].mems = hwloc_bitmap_alloc();
+		if (!b[i].cpus || !b[i].mems) {
+			psiplace_bindings_free(b, i + 1);
+			return NULL;
+		}
+	}
+	return b;
+}
+
+void psiplace_bindings_free(struct psiplace_binding *b, size_t n)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < n; i++) {
+		hwloc_bitmap_free(b[i].cpus);
+		hwloc_bitmap_free(b[i].mems);
+	}
+	free(b);
+}
+
+void psiplace_binding_mems_of(const struct psiplace_topo *t, hwloc_const_bitmap_t cpus,
+			      hwloc_bitmap_t mems)
+{
+	unsigned i;
+
+	hwloc_bitmap_zero(mems);
+	for (i = 0; i < t->npus; i++)
+		if (t->pus[i].numa_os >= 0 && hwloc_bitmap_isset(cpus, t->pus[i].os_index))
+			hwloc_bitmap_set(mems, (unsigned)t->pus[i].numa_os);
+}
+
+int psiplace_bitmap_list(hwloc_const_bitmap_t set, char *buf, size_t len)
+{
+	int k;
+
+	if (!len)
+		return -1;
+	if (hwloc_bitmap_iszero(set))
+		k = snprintf(buf, len, "-");
+	else
+		k = hwloc_bitmap_list_snprintf(buf, len, set);
+	return k < 0 || (size_t)k >= len ? -1 : k;
+}

@@ -1,0 +1,381 @@
+/* Gather the validated request: option > PSI variable > OMPI variable >
+ * plugstack.conf default (SPEC §2). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/jobreq.h"
+#include "psiplace/request.h"
+
+/* "--psi-tpp" for messages: static strings, valid for the request's life. */
+static const char *const dashed[PSIPLACE_OPT_COUNT] = {
+	"--psi-alloc-policy", "--psi-alloc-priority", "--psi-nodes", "--psi-hosts",
+	"--psi-hostfile", "--psi-nodes-sort", "--psi-exclusive", "--psi-overbook",
+	"--psi-loop-nodes-first", "--psi-wait", "--psi-tpp", "--psi-cpumap",
+	"--psi-no-pinproc", "--psi-no-bindmem", "--psi-map-by", "--psi-bind-to",
+	"--psi-lama-map", "--psi-lama-bind", "--psi-lama-mppr", "--psi-lama-order",
+	"--psi-oversubscribe", "--psi-verbose", "--psi-dry-run",
+};
+
+/* The variables of an option, PSI first, then OMPI; NULL-terminated. */
+static const char *const *vars_of(enum psiplace_opt o)
+{
+	static const char *const none[] = { NULL };
+	static const char *const nodes[] = { "PSI_NODES", NULL };
+	static const char *const hosts[] = { "PSI_HOSTS", NULL };
+	static const char *const hostfile[] = { "PSI_HOSTFILE", NULL };
+	static const char *const sort[] = { "PSI_NODES_SORT", NULL };
+	static const char *const excl[] = { "PSI_EXCLUSIVE", NULL };
+	static const char *const overbook[] = { "PSI_OVERBOOK", NULL };
+	static const char *const loop[] = { "PSI_LOOP_NODES_FIRST", NULL };
+	static const char *const wait[] = { "PSI_WAIT", NULL };
+	static const char *const tpp[] = { "PSI_TPP", NULL }; /* OMP_NUM_THREADS: lenient, apart */
+	static const char *const cpumap[] = { "__PSI_CPUMAP", NULL };
+	static const char *const nopin[] = { "__PSI_NO_PINPROC", NULL };
+	static const char *const nobind[] = { "__PSI_NO_BINDMEM", "__PSI_NO_MEMBIND", NULL };
+	static const char *const lmap[] = { "OMPI_MCA_rmaps_lama_map", NULL };
+	static const char *const lbind[] = { "OMPI_MCA_rmaps_lama_bind", NULL };
+	static const char *const lmppr[] = { "OMPI_MCA_rmaps_lama_mppr", NULL };
+	static const char *const lorder[] = { "OMPI_MCA_rmaps_lama_ordering", NULL };
+	static const char *const verbose[] = { "PSI_VERBOSE", NULL };
+
+	switch (o) {
+	case PSIPLACE_OPT_NODES: return nodes;
+	case PSIPLACE_OPT_HOSTS: return hosts;
+	case PSIPLACE_OPT_HOSTFILE: return hostfile;
+	case PSIPLACE_OPT_NODES_SORT: return sort;
+	case PSIPLACE_OPT_EXCLUSIVE: return excl;
+	case PSIPLACE_OPT_OVERBOOK: return overbook;
+	case PSIPLACE_OPT_LOOP_NODES_FIRST: return loop;
+	case PSIPLACE_OPT_WAIT: return wait;
+	case PSIPLACE_OPT_TPP: return tpp;
+	case PSIPLACE_OPT_CPUMAP: return cpumap;
+	case PSIPLACE_OPT_NO_PINPROC: return nopin;
+	case PSIPLACE_OPT_NO_BINDMEM: return nobind;
+	case PSIPLACE_OPT_LAMA_MAP: return lmap;
+	case PSIPLACE_OPT_LAMA_BIND: return lbind;
+	case PSIPLACE_OPT_LAMA_MPPR: return lmppr;
+	case PSIPLACE_OPT_LAMA_ORDER: return lorder;
+	case PSIPLACE_OPT_VERBOSE: return verbose;
+	default: return none;
+	}
+}
+
+void psiplace_request_init(struct psiplace_request *r)
+{
+	memset(r, 0, sizeof(*r));
+	psiplace_names_init(&r->hosts);
+	r->tpp = 1;
+	r->pin = r->bindmem = true;
+}
+
+void psiplace_request_free(struct psiplace_request *r)
+{
+	free(r->node_ids);
+	free(r->cpumap);
+	psiplace_names_free(&r->hosts);
+	psiplace_opts_free(&r->own);
+	psiplace_request_init(r);
+}
+
+static void note(struct psiplace_request *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct psiplace_request *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nnotes >= PSIPLACE_REQUEST_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->notes[r->nnotes++], PSIPLACE_ERRLEN, fmt, ap);
+	va_end(ap);
+}
+
+struct gather {
+	const struct psiplace_request_src *src;
+	struct psiplace_request *r;
+	char *err;
+	size_t errlen;
+};
+
+/* The effective raw value of an option (option first, then its
+ * variables) copied into r->own; *from names its source.  NULL: not given. */
+static const char *lookup(struct gather *g, enum psiplace_opt o, const char **from)
+{
+	const char *const *v;
+	const char *val = NULL;
+
+	*from = NULL;
+	if (g->src->opts && g->src->opts->val[o]) {
+		val = g->src->opts->val[o];
+		*from = dashed[o];
+	} else {
+		for (v = vars_of(o); *v && !val; v++)
+			if ((val = g->src->getenv ? g->src->getenv(*v, g->src->env_arg) : NULL))
+				*from = *v;
+	}
+	if (!val)
+		return NULL;
+	if (g->r->own.val[o]) /* looked up before: keep earlier pointers valid */
+		return g->r->own.val[o];
+	if (psiplace_opts_set(&g->r->own, o, val) < 0)
+		return NULL;
+	return g->r->own.val[o];
+}
+
+static bool given(struct gather *g, enum psiplace_opt o)
+{
+	const char *from;
+	return lookup(g, o, &from) != NULL;
+}
+
+/* Policy and PRIORITYF checked by the same code slurmctld runs on them. */
+static int gather_policy(struct gather *g)
+{
+	struct psiplace_request *r = g->r;
+	struct psiplace_jobreq j;
+	const char *pfrom, *ffrom, *p = lookup(g, PSIPLACE_OPT_ALLOC_POLICY, &pfrom);
+	const char *prio = lookup(g, PSIPLACE_OPT_ALLOC_PRIORITY, &ffrom);
+
+	psiplace_jobreq_init(&j);
+	if ((p && psiplace_jobreq_set_policy(&j, p, pfrom, g->err, g->errlen) < 0) ||
+	    (prio && psiplace_jobreq_set_priority(&j, prio, ffrom, g->err, g->errlen) < 0) ||
+	    psiplace_jobreq_finish(&j, pfrom ? pfrom : "--psi-alloc-policy",
+				   ffrom ? ffrom : "--psi-alloc-priority", g->err, g->errlen) < 0)
+		return -1;
+	r->policy = j.policy;
+	r->priority = prio;
+	return 0;
+}
+
+static int parse_nodeset(struct gather *g, enum psiplace_opt o, const char *val, const char *from)
+{
+	struct psiplace_request *r = g->r;
+
+	r->nodeset_from = from;
+	r->nodeset = o == PSIPLACE_OPT_NODES ? PSIPLACE_NODESET_IDS
+		     : o == PSIPLACE_OPT_HOSTS ? PSIPLACE_NODESET_HOSTS
+					       : PSIPLACE_NODESET_HOSTFILE;
+	if (!g->src->node_choice)
+		return 0;
+	if (o == PSIPLACE_OPT_NODES)
+		return psiplace_psi_nodes_parse(val, from, &r->node_ids, &r->nnode_ids, g->err,
+						g->errlen);
+	if (o == PSIPLACE_OPT_HOSTS)
+		return psiplace_psi_hosts_parse(val, from, &r->hosts, g->err, g->errlen);
+	return psiplace_psi_hostfile_read(val, from, &r->hosts, g->err, g->errlen);
+}
+
+/* PSI_NODES, PSI_HOSTS, PSI_HOSTFILE: one option, else the first defined
+ * variable; the rest is ignored (a verbose note). */
+static int gather_nodeset(struct gather *g)
+{
+	static const enum psiplace_opt set[3] = { PSIPLACE_OPT_NODES, PSIPLACE_OPT_HOSTS,
+						   PSIPLACE_OPT_HOSTFILE };
+	const struct psiplace_opts *opts = g->src->opts;
+	int i, chosen = -1;
+	const char *val = NULL, *from = NULL, *v;
+
+	for (i = 0; i < 3 && opts; i++) {
+		if (!opts->val[set[i]])
+			continue;
+		if (chosen >= 0)
+			return psiplace_seterr(g->err, g->errlen,
+					       "%s and %s cannot be combined; give one of --psi-nodes, --psi-hosts, --psi-hostfile",
+					       dashed[set[chosen]], dashed[set[i]]);
+		chosen = i;
+	}
+	if (chosen >= 0)
+		val = lookup(g, set[chosen], &from);
+	for (i = 0; i < 3; i++) {
+		const char *var = vars_of(set[i])[0];
+
+		if (!g->src->getenv || !(v = g->src->getenv(var, g->src->env_arg)))
+			continue;
+		if (chosen < 0) {
+			chosen = i;
+			val = lookup(g, set[i], &from);
+		} else {
+			note(g->r, "%s ignored: %s is given", var, from);
+		}
+	}
+	if (chosen < 0)
+		return 0;
+	if (!val)
+		return psiplace_seterr(g->err, g->errlen, "%s: out of memory", from);
+	return parse_nodeset(g, set[chosen], val, from);
+}
+
+static int gather_node_choice(struct gather *g)
+{
+	struct psiplace_request *r = g->r;
+	const char *from, *v;
+
+	if (gather_policy(g) < 0 || gather_nodeset(g) < 0)
+		return -1;
+	if ((v = lookup(g, PSIPLACE_OPT_NODES_SORT, &from))) {
+		r->sort_from = from;
+		if (psiplace_nodes_sort_parse(v, from, &r->sort, g->err, g->errlen) < 0)
+			return -1;
+	}
+	r->overbook = given(g, PSIPLACE_OPT_OVERBOOK);
+	r->exclusive = r->overbook || given(g, PSIPLACE_OPT_EXCLUSIVE);
+	r->wait = given(g, PSIPLACE_OPT_WAIT);
+	r->psi_node_choice = r->nodeset != PSIPLACE_NODESET_NONE || r->sort_from || r->exclusive ||
+			     r->wait;
+	return 0;
+}
+
+static int gather_lama(struct gather *g)
+{
+	struct psiplace_lama_strings *l = &g->r->lama_strings;
+
+	l->map_by = lookup(g, PSIPLACE_OPT_MAP_BY, &l->map_by_from);
+	l->bind_to = lookup(g, PSIPLACE_OPT_BIND_TO, &l->bind_to_from);
+	l->map = lookup(g, PSIPLACE_OPT_LAMA_MAP, &l->map_from);
+	l->bind = lookup(g, PSIPLACE_OPT_LAMA_BIND, &l->bind_from);
+	l->mppr = lookup(g, PSIPLACE_OPT_LAMA_MPPR, &l->mppr_from);
+	l->order = lookup(g, PSIPLACE_OPT_LAMA_ORDER, &l->order_from);
+	l->oversubscribe = given(g, PSIPLACE_OPT_OVERSUBSCRIBE);
+	g->r->lama = l->map_by || l->bind_to || l->map || l->bind || l->mppr || l->order ||
+		     l->oversubscribe;
+	if (l->map_by && l->map)
+		return psiplace_seterr(g->err, g->errlen,
+				       "--psi-map-by and %s cannot be combined; give a simple level or an expert map string",
+				       l->map_from);
+	return 0;
+}
+
+static int gather_cpumap(struct gather *g, bool allowed)
+{
+	struct psiplace_request *r = g->r;
+	const char *from, *v = lookup(g, PSIPLACE_OPT_CPUMAP, &from);
+
+	if (!v)
+		return 0;
+	if (!allowed) {
+		if (from == dashed[PSIPLACE_OPT_CPUMAP])
+			return psiplace_seterr(g->err, g->errlen,
+					       "--psi-cpumap: not allowed on this cluster (plugstack.conf AllowUserCpumap=no)");
+		note(r, "%s ignored: this cluster does not allow user CPU maps (AllowUserCpumap=no)", from);
+		return 0;
+	}
+	r->cpumap_from = from;
+	return psiplace_cpumap_parse(v, from, &r->cpumap, &r->ncpumap, g->err, g->errlen);
+}
+
+/* The PSI task placement inputs that exclude LAMA, for the error line. */
+static const char *psi_placement_input(const struct psiplace_request *r, struct gather *g)
+{
+	const char *from;
+
+	if (r->tpp_from && strcmp(r->tpp_from, "OMP_NUM_THREADS"))
+		return r->tpp_from;
+	if (r->cpumap_from)
+		return r->cpumap_from;
+	if (r->loop_nodes_first)
+		return lookup(g, PSIPLACE_OPT_LOOP_NODES_FIRST, &from) ? from : "PSI_LOOP_NODES_FIRST";
+	if (r->overbook)
+		return lookup(g, PSIPLACE_OPT_OVERBOOK, &from) ? from : "PSI_OVERBOOK";
+	return NULL;
+}
+
+static const char *lama_input(const struct psiplace_lama_strings *l)
+{
+	return l->map_by ? l->map_by_from : l->map ? l->map_from : l->bind_to ? l->bind_to_from
+		: l->bind ? l->bind_from : l->mppr ? l->mppr_from : l->order ? l->order_from
+		: "--psi-oversubscribe";
+}
+
+static int gather_placement(struct gather *g)
+{
+	const struct psiplace_siteconf *site = g->src->site;
+	struct psiplace_request *r = g->r;
+	const char *from, *v, *psi;
+
+	if ((v = lookup(g, PSIPLACE_OPT_TPP, &from))) {
+		if (psiplace_tpp_parse(v, from, &r->tpp, g->err, g->errlen) < 0)
+			return -1;
+		r->tpp_from = from;
+	}
+	if (gather_cpumap(g, site && site->allow_user_cpumap) < 0 || gather_lama(g) < 0)
+		return -1;
+	r->loop_nodes_first = given(g, PSIPLACE_OPT_LOOP_NODES_FIRST);
+	r->pin = !given(g, PSIPLACE_OPT_NO_PINPROC);
+	r->bindmem = !given(g, PSIPLACE_OPT_NO_BINDMEM);
+	r->verbose = given(g, PSIPLACE_OPT_VERBOSE) || (site && site->verbose);
+	r->dry_run = given(g, PSIPLACE_OPT_DRY_RUN);
+
+	if (r->lama && (psi = psi_placement_input(r, g)))
+		return psiplace_seterr(g->err, g->errlen,
+				       "%s and %s cannot be combined: PSI task placement (TPP, cpumap, loop-nodes-first, overbook) and LAMA mapping exclude each other",
+				       psi, lama_input(&r->lama_strings));
+	if (r->lama)
+		r->place_why = lama_input(&r->lama_strings);
+	else if (r->tpp_from)
+		r->place_why = r->tpp_from;
+	else if (r->cpumap_from)
+		r->place_why = r->cpumap_from;
+	else if (r->loop_nodes_first)
+		r->place_why = "loop-nodes-first";
+	else if (r->psi_node_choice)
+		r->place_why = r->nodeset_from ? r->nodeset_from : r->sort_from ? r->sort_from
+			       : "PSI node choice";
+	else if (site && site->placement == PSIPLACE_PLACEMENT_PSI)
+		r->place_why = "DefaultPlacement=psi";
+	r->place = r->place_why != NULL;
+	/* OpenMP's variable counts only when psiplace places PSI-style. */
+	if (r->place && !r->lama && !r->tpp_from &&
+	    (v = g->src->getenv ? g->src->getenv("OMP_NUM_THREADS", g->src->env_arg) : NULL)) {
+		if (psiplace_omp_threads_tpp(v, &r->tpp, r->warning, sizeof(r->warning)) == 0)
+			r->tpp_from = "OMP_NUM_THREADS";
+	}
+	return 0;
+}
+
+int psiplace_request_gather(const struct psiplace_request_src *src, struct psiplace_request *r,
+			    char *err, size_t errlen)
+{
+	struct gather g = { src, r, err, errlen };
+
+	psiplace_request_init(r);
+	if (gather_node_choice(&g) < 0 || gather_placement(&g) < 0) {
+		psiplace_request_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+int psiplace_request_check_option(enum psiplace_opt o, const char *value,
+				  const struct psiplace_siteconf *site, char *err, size_t errlen)
+{
+	struct psiplace_opts opts;
+	struct psiplace_request_src src = { NULL, NULL, &opts, site, false };
+	struct psiplace_request r;
+	int rc;
+
+	/* Files are read and node lists expanded in gather, not per option. */
+	psiplace_opts_init(&opts);
+	if (psiplace_opts_set(&opts, o, value) < 0)
+		return psiplace_seterr(err, errlen, "%s: out of memory", dashed[o]);
+	if (o == PSIPLACE_OPT_NODES) {
+		uint32_t *ids = NULL;
+		size_t n;
+		rc = psiplace_psi_nodes_parse(value ? value : "", dashed[o], &ids, &n, err, errlen);
+		free(ids);
+	} else if (o == PSIPLACE_OPT_HOSTS) {
+		struct psiplace_names hl;
+		psiplace_names_init(&hl);
+		rc = psiplace_psi_hosts_parse(value ? value : "", dashed[o], &hl, err, errlen);
+		psiplace_names_free(&hl);
+	} else if (o == PSIPLACE_OPT_HOSTFILE && (!value || !*value)) {
+		rc = psiplace_seterr(err, errlen, "--psi-hostfile: '' is empty; accepted: the path of a host file");
+	} else {
+		rc = psiplace_request_gather(&src, &r, err, errlen);
+		if (rc == 0)
+			psiplace_request_free(&r);
+	}
+	psiplace_opts_free(&opts);
+	return rc;
+}

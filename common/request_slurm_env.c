@@ -1,0 +1,138 @@
+/* The request in Slurm's own input variables, set in slurm_spank_init
+ * before srun/sbatch/salloc read their environment. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/request.h"
+
+struct tr {
+	struct psiplace_slurm_env *out;
+	unsigned slurm_set;
+	psiplace_getenv_fn get;
+	void *arg;
+};
+
+static void tr_note(struct tr *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tr_note(struct tr *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->out->nnotes >= PSIPLACE_REQUEST_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->out->notes[t->out->nnotes++], PSIPLACE_ERRLEN, fmt, ap);
+	va_end(ap);
+}
+
+/* Set name=value unless the user chose it already (variable or option). */
+static void tr_set(struct tr *t, const char *why, const char *name, const char *value,
+		   unsigned option_flag, const char *option)
+{
+	struct psiplace_slurm_env *o = t->out;
+
+	if ((t->slurm_set & option_flag) || (t->get && t->get(name, t->arg))) {
+		tr_note(t, "%s: not setting %s=%s, you chose %s yourself", why, name, value,
+			(t->slurm_set & option_flag) ? option : name);
+		return;
+	}
+	if (o->n >= PSIPLACE_SLURM_ENV_MAX)
+		return;
+	snprintf(o->var[o->n].name, sizeof(o->var[o->n].name), "%s", name);
+	snprintf(o->var[o->n].value, sizeof(o->var[o->n].value), "%s", value);
+	o->n++;
+}
+
+static const char *client_name(enum psiplace_client c)
+{
+	return c == PSIPLACE_CLIENT_SRUN ? "srun" : c == PSIPLACE_CLIENT_SBATCH ? "sbatch" : "salloc";
+}
+
+static const char *pick(enum psiplace_client c, const char *srun, const char *sbatch,
+			const char *salloc)
+{
+	return c == PSIPLACE_CLIENT_SRUN ? srun : c == PSIPLACE_CLIENT_SBATCH ? sbatch : salloc;
+}
+
+/* Cyclic over a packed allocation does not alternate nodes (cons_tres
+ * fills the first node): ask for the same number of tasks per node. */
+static void balance(struct tr *t, enum psiplace_client client, const struct psiplace_slurm_cmdline *sl)
+{
+	long n = sl ? sl->ntasks : -1, N = sl ? sl->nnodes : -1;
+	char num[24];
+
+	if (n < 0 && t->get && t->get("SLURM_NTASKS", t->arg))
+		n = strtol(t->get("SLURM_NTASKS", t->arg), NULL, 10);
+	if (N < 0 && t->get && t->get("SLURM_JOB_NUM_NODES", t->arg))
+		N = strtol(t->get("SLURM_JOB_NUM_NODES", t->arg), NULL, 10);
+	if (n <= 0 || N <= 1)
+		return;
+	snprintf(num, sizeof(num), "%ld", (n + N - 1) / N);
+	if (client == PSIPLACE_CLIENT_SRUN)
+		tr_set(t, "loop-nodes-first", "SLURM_NTASKS_PER_NODE", num, PSIPLACE_SLURM_NTASKS_PER_NODE,
+		       "--ntasks-per-node");
+	else if (!(t->slurm_set & PSIPLACE_SLURM_NTASKS_PER_NODE))
+		tr_note(t, "loop-nodes-first: %s has no tasks-per-node variable; give --ntasks-per-node=%s for a balanced allocation",
+			client_name(client), num);
+}
+
+void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_client client,
+				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm,
+				psiplace_getenv_fn get, void *arg, const char *hostfile_path,
+				struct psiplace_slurm_env *out)
+{
+	struct tr t = { out, slurm ? slurm->set : 0, get, arg };
+	unsigned slurm_set = t.slurm_set;
+	const char *var;
+	char num[16];
+
+	memset(out, 0, sizeof(*out));
+	if (r->place && r->loop_nodes_first && !r->lama) {
+		if ((var = pick(client, "SLURM_DISTRIBUTION", "SBATCH_DISTRIBUTION", NULL)))
+			tr_set(&t, "loop-nodes-first", var, "cyclic", PSIPLACE_SLURM_DISTRIBUTION,
+			       "-m/--distribution");
+		else
+			tr_note(&t, "loop-nodes-first: %s has no distribution variable; it applies to the steps",
+				client_name(client));
+		if (new_job)
+			balance(&t, client, slurm);
+	}
+	/* psiplace binds (or, asked not to, leaves unbound): Slurm's own
+	 * binding would only be replaced, and fails on nodes whose declared
+	 * CPUs are not the machine's. */
+	if (r->place && client == PSIPLACE_CLIENT_SRUN)
+		tr_set(&t, "psiplace binds the tasks", "SLURM_CPU_BIND", "none", PSIPLACE_SLURM_CPU_BIND,
+		       "--cpu-bind");
+	/* 22.05's srun turns --exclusive into an exact step, which then
+	 * refuses more tasks than CPUs: overbooking wins there. */
+	if (r->exclusive && new_job && r->overbook && client == PSIPLACE_CLIENT_SRUN)
+		tr_note(&t, "overbook: srun cannot combine --exclusive with --overcommit; the job is not exclusive (use sbatch or salloc for an exclusive overbooked job)");
+	else if (r->exclusive && new_job)
+		tr_set(&t, "exclusive", pick(client, "SLURM_EXCLUSIVE", "SBATCH_EXCLUSIVE", "SALLOC_EXCLUSIVE"),
+		       "exclusive", PSIPLACE_SLURM_EXCLUSIVE, "--exclusive");
+	if (r->overbook)
+		tr_set(&t, "overbook", pick(client, "SLURM_OVERCOMMIT", "SBATCH_OVERCOMMIT", "SALLOC_OVERCOMMIT"),
+		       "1", PSIPLACE_SLURM_OVERCOMMIT, "-O/--overcommit");
+	if (r->place && !r->lama && r->tpp > 1) {
+		snprintf(num, sizeof(num), "%u", r->tpp);
+		if (client == PSIPLACE_CLIENT_SRUN)
+			tr_set(&t, r->tpp_from, "SRUN_CPUS_PER_TASK", num, PSIPLACE_SLURM_CPUS_PER_TASK,
+			       "-c/--cpus-per-task");
+		else if (!(slurm_set & PSIPLACE_SLURM_CPUS_PER_TASK))
+			tr_note(&t, "%s: %s has no cpus-per-task variable; give -c %u to allocate %u CPUs per task",
+				r->tpp_from, client_name(client), r->tpp, r->tpp);
+	}
+	if (psi_strict && new_job && !r->wait && (r->psi_node_choice || r->place)) {
+		if (client == PSIPLACE_CLIENT_SALLOC)
+			tr_set(&t, "PsiStrict=yes without PSI_WAIT", "SALLOC_IMMEDIATE", "1",
+			       PSIPLACE_SLURM_IMMEDIATE, "-I/--immediate");
+		else
+			tr_note(&t, "PsiStrict=yes without PSI_WAIT: %s has no immediate variable; give --immediate%s",
+				client_name(client),
+				client == PSIPLACE_CLIENT_SBATCH ? " to salloc or srun instead" : "");
+	}
+	if (r->nodeset == PSIPLACE_NODESET_HOSTFILE && hostfile_path)
+		tr_set(&t, r->nodeset_from, "SLURM_HOSTFILE", hostfile_path, PSIPLACE_SLURM_NODELIST,
+		       "-w/--nodelist or -F/--nodefile");
+}

@@ -1,0 +1,238 @@
+/* psiplace — the validated request of a job or step, gathered from
+ * --psi-* options (the client's own command line, or inherited from an
+ * enclosing sbatch/salloc), PSI_* variables, OMPI_* variables and the
+ * plugstack.conf defaults, in that order of precedence (SPEC §2).
+ *
+ * One parser for the SPANK plugin (local, allocator and remote context)
+ * and the CLI.  The LAMA strings are only collected here; include
+ * psiplace/lama.h to turn them into LAMA options. */
+#ifndef PSIPLACE_REQUEST_H
+#define PSIPLACE_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psiplace/error.h"
+#include "psiplace/names.h"
+#include "psiplace/policy.h"
+#include "psiplace/psi.h"
+#include "psiplace/siteconf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every --psi-* option (SPEC §2). */
+enum psiplace_opt {
+	PSIPLACE_OPT_ALLOC_POLICY = 0,
+	PSIPLACE_OPT_ALLOC_PRIORITY,
+	PSIPLACE_OPT_NODES,
+	PSIPLACE_OPT_HOSTS,
+	PSIPLACE_OPT_HOSTFILE,
+	PSIPLACE_OPT_NODES_SORT,
+	PSIPLACE_OPT_EXCLUSIVE,
+	PSIPLACE_OPT_OVERBOOK,
+	PSIPLACE_OPT_LOOP_NODES_FIRST,
+	PSIPLACE_OPT_WAIT,
+	PSIPLACE_OPT_TPP,
+	PSIPLACE_OPT_CPUMAP,
+	PSIPLACE_OPT_NO_PINPROC,
+	PSIPLACE_OPT_NO_BINDMEM,
+	PSIPLACE_OPT_MAP_BY,
+	PSIPLACE_OPT_BIND_TO,
+	PSIPLACE_OPT_LAMA_MAP,
+	PSIPLACE_OPT_LAMA_BIND,
+	PSIPLACE_OPT_LAMA_MPPR,
+	PSIPLACE_OPT_LAMA_ORDER,
+	PSIPLACE_OPT_OVERSUBSCRIBE,
+	PSIPLACE_OPT_VERBOSE,
+	PSIPLACE_OPT_DRY_RUN,
+	PSIPLACE_OPT_COUNT
+};
+
+/* "psi-tpp" (without dashes); NULL out of range. */
+const char *psiplace_opt_name(enum psiplace_opt o);
+/* Whether the option takes a value. */
+bool psiplace_opt_has_arg(enum psiplace_opt o);
+/* The option named name ("psi-tpp"), or -1. */
+int psiplace_opt_lookup(const char *name);
+
+/* Option values as given (flags: ""), owned. */
+struct psiplace_opts {
+	char *val[PSIPLACE_OPT_COUNT];
+};
+
+void psiplace_opts_init(struct psiplace_opts *o);
+void psiplace_opts_free(struct psiplace_opts *o);
+/* Set (replacing) one option's value; value NULL for a flag. */
+int psiplace_opts_set(struct psiplace_opts *o, enum psiplace_opt opt, const char *value);
+/* Copy every option of `from` that `into` lacks. */
+int psiplace_opts_merge_missing(struct psiplace_opts *into, const struct psiplace_opts *from);
+
+/* Slurm options a command line sets explicitly (they win over psiplace's
+ * translation). */
+enum {
+	PSIPLACE_SLURM_DISTRIBUTION = 1 << 0,  /* -m, --distribution */
+	PSIPLACE_SLURM_CPUS_PER_TASK = 1 << 1, /* -c, --cpus-per-task */
+	PSIPLACE_SLURM_EXCLUSIVE = 1 << 2,     /* --exclusive */
+	PSIPLACE_SLURM_OVERCOMMIT = 1 << 3,    /* -O, --overcommit */
+	PSIPLACE_SLURM_IMMEDIATE = 1 << 4,     /* -I, --immediate */
+	PSIPLACE_SLURM_NODELIST = 1 << 5,      /* -w, --nodelist, -F, --nodefile */
+	PSIPLACE_SLURM_CPU_BIND = 1 << 6,      /* --cpu-bind */
+	PSIPLACE_SLURM_NTASKS_PER_NODE = 1 << 7, /* --ntasks-per-node */
+};
+
+/* What a client's command line says to Slurm itself. */
+struct psiplace_slurm_cmdline {
+	unsigned set;  /* PSIPLACE_SLURM_* given explicitly */
+	long ntasks;   /* -n/--ntasks value; -1 not given or not a number */
+	long nnodes;   /* -N/--nodes value (one number); -1 otherwise */
+	int operand;   /* index of the first operand (command, batch script); argc if none */
+	bool wrap;     /* sbatch --wrap: no script file */
+};
+
+/* Split a NUL-separated command line (/proc/self/cmdline) into a
+ * NULL-terminated vector (malloc'd; free with psiplace_argv_free). */
+int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
+			   char *err, size_t errlen);
+
+/* Scan a client's command line (argv[0] = program) the way getopt_long
+ * would up to the first operand (the command or batch script): --psi-*
+ * options go to opts, the Slurm options psiplace's translation must
+ * respect to *slurm.
+ * Unique prefixes of long options are not recognised (write them out).
+ * -1 with err for a --psi-* option missing its value or a flag given
+ * one. */
+int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
+			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen);
+
+/* The #SBATCH directives of a batch script (text[0..len)): the leading
+ * comment block, as sbatch reads it (words split at blanks, quotes
+ * removed).  --psi-* options go to opts (a later directive replaces an
+ * earlier one), Slurm options psiplace translates are added to
+ * slurm->set.  Bounded: at most PSIPLACE_SCRIPT_MAX bytes are looked at. */
+#define PSIPLACE_SCRIPT_MAX (1 << 20)
+int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
+			       struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen);
+
+/* Read a variable; NULL when undefined. */
+typedef const char *(*psiplace_getenv_fn)(const char *name, void *arg);
+
+/* Options inherited from an enclosing sbatch/salloc: SPANK exports them
+ * as SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_<name> (job env) and
+ * _SLURM_SPANK_OPTION_psiplace_<name> (the allocation's own env), the
+ * name with non-alphanumerics as '_'. */
+int psiplace_opts_from_inherited(psiplace_getenv_fn get, void *arg, struct psiplace_opts *o);
+
+enum psiplace_nodeset {
+	PSIPLACE_NODESET_NONE = 0,
+	PSIPLACE_NODESET_IDS,      /* PSI_NODES */
+	PSIPLACE_NODESET_HOSTS,    /* PSI_HOSTS */
+	PSIPLACE_NODESET_HOSTFILE, /* PSI_HOSTFILE: entries are slots */
+};
+
+/* The raw LAMA strings and where each came from (option or OMPI_MCA_*
+ * variable); NULL when not given.  psiplace/lama.h parses them. */
+struct psiplace_lama_strings {
+	const char *map_by, *bind_to, *map, *bind, *mppr, *order;
+	const char *map_by_from, *bind_to_from, *map_from, *bind_from, *mppr_from, *order_from;
+	bool oversubscribe;
+};
+
+#define PSIPLACE_REQUEST_NOTES 8
+
+struct psiplace_request {
+	/* Node choice (slurmctld). */
+	enum psiplace_policy policy;    /* --psi-alloc-policy; NONE: not given */
+	const char *priority;           /* --psi-alloc-priority (implies PRIORITY) */
+	enum psiplace_nodeset nodeset;
+	const char *nodeset_from;       /* "PSI_NODES", "--psi-hosts", ... */
+	uint32_t *node_ids;
+	size_t nnode_ids;
+	struct psiplace_names hosts;    /* PSI_HOSTS names or hostfile slots */
+	enum psiplace_nodes_sort sort;  /* UNSET: the site's NodesSort */
+	const char *sort_from;
+	bool psi_node_choice;           /* any PSI node-choice input given */
+	bool exclusive, overbook, wait;
+
+	/* Task placement (slurmstepd). */
+	bool place;                     /* psiplace places this step's tasks */
+	const char *place_why;          /* what asked for it */
+	bool loop_nodes_first;
+	unsigned tpp;                   /* >= 1 */
+	const char *tpp_from;           /* NULL: default 1 */
+	unsigned *cpumap;               /* slot -> OS CPU; NULL: topology order */
+	size_t ncpumap;
+	const char *cpumap_from;
+	bool pin, bindmem;              /* default on */
+	bool lama;                      /* some LAMA option or variable given */
+	struct psiplace_lama_strings lama_strings;
+	bool verbose, dry_run;
+
+	/* Lines for --psi-verbose ("PSI_HOSTS ignored: PSI_NODES is defined")
+	 * and warnings the user sees always (OMP_NUM_THREADS). */
+	char notes[PSIPLACE_REQUEST_NOTES][PSIPLACE_ERRLEN];
+	unsigned nnotes;
+	char warning[PSIPLACE_ERRLEN];
+
+	struct psiplace_opts own; /* storage for the strings above */
+};
+
+struct psiplace_request_src {
+	psiplace_getenv_fn getenv;      /* the variables of the job or step */
+	void *env_arg;
+	const struct psiplace_opts *opts; /* options, already merged (may be NULL) */
+	const struct psiplace_siteconf *site; /* may be NULL: defaults */
+	/* Parse node-choice inputs (srun/sbatch/salloc); PSI_HOSTFILE is then
+	 * read here, with the caller's credentials.  False in slurmstepd: they
+	 * were validated at submission and only their presence counts (user
+	 * files are never opened there). */
+	bool node_choice;
+};
+
+void psiplace_request_init(struct psiplace_request *r);
+void psiplace_request_free(struct psiplace_request *r);
+
+/* Build the validated request.  -1 with one error line (naming the
+ * option or variable, the value and what is accepted) on bad input or
+ * a forbidden combination; r is then freed and re-initialised. */
+int psiplace_request_gather(const struct psiplace_request_src *src, struct psiplace_request *r,
+			    char *err, size_t errlen);
+
+/* Validate one option value on its own (the SPANK option callbacks). */
+int psiplace_request_check_option(enum psiplace_opt o, const char *value,
+				  const struct psiplace_siteconf *site, char *err, size_t errlen);
+
+/* Which client is asking (SPANK local context = srun, allocator = sbatch
+ * or salloc). */
+enum psiplace_client { PSIPLACE_CLIENT_SRUN, PSIPLACE_CLIENT_SBATCH, PSIPLACE_CLIENT_SALLOC };
+
+#define PSIPLACE_SLURM_ENV_MAX 8
+struct psiplace_slurm_env {
+	unsigned n;
+	struct {
+		char name[32];
+		char value[PSIPLACE_ERRLEN];
+	} var[PSIPLACE_SLURM_ENV_MAX];
+	char notes[PSIPLACE_REQUEST_NOTES][PSIPLACE_ERRLEN]; /* what was left to the user */
+	unsigned nnotes;
+};
+
+/* Slurm input variables that give the request its effect where Slurm has
+ * the feature (cyclic distribution with a balanced allocation, exclusive,
+ * overcommit, cpus per task, immediate, the hostfile layout, and no
+ * binding by Slurm where psiplace binds).  A variable the user set, or
+ * the matching option on the command line (slurm), wins; the counts in
+ * slurm (or SLURM_NTASKS/SLURM_JOB_NUM_NODES) size the balanced allocation.
+ * new_job: the client creates an allocation (srun outside a job, sbatch,
+ * salloc).  psi_strict: plugstack.conf PsiStrict=yes.  hostfile_path: a file holding the hostfile slots, one name a
+ * line, written by the caller when r->nodeset is HOSTFILE. */
+void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_client client,
+				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get, void *arg,
+				const char *hostfile_path, struct psiplace_slurm_env *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

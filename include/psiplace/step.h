@@ -1,0 +1,37 @@
+/* psiplace — a step as one node sees it at launch, for the placement
+ * backends: which node of the step this is and which of the step's tasks
+ * it runs.  The SPANK plugin fills it from Slurm (SLURM_STEP_NODELIST,
+ * SLURM_STEP_TASKS_PER_NODE, the tasks' global ids); backends that need
+ * the whole step (LAMA) compute it from here without communication. */
+#ifndef PSIPLACE_STEP_H
+#define PSIPLACE_STEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSIPLACE_STEP_MAX_NODES 65536
+
+struct psiplace_step {
+	const char *node_name;       /* this node (for messages) */
+	uint32_t node;               /* this node's position in the step's node list */
+	uint32_t nnodes;
+	uint32_t *tasks_per_node;    /* [nnodes], malloc'd */
+	uint32_t ntasks;             /* whole step */
+	uint32_t nlocal;
+	uint32_t *gtids;             /* [nlocal]: global id of local task i, malloc'd */
+};
+
+/* SLURM_STEP_TASKS_PER_NODE ("2(x3),1") -> counts[0..*n-1] (malloc'd). */
+int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n, char *err,
+				  size_t errlen);
+
+void psiplace_step_free(struct psiplace_step *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,343 @@
+/* The step side (slurmstepd, remote context): one topology load per step
+ * in user_init, every local task's binding computed there by a placement
+ * backend, each task bound in its own task_init. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "psiplace/error.h"
+#include "psiplace/hostlist.h"
+#include "psiplace/psi_place.h"
+#include "spank_ctx.h"
+
+#define ctx psiplace_spank
+
+/* A second backend (LAMA) is wired here by the lead: when the request
+ * carries LAMA options, spank_lama_backend computes the bindings. */
+psiplace_backend_fn spank_lama_backend = NULL;
+
+static int spank_psi_backend(const struct psiplace_request *r, const struct psiplace_topo *t,
+			     const struct psiplace_step *step, struct psiplace_binding *out,
+			     char *err, size_t errlen)
+{
+	struct psiplace_psi_opts o;
+
+	psiplace_psi_opts_of_request(r, &o);
+	return psiplace_psi_place_node(t, &o, step->nlocal, out, err, errlen);
+}
+
+/* Variables of the job, not of slurmstepd. */
+static const char *job_getenv(const char *name, void *arg)
+{
+	char **env = arg;
+	size_t n = strlen(name);
+
+	for (; env && *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+/* This node's name: position node of the step's node list (slurmstepd
+ * has no SLURMD_NODENAME before the tasks exist). */
+static void node_name(char **env, uint32_t node)
+{
+	const char *list = job_getenv("SLURM_STEP_NODELIST", env);
+
+	if (!list) /* the batch step */
+		list = job_getenv("SLURM_JOB_NODELIST", env);
+	struct psiplace_hostlist hl;
+	char err[PSIPLACE_ERRLEN];
+
+	snprintf(ctx.node_name, sizeof(ctx.node_name), "node%u", node);
+	if (list && psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, err, sizeof(err)) == 0) {
+		if (node < hl.n)
+			snprintf(ctx.node_name, sizeof(ctx.node_name), "%s", hl.host[node]);
+		psiplace_hostlist_free(&hl);
+	}
+}
+
+static int step_layout(spank_t sp, char **env, char *err, size_t errlen)
+{
+	struct psiplace_step *s = &ctx.step;
+	const char *tpn = job_getenv("SLURM_STEP_TASKS_PER_NODE", env);
+	uint32_t i, g;
+
+	memset(s, 0, sizeof(*s));
+	if (spank_get_item(sp, S_JOB_NODEID, &s->node) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &s->nlocal) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &s->ntasks) != ESPANK_SUCCESS)
+		return psiplace_seterr(err, errlen, "Slurm does not tell the step's layout");
+	node_name(env, s->node);
+	s->node_name = ctx.node_name;
+	if (tpn && psiplace_tasks_per_node_parse(tpn, &s->tasks_per_node, &s->nnodes, err, errlen) < 0)
+		return -1;
+	if (!(s->gtids = calloc(s->nlocal ? s->nlocal : 1, sizeof(*s->gtids))))
+		return psiplace_seterr(err, errlen, "out of memory");
+	for (i = 0; i < s->nlocal; i++) {
+		if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g) != ESPANK_SUCCESS)
+			return psiplace_seterr(err, errlen, "Slurm does not tell task %u's global id", i);
+		s->gtids[i] = g;
+	}
+	return 0;
+}
+
+/* TopologyFile with %n replaced by the node name. */
+static void topology_path(const char *pattern, const char *node, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *pattern && o + 1 < len; pattern++) {
+		if (pattern[0] == '%' && pattern[1] == 'n') {
+			o += (size_t)snprintf(buf + o, len - o, "%s", node);
+			if (o >= len)
+				o = len - 1;
+			pattern++;
+		} else {
+			buf[o++] = *pattern;
+		}
+	}
+	buf[o] = '\0';
+}
+
+static int load_topology(char *err, size_t errlen)
+{
+	char path[1024], q[160];
+	int rc = 0;
+
+	if (hwloc_topology_init(&ctx.topo) < 0)
+		return psiplace_seterr(err, errlen, "hwloc_topology_init failed");
+	/* Slurm numbers cores node-wide: keep the CPUs slurmstepd may not use. */
+	hwloc_topology_set_flags(ctx.topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
+	/* TopologyFile=.../%n.xml: a node without its file is a real node. */
+	if (ctx.site.topology_file && *ctx.site.topology_file &&
+	    (topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path)),
+	     !strstr(ctx.site.topology_file, "%n") || access(path, F_OK) == 0)) {
+		psiplace_quote(q, sizeof(q), path, 120);
+		if (access(path, R_OK) == 0)
+			rc = hwloc_topology_set_xml(ctx.topo, path);
+		else
+			rc = hwloc_topology_set_synthetic(ctx.topo, path);
+		if (rc < 0)
+			return psiplace_seterr(err, errlen,
+					       "TopologyFile '%s' is neither a readable hwloc XML file nor a synthetic description",
+					       q);
+	}
+	if (hwloc_topology_load(ctx.topo) < 0)
+		return psiplace_seterr(err, errlen, "hwloc cannot load this node's topology");
+	return 0;
+}
+
+/* The step's CPUs from Slurm's abstract core ids, which count cores
+ * node-wide in the node's declared order: they equal hwloc's core order
+ * only when the declaration matches the hardware. */
+static int step_cpus(spank_t sp, hwloc_bitmap_t cpus, char *err, size_t errlen)
+{
+	char *cores = NULL;
+	hwloc_bitmap_t ids = hwloc_bitmap_alloc();
+	int ncores = hwloc_get_nbobjs_by_type(ctx.topo, HWLOC_OBJ_CORE), id, last, rc = 0;
+
+	if (!ids)
+		return psiplace_seterr(err, errlen, "out of memory");
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores ||
+	    hwloc_bitmap_list_sscanf(ids, cores) < 0 || hwloc_bitmap_iszero(ids)) {
+		hwloc_bitmap_free(ids);
+		return psiplace_seterr(err, errlen, "Slurm does not tell the step's allocated cores");
+	}
+	last = hwloc_bitmap_last(ids);
+	if (ncores <= 0 || last >= ncores) {
+		rc = psiplace_seterr(err, errlen,
+				     "Slurm's core ids for this step (%s) do not fit this node's topology (%d cores): the node's declared Sockets/CoresPerSocket differ from the hardware (slurmd -C shows the real layout)",
+				     cores, ncores);
+	} else {
+		hwloc_bitmap_zero(cpus);
+		hwloc_bitmap_foreach_begin(id, ids) {
+			hwloc_obj_t core = hwloc_get_obj_by_type(ctx.topo, HWLOC_OBJ_CORE, (unsigned)id);
+			hwloc_bitmap_or(cpus, cpus, core->cpuset);
+		}
+		hwloc_bitmap_foreach_end();
+	}
+	hwloc_bitmap_free(ids);
+	return rc;
+}
+
+static int build_bind_list(void)
+{
+	size_t cap = 64 + ctx.step.nlocal * 32, o = 0;
+	char mask[1024];
+	uint32_t i;
+
+	if (!(ctx.bind_list = malloc(cap)))
+		return -1;
+	ctx.bind_list[0] = '\0';
+	for (i = 0; i < ctx.step.nlocal; i++) {
+		if (hwloc_bitmap_taskset_snprintf(mask, sizeof(mask), ctx.bind[i].cpus) < 0)
+			return -1;
+		if (o + strlen(mask) + 2 > cap) {
+			char *n = realloc(ctx.bind_list, cap = cap * 2 + strlen(mask));
+			if (!n)
+				return -1;
+			ctx.bind_list = n;
+		}
+		o += (size_t)sprintf(ctx.bind_list + o, "%s%s", i ? "," : "", mask);
+	}
+	return 0;
+}
+
+static int place_step(spank_t sp, char **env, char *err, size_t errlen)
+{
+	struct psiplace_request_src src = { job_getenv, env, &ctx.cbopts, &ctx.site, false };
+	struct psiplace_request r;
+	hwloc_bitmap_t cpus = NULL;
+	psiplace_backend_fn backend = spank_psi_backend;
+	int rc = -1;
+
+	uint32_t stepid = 0;
+
+	/* The batch script and the extern step are no tasks to place. */
+	if (spank_get_item(sp, S_JOB_STEPID, &stepid) == ESPANK_SUCCESS &&
+	    (stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT ||
+	     stepid == SLURM_INTERACTIVE_STEP))
+		return 0;
+	if (psiplace_request_gather(&src, &r, err, errlen) < 0)
+		return -1;
+	ctx.place = r.place;
+	ctx.dry_run = r.dry_run;
+	ctx.report = r.verbose || r.dry_run || ctx.verbose;
+	if (!r.place) {
+		psiplace_request_free(&r);
+		return 0;
+	}
+	if (r.lama && !(backend = spank_lama_backend)) {
+		psiplace_seterr(err, errlen, "%s: LAMA placement is not available in this psiplace build",
+				r.place_why);
+		goto out;
+	}
+	if (step_layout(sp, env, err, errlen) < 0 || load_topology(err, errlen) < 0 ||
+	    !(cpus = hwloc_bitmap_alloc()) || step_cpus(sp, cpus, err, errlen) < 0 ||
+	    psiplace_topo_from_hwloc(ctx.topo, cpus, &ctx.table, err, errlen) < 0)
+		goto out;
+	if (!ctx.table.is_this_system && !ctx.dry_run) {
+		psiplace_seterr(err, errlen,
+				"TopologyFile describes another machine: binding needs this node's real topology (--psi-dry-run reports the placement without binding)");
+		goto out;
+	}
+	if (!(ctx.bind = psiplace_bindings_new(ctx.step.nlocal))) {
+		psiplace_seterr(err, errlen, "out of memory");
+		goto out;
+	}
+	if (backend(&r, &ctx.table, &ctx.step, ctx.bind, err, errlen) < 0)
+		goto out;
+	if (build_bind_list() < 0) {
+		psiplace_seterr(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	hwloc_bitmap_free(cpus);
+	psiplace_request_free(&r);
+	return rc;
+}
+
+int spank_step_user_init(spank_t sp)
+{
+	char **env = NULL;
+
+	ctx.step_error[0] = '\0';
+	ctx.place = false;
+	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS)
+		env = NULL;
+	/* A failure is reported by the tasks (their stderr is the user's)
+	 * and fails them: the step never runs with a binding not asked for. */
+	if (place_step(sp, env, ctx.step_error, sizeof(ctx.step_error)) < 0) {
+		ctx.place = true;
+		if (!ctx.step_error[0])
+			snprintf(ctx.step_error, sizeof(ctx.step_error), "placement failed");
+		/* slurm_error would reach the user too: the tasks report it once. */
+		slurm_info("psiplace: %s", ctx.step_error);
+	}
+	return 0;
+}
+
+static int bind_task(const struct psiplace_binding *b, char *err, size_t errlen)
+{
+	if (!hwloc_bitmap_iszero(b->cpus) &&
+	    hwloc_set_cpubind(ctx.topo, b->cpus, HWLOC_CPUBIND_PROCESS) < 0)
+		return psiplace_seterr(err, errlen, "cannot bind to CPUs: %s", strerror(errno));
+	/* One NUMA node on the machine: binding to it changes nothing. */
+	if (!hwloc_bitmap_iszero(b->mems) &&
+	    hwloc_get_nbobjs_by_type(ctx.topo, HWLOC_OBJ_NUMANODE) > 1 &&
+	    hwloc_set_membind(ctx.topo, b->mems, HWLOC_MEMBIND_BIND,
+			      HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET) < 0)
+		return psiplace_seterr(err, errlen, "cannot bind memory to NUMA nodes: %s", strerror(errno));
+	return 0;
+}
+
+static void export_binding(spank_t sp, const struct psiplace_binding *b, const char *cpus,
+			   const char *mems)
+{
+	char val[8192];
+	bool bound = !hwloc_bitmap_iszero(b->cpus);
+
+	spank_setenv(sp, "PSIPLACE_CPUS", cpus, 1);
+	spank_setenv(sp, "PSIPLACE_MEMS", mems, 1);
+	if (ctx.dry_run)
+		return; /* Slurm's binding stands: SLURM_CPU_BIND* still tell it */
+	spank_setenv(sp, "SLURM_CPU_BIND_TYPE", bound ? "mask_cpu:" : "none", 1);
+	spank_setenv(sp, "SLURM_CPU_BIND_LIST", bound ? ctx.bind_list : "", 1);
+	snprintf(val, sizeof(val), "quiet,%s%s", bound ? "mask_cpu:" : "none",
+		 bound ? ctx.bind_list : "");
+	spank_setenv(sp, "SLURM_CPU_BIND", val, 1);
+}
+
+int spank_step_task_init(spank_t sp)
+{
+	char cpus[4096], mems[1024], err[PSIPLACE_ERRLEN];
+	uint32_t global = 0;
+	int local = 0;
+	const struct psiplace_binding *b;
+
+	if (!ctx.place)
+		return 0;
+	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
+		local = 0;
+	if (ctx.step_error[0]) {
+		if (local == 0)
+			fprintf(stderr, "psiplace: error: %s: %s\n", ctx.node_name[0] ? ctx.node_name : "?",
+				ctx.step_error);
+		return -1;
+	}
+	if (local < 0 || (uint32_t)local >= ctx.step.nlocal)
+		return -1;
+	spank_get_item(sp, S_TASK_GLOBAL_ID, &global);
+	b = &ctx.bind[local];
+	if (psiplace_bitmap_list(b->cpus, cpus, sizeof(cpus)) < 0 ||
+	    psiplace_bitmap_list(b->mems, mems, sizeof(mems)) < 0)
+		snprintf(cpus, sizeof(cpus), "?");
+	if (!ctx.dry_run && bind_task(b, err, sizeof(err)) < 0) {
+		fprintf(stderr, "psiplace: error: %s task %u: %s\n", ctx.step.node_name, global, err);
+		return -1;
+	}
+	export_binding(sp, b, cpus, mems);
+	if (ctx.report)
+		fprintf(stderr, "psiplace: %s task %u (local %d): cpus %s mems %s%s\n", ctx.step.node_name,
+			global, local, cpus, mems, ctx.dry_run ? " (dry run: not bound)" : "");
+	return 0;
+}
+
+void spank_step_exit(void)
+{
+	psiplace_bindings_free(ctx.bind, ctx.step.nlocal);
+	ctx.bind = NULL;
+	free(ctx.bind_list);
+	ctx.bind_list = NULL;
+	psiplace_topo_free(&ctx.table);
+	if (ctx.topo)
+		hwloc_topology_destroy(ctx.topo);
+	ctx.topo = NULL;
+	psiplace_step_free(&ctx.step);
+}

@@ -1,0 +1,266 @@
+/* The client side (srun, sbatch, salloc): gather the request before the
+ * client reads its environment, translate it into Slurm's own input
+ * variables, and pass node choice to slurmctld. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "psiplace/error.h"
+#include "psiplace/jobreq.h"
+#include "spank_ctx.h"
+
+#define ctx psiplace_spank
+#define CMDLINE_MAX (1 << 20)
+
+static const char *real_getenv(const char *name, void *arg)
+{
+	(void)arg;
+	return getenv(name);
+}
+
+/* The client's own argv: SPANK gives plugins none in slurm_spank_init. */
+static int read_cmdline(int *argc, char ***argv, char *err, size_t errlen)
+{
+	char *buf = malloc(CMDLINE_MAX);
+	size_t len = 0;
+	ssize_t got;
+	int fd, rc;
+
+	if (!buf)
+		return psiplace_seterr(err, errlen, "command line: out of memory");
+	if ((fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) < 0) {
+		free(buf);
+		return psiplace_seterr(err, errlen, "cannot read /proc/self/cmdline: %s", strerror(errno));
+	}
+	while (len < CMDLINE_MAX && (got = read(fd, buf + len, CMDLINE_MAX - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	rc = psiplace_cmdline_split(buf, len, argc, argv, err, errlen);
+	free(buf);
+	return rc;
+}
+
+/* sbatch reads #SBATCH directives after slurm_spank_init: psiplace reads
+ * them first (as the user: this is the client).  They count least. */
+static int script_options(const char *path, struct psiplace_opts *opts,
+			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+{
+	struct psiplace_opts script;
+	struct stat st;
+	char *buf;
+	ssize_t got;
+	size_t len = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* sbatch reports a missing script itself */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(buf = malloc(PSIPLACE_SCRIPT_MAX))) {
+		close(fd);
+		return 0;
+	}
+	while (len < PSIPLACE_SCRIPT_MAX && (got = read(fd, buf + len, PSIPLACE_SCRIPT_MAX - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	psiplace_opts_init(&script);
+	rc = psiplace_batch_script_scan(buf, len, &script, slurm, err, errlen);
+	free(buf);
+	if (rc == 0 && psiplace_opts_merge_missing(opts, &script) < 0)
+		rc = psiplace_seterr(err, errlen, "batch script options: out of memory");
+	psiplace_opts_free(&script);
+	return rc;
+}
+
+static enum psiplace_client client_of(const char *argv0)
+{
+	const char *b = argv0 ? strrchr(argv0, '/') : NULL;
+
+	if (spank_context() == S_CTX_LOCAL)
+		return PSIPLACE_CLIENT_SRUN;
+	b = b ? b + 1 : (argv0 ? argv0 : "");
+	return !strcmp(b, "salloc") ? PSIPLACE_CLIENT_SALLOC : PSIPLACE_CLIENT_SBATCH;
+}
+
+/* Hostfile slots for srun's arbitrary distribution: Slurm wants a file. */
+static int write_hostfile(const struct psiplace_request *r, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	FILE *f;
+	size_t i;
+	int fd;
+
+	snprintf(ctx.hostfile, sizeof(ctx.hostfile), "%s/psiplace-hostfile-XXXXXX",
+		 tmp && *tmp && strlen(tmp) < 200 ? tmp : "/tmp");
+	if ((fd = mkstemp(ctx.hostfile)) < 0 || !(f = fdopen(fd, "w"))) {
+		ctx.hostfile[0] = '\0';
+		return psiplace_seterr(err, errlen, "%s: cannot write the task layout file: %s",
+				       r->nodeset_from, strerror(errno));
+	}
+	for (i = 0; i < r->hosts.n; i++)
+		fprintf(f, "%s\n", r->hosts.name[i]);
+	if (fclose(f) != 0) {
+		unlink(ctx.hostfile);
+		ctx.hostfile[0] = '\0';
+		return psiplace_seterr(err, errlen, "%s: cannot write the task layout file",
+				       r->nodeset_from);
+	}
+	return 0;
+}
+
+static void say_notes(const char (*notes)[PSIPLACE_ERRLEN], unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		fprintf(stderr, "psiplace: %s\n", notes[i]);
+}
+
+static int translate(const struct psiplace_request *r, enum psiplace_client client,
+		     const struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+{
+	struct psiplace_slurm_env se;
+	bool verbose = ctx.verbose || r->verbose;
+	unsigned i;
+
+	/* sbatch/salloc: steps re-read PSI_HOSTFILE themselves; a temporary
+	 * file would be gone before they start. */
+	if (r->nodeset == PSIPLACE_NODESET_HOSTFILE && client == PSIPLACE_CLIENT_SRUN &&
+	    write_hostfile(r, err, errlen) < 0)
+		return -1;
+	psiplace_request_slurm_env(r, client, ctx.new_job, ctx.site.psi_strict, slurm,
+				   real_getenv, NULL, ctx.hostfile[0] ? ctx.hostfile : NULL, &se);
+	for (i = 0; i < se.n; i++) {
+		if (setenv(se.var[i].name, se.var[i].value, 1) < 0)
+			return psiplace_seterr(err, errlen, "cannot set %s: %s", se.var[i].name,
+					       strerror(errno));
+		if (verbose)
+			fprintf(stderr, "psiplace: %s=%s\n", se.var[i].name, se.var[i].value);
+	}
+	if (verbose)
+		say_notes((const char (*)[PSIPLACE_ERRLEN])se.notes, se.nnotes);
+	return 0;
+}
+
+int spank_submit_init(spank_t sp)
+{
+	char err[PSIPLACE_ERRLEN], **argv = NULL;
+	struct psiplace_opts opts;
+	struct psiplace_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
+	enum psiplace_client client;
+	struct psiplace_slurm_cmdline slurm = { 0, -1, -1, 0, false };
+	int argc = 0, rc = -1;
+
+	(void)sp;
+	psiplace_opts_init(&opts);
+	ctx.hostfile[0] = '\0';
+	if (read_cmdline(&argc, &argv, err, sizeof(err)) < 0 ||
+	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, err, sizeof(err)) < 0)
+		goto out;
+	/* Slurm's own order: command line > environment (options inherited
+	 * from an enclosing allocation) > #SBATCH directives. */
+	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {
+		psiplace_seterr(err, sizeof(err), "inherited options: out of memory");
+		goto out;
+	}
+	client = client_of(argc > 0 ? argv[0] : NULL);
+	if (client == PSIPLACE_CLIENT_SBATCH && !slurm.wrap && slurm.operand < argc &&
+	    script_options(argv[slurm.operand], &opts, &slurm, err, sizeof(err)) < 0)
+		goto out;
+	ctx.new_job = client != PSIPLACE_CLIENT_SRUN || !getenv("SLURM_JOB_ID");
+	if (psiplace_request_gather(&src, &ctx.req, err, sizeof(err)) < 0)
+		goto out;
+	ctx.have_req = true;
+	if (ctx.req.warning[0])
+		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);
+	if (ctx.verbose || ctx.req.verbose)
+		say_notes((const char (*)[PSIPLACE_ERRLEN])ctx.req.notes, ctx.req.nnotes);
+	rc = translate(&ctx.req, client, &slurm, err, sizeof(err));
+out:
+	if (rc < 0)
+		spank_user_error("%s", err);
+	psiplace_opts_free(&opts);
+	psiplace_argv_free(argv);
+	return rc;
+}
+
+/* What srun's environment was set from; must not change once the option
+ * callbacks have run. */
+static void signature(const struct psiplace_request *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d",
+		 r->place && !r->lama ? r->tpp : 1, r->loop_nodes_first, r->exclusive, r->overbook,
+		 (int)r->nodeset, r->place, r->wait);
+}
+
+static int send_node_choice(spank_t sp, const struct psiplace_request *r)
+{
+	const char *name[4];
+	char *value[4], err[PSIPLACE_ERRLEN];
+	size_t n, i;
+	int rc = 0;
+
+	if (psiplace_jobreq_env_of_request(r, name, value, &n, err, sizeof(err)) < 0) {
+		spank_user_error("%s", err);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (!rc && spank_job_control_setenv(sp, name[i], value[i], 1) != ESPANK_SUCCESS) {
+			spank_user_error("%s: cannot pass the request to slurmctld",
+					 r->nodeset_from ? r->nodeset_from : "PSI node choice");
+			rc = -1;
+		}
+		free(value[i]);
+	}
+	return rc;
+}
+
+int spank_submit_post_opt(spank_t sp)
+{
+	char err[PSIPLACE_ERRLEN], before[128], after[128];
+	struct psiplace_request_src src = { real_getenv, NULL, &ctx.cbopts, &ctx.site, true };
+	struct psiplace_request r;
+
+	if (!ctx.have_req)
+		return 0;
+	/* The callbacks saw every option Slurm parsed, including forms the
+	 * command-line scan cannot (abbreviations); they are authoritative. */
+	if (psiplace_request_gather(&src, &r, err, sizeof(err)) < 0) {
+		spank_user_error("%s", err);
+		return -1;
+	}
+	signature(&ctx.req, before, sizeof(before));
+	signature(&r, after, sizeof(after));
+	if (strcmp(before, after)) {
+		spank_user_error("--psi-* options: Slurm parsed an option psiplace could not read before Slurm read its environment (an abbreviated name, or a batch script on standard input); write psiplace's options out in full (e.g. --psi-tpp=2) on the command line or in a script file");
+		psiplace_request_free(&r);
+		return -1;
+	}
+	psiplace_request_free(&ctx.req);
+	ctx.req = r;
+	if (ctx.new_job && send_node_choice(sp, &ctx.req) < 0)
+		return -1;
+	/* The job's PRIORITYF (validated in gather); it implies PRIORITY. */
+	if (ctx.new_job && ctx.req.priority &&
+	    spank_job_control_setenv(sp, PSIPLACE_ENV_ALLOC_PRIORITY, ctx.req.priority, 1) != ESPANK_SUCCESS) {
+		spank_user_error("--psi-alloc-priority: cannot pass the request to slurmctld");
+		return -1;
+	}
+	if ((ctx.verbose || ctx.req.verbose) && ctx.req.place)
+		fprintf(stderr, "psiplace: psiplace places the tasks (%s)\n", ctx.req.place_why);
+	return 0;
+}
+
+void spank_submit_exit(void)
+{
+	if (ctx.hostfile[0]) {
+		unlink(ctx.hostfile);
+		ctx.hostfile[0] = '\0';
+	}
+	if (ctx.have_req)
+		psiplace_request_free(&ctx.req);
+	ctx.have_req = false;
+}

@@ -1,0 +1,68 @@
+/* Fuzz request gathering end to end: the input, split at NUL bytes, is a
+ * command line up to an empty entry, then NAME=value variables; an input
+ * starting with '#' is a batch script's #SBATCH block. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/jobreq.h"
+#include "psiplace/psi_place.h"
+#include "psiplace/request.h"
+
+static const char *get(const char *name, void *arg)
+{
+	char **env = arg;
+	size_t n = strlen(name);
+
+	for (; *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[PSIPLACE_ERRLEN], **argv = NULL, *value[4];
+	const char *name[4];
+	struct psiplace_opts opts;
+	struct psiplace_request r;
+	struct psiplace_slurm_env se;
+	struct psiplace_siteconf site;
+	struct psiplace_slurm_cmdline set;
+	int argc = 0, split;
+	size_t n, i;
+
+	if (size && data[0] == '#') { /* a batch script's directives */
+		struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false };
+
+		psiplace_opts_init(&opts);
+		psiplace_batch_script_scan((const char *)data, size, &opts, &sl, err, sizeof(err));
+		psiplace_opts_free(&opts);
+		return 0;
+	}
+	if (psiplace_cmdline_split((const char *)data, size, &argc, &argv, err, sizeof(err)) < 0)
+		return 0;
+	for (split = 0; split < argc && argv[split][0]; split++)
+		;
+	psiplace_opts_init(&opts);
+	psiplace_siteconf_init(&site);
+	site.allow_user_cpumap = size & 1;
+	if (psiplace_cmdline_scan(split, argv, &opts, &set, err, sizeof(err)) == 0) {
+		char **env = split < argc ? argv + split + 1 : argv + argc;
+		struct psiplace_request_src src = { get, env, &opts, &site, false };
+
+		psiplace_opts_from_inherited(get, env, &opts);
+		if (psiplace_request_gather(&src, &r, err, sizeof(err)) == 0) {
+			psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, true, &set, get, env, "/x", &se);
+			if (psiplace_jobreq_env_of_request(&r, name, value, &n, err, sizeof(err)) == 0)
+				for (i = 0; i < n; i++)
+					free(value[i]);
+			psiplace_request_free(&r);
+		}
+	}
+	psiplace_opts_free(&opts);
+	psiplace_siteconf_free(&site);
+	psiplace_argv_free(argv);
+	return 0;
+}

@@ -1,0 +1,274 @@
+/* PSI_* value parsers and Slurm hostlist expressions: values and exact
+ * error lines. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "psiplace/error.h"
+#include "psiplace/names.h"
+#include "psiplace/psi.h"
+#include "psiplace/step.h"
+
+static char err[PSIPLACE_ERRLEN];
+
+static void roundtrip(const char *expr, const char *want)
+{
+	struct psiplace_names l, back;
+	char buf[256];
+	size_t i;
+
+	psiplace_names_init(&l);
+	psiplace_names_init(&back);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, expr, "X", err, sizeof(err)), 0, "%s", err);
+	cr_assert_geq(psiplace_names_format(&l, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, want);
+	cr_assert_eq(psiplace_names_add_hostlist(&back, buf, "X", err, sizeof(err)), 0);
+	cr_assert_eq(back.n, l.n);
+	for (i = 0; i < l.n; i++)
+		cr_assert_str_eq(back.name[i], l.name[i]);
+	psiplace_names_free(&l);
+	psiplace_names_free(&back);
+}
+
+Test(names, format_compacts_and_keeps_order)
+{
+	roundtrip("n1,n2,n3,n5,login,n7", "n[1-3,5],login,n[7]");
+	roundtrip("n08,n09,n10,n9", "n[08-10,9]");
+	roundtrip("n3,n1,n1", "n[3,1,1]");
+	roundtrip("r[1-2]n[1-2]", "r1n[1-2],r2n[1-2]");
+}
+
+Test(names, add_hostlist_keeps_the_list_on_error)
+{
+	struct psiplace_names l;
+
+	psiplace_names_init(&l);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, "a b", "X", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, "c n[1-", "X", err, sizeof(err)), -1);
+	cr_assert_eq(l.n, 2);
+	psiplace_names_free(&l);
+}
+
+Test(psi_nodes, ranges_decimal_and_hex)
+{
+	uint32_t *ids;
+	size_t n;
+	char buf[64];
+
+	cr_assert_eq(psiplace_psi_nodes_parse("0,1,3,17-20", "PSI_NODES", &ids, &n, err, sizeof(err)), 0);
+	cr_assert_eq(n, 7);
+	cr_assert_eq(psiplace_idlist_format(ids, n, buf, sizeof(buf)), 11);
+	cr_assert_str_eq(buf, "0-1,3,17-20");
+	free(ids);
+	cr_assert_eq(psiplace_psi_nodes_parse(" 0x10 - 0x11 , 010", "PSI_NODES", &ids, &n, err, sizeof(err)), 0);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(ids[0], 16);
+	cr_assert_eq(ids[1], 17);
+	cr_assert_eq(ids[2], 10);
+	free(ids);
+}
+
+static void nodes_err(const char *v, const char *want)
+{
+	uint32_t *ids;
+	size_t n;
+
+	cr_assert_eq(psiplace_psi_nodes_parse(v, "PSI_NODES", &ids, &n, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, want);
+	cr_assert_null(ids);
+}
+
+Test(psi_nodes, errors)
+{
+	nodes_err("", "PSI_NODES: '' is empty; accepted: a comma list of node ids N or ranges A-B, decimal or 0x hex (e.g. 0,2-5,0x10)");
+	nodes_err("n1", "PSI_NODES: 'n1' is not a node id list; accepted: a comma list of node ids N or ranges A-B, decimal or 0x hex (e.g. 0,2-5,0x10)");
+	nodes_err("5-2", "PSI_NODES: '5-2' has a descending range; accepted: a comma list of node ids N or ranges A-B, decimal or 0x hex (e.g. 0,2-5,0x10)");
+	nodes_err("1,", "PSI_NODES: '1,' ends with ','; accepted: a comma list of node ids N or ranges A-B, decimal or 0x hex (e.g. 0,2-5,0x10)");
+	nodes_err("0-4294967295", "PSI_NODES: '0-4294967295' has a number above 2147483647; accepted: a comma list of node ids N or ranges A-B, decimal or 0x hex (e.g. 0,2-5,0x10)");
+	nodes_err("0-70000", "PSI_NODES: '0-70000' has more than 65536 entries; accepted: a comma list of node ids N or ranges A-B, decimal or 0x hex (e.g. 0,2-5,0x10)");
+}
+
+Test(psi_hosts, blanks_commas_and_expressions)
+{
+	struct psiplace_names hl;
+
+	psiplace_names_init(&hl);
+	cr_assert_eq(psiplace_psi_hosts_parse("node0 node1,node[3-4]\tnode9", "PSI_HOSTS", &hl, err, sizeof(err)), 0);
+	cr_assert_eq(hl.n, 5);
+	cr_assert_str_eq(hl.name[2], "node3");
+	cr_assert_str_eq(hl.name[4], "node9");
+	psiplace_names_free(&hl);
+	cr_assert_eq(psiplace_psi_hosts_parse(" , ", "PSI_HOSTS", &hl, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSI_HOSTS: no host names; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+	cr_assert_eq(psiplace_psi_hosts_parse("n[3-1]", "--psi-hosts", &hl, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "--psi-hosts: 'n[3-1]': range 3-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+}
+
+Test(psi_hostfile, comments_blank_lines_and_slots)
+{
+	const char *text = "# my nodes\nn1\nn1   # twice: two slots\n\n  n[2-3]\nn1";
+	struct psiplace_names hl;
+
+	psiplace_names_init(&hl);
+	cr_assert_eq(psiplace_psi_hostfile_parse(text, strlen(text), "PSI_HOSTFILE", &hl, err, sizeof(err)), 0);
+	cr_assert_eq(hl.n, 5);
+	cr_assert_str_eq(hl.name[0], "n1");
+	cr_assert_str_eq(hl.name[1], "n1");
+	cr_assert_str_eq(hl.name[2], "n2");
+	cr_assert_str_eq(hl.name[4], "n1");
+	psiplace_names_free(&hl);
+}
+
+Test(psi_hostfile, errors_give_line)
+{
+	struct psiplace_names hl;
+	const char *two = "n1\nn2 n3\n";
+
+	psiplace_names_init(&hl);
+	cr_assert_eq(psiplace_psi_hostfile_parse(two, strlen(two), "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSI_HOSTFILE line 2: 'n2 n3' has more than one word; accepted: one host name per line, '#' comments");
+	cr_assert_eq(hl.n, 0);
+	cr_assert_eq(psiplace_psi_hostfile_parse("# only\n", 7, "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSI_HOSTFILE: names no host; accepted: one host name per line, '#' comments");
+	cr_assert_eq(psiplace_psi_hostfile_read("/nonexistent/hf", "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSI_HOSTFILE: cannot open '/nonexistent/hf': No such file or directory");
+	cr_assert_eq(psiplace_psi_hostfile_read("/dev/null", "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSI_HOSTFILE: '/dev/null' is not a regular file of at most 1048576 bytes");
+}
+
+Test(psi_hostfile, reads_a_file)
+{
+	struct psiplace_names hl;
+
+	psiplace_names_init(&hl);
+	cr_assert_eq(psiplace_psi_hostfile_read(PSIPLACE_TEST_DATA "/psi_hostfile", "PSI_HOSTFILE", &hl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(hl.n, 4);
+	cr_assert_str_eq(hl.name[3], "n3");
+	psiplace_names_free(&hl);
+}
+
+Test(psi_nodes_sort, modes_case_insensitive_and_error)
+{
+	enum psiplace_nodes_sort m;
+
+	cr_assert_eq(psiplace_nodes_sort_parse("load_1", "PSI_NODES_SORT", &m, err, sizeof(err)), 0);
+	cr_assert_eq(m, PSIPLACE_SORT_LOAD1);
+	cr_assert_eq(psiplace_nodes_sort_parse("Load15", "PSI_NODES_SORT", &m, err, sizeof(err)), 0);
+	cr_assert_eq(m, PSIPLACE_SORT_LOAD15);
+	cr_assert_eq(psiplace_nodes_sort_parse("proc+load", "PSI_NODES_SORT", &m, err, sizeof(err)), 0);
+	cr_assert_eq(m, PSIPLACE_SORT_PROC_LOAD);
+	cr_assert_eq(psiplace_nodes_sort_parse("fast", "--psi-nodes-sort", &m, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "--psi-nodes-sort: 'fast' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
+}
+
+Test(psi_tpp, strict_and_omp_lenient)
+{
+	unsigned t;
+	char warn[PSIPLACE_ERRLEN];
+
+	cr_assert_eq(psiplace_tpp_parse("4", "PSI_TPP", &t, err, sizeof(err)), 0);
+	cr_assert_eq(t, 4);
+	cr_assert_eq(psiplace_tpp_parse("0", "--psi-tpp", &t, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "--psi-tpp: '0' is not a positive integer");
+	cr_assert_eq(psiplace_tpp_parse("4,2", "PSI_TPP", &t, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSI_TPP: '4,2' is not a positive integer");
+	cr_assert_eq(psiplace_tpp_parse("5000", "PSI_TPP", &t, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSI_TPP: '5000' is too large; accepted: 1 to 4096");
+	cr_assert_eq(psiplace_omp_threads_tpp("4,2", &t, warn, sizeof(warn)), 1);
+	cr_assert_eq(t, 1);
+	cr_assert_str_eq(warn, "OMP_NUM_THREADS: '4,2' is not a positive integer up to 4096; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)");
+	cr_assert_eq(psiplace_omp_threads_tpp("3", &t, warn, sizeof(warn)), 0);
+	cr_assert_eq(t, 3);
+}
+
+Test(psi_cpumap, descending_ranges)
+{
+	unsigned *m;
+	size_t n;
+
+	cr_assert_eq(psiplace_cpumap_parse("0,2,7-4,1", "__PSI_CPUMAP", &m, &n, err, sizeof(err)), 0);
+	cr_assert_eq(n, 7);
+	cr_assert_eq(m[2], 7);
+	cr_assert_eq(m[5], 4);
+	cr_assert_eq(m[6], 1);
+	free(m);
+	cr_assert_eq(psiplace_cpumap_parse("0x3", "--psi-cpumap", &m, &n, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "--psi-cpumap: '0x3' is not a CPU map; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
+	cr_assert_eq(psiplace_cpumap_parse("70000", "__PSI_CPUMAP", &m, &n, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "__PSI_CPUMAP: '70000' has a number above 65535; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
+}
+
+static struct psiplace_node mk(uint32_t index, uint32_t threads, uint32_t alloc, double load1,
+			       uint64_t weight)
+{
+	struct psiplace_node n;
+
+	memset(&n, 0, sizeof(n));
+	n.index = index;
+	n.cpus = n.threads = threads;
+	n.alloc_cpus = alloc;
+	n.load1 = n.load5 = n.load15 = load1;
+	n.weight = weight;
+	return n;
+}
+
+Test(psi_sort, ratings_per_thread_then_more_threads_then_index)
+{
+	struct psiplace_node nodes[4] = { mk(0, 8, 4, 0.5, 1), mk(1, 16, 8, 0, 1), mk(2, 8, 0, 4, 1),
+					  mk(3, 8, 4, 0, 1) };
+	uint32_t order[4] = { 0, 1, 2, 3 };
+
+	psiplace_psi_sort(PSIPLACE_SORT_PROC, false, nodes, order, 4);
+	/* 2: 0/8; then 0.5 each: 1 (16 threads) before 0 and 3 (index). */
+	cr_assert_eq(order[0], 2);
+	cr_assert_eq(order[1], 1);
+	cr_assert_eq(order[2], 0);
+	cr_assert_eq(order[3], 3);
+	psiplace_psi_sort(PSIPLACE_SORT_LOAD1, false, nodes, order, 4);
+	cr_assert_eq(order[0], 1);
+	cr_assert_eq(order[1], 3);
+	cr_assert_eq(order[2], 0);
+	cr_assert_eq(order[3], 2);
+	psiplace_psi_sort(PSIPLACE_SORT_PROC_LOAD, false, nodes, order, 4);
+	/* 1: 8/16, 2: 4/8, 3: 4/8 tie at 0.5: more threads first, then index. */
+	cr_assert_eq(order[0], 1);
+	cr_assert_eq(order[1], 2);
+	cr_assert_eq(order[2], 3);
+	cr_assert_eq(order[3], 0);
+}
+
+Test(psi_sort, none_keeps_list_order_and_weight_stays_major)
+{
+	struct psiplace_node nodes[3] = { mk(0, 8, 0, 0, 2), mk(1, 8, 8, 0, 1), mk(2, 8, 0, 0, 1) };
+	uint32_t order[3] = { 2, 0, 1 };
+
+	psiplace_psi_sort(PSIPLACE_SORT_NONE, true, nodes, order, 3);
+	cr_assert_eq(order[0], 2);
+	cr_assert_eq(order[1], 0);
+	cr_assert_eq(order[2], 1);
+	psiplace_psi_sort(PSIPLACE_SORT_PROC, false, nodes, order, 3);
+	cr_assert_eq(order[0], 2); /* weight 1, rating 0 */
+	cr_assert_eq(order[1], 1); /* weight 1, rating 1 */
+	cr_assert_eq(order[2], 0); /* weight 2 */
+	psiplace_psi_sort(PSIPLACE_SORT_PROC, true, nodes, order, 3);
+	cr_assert_eq(order[0], 0);
+	cr_assert_eq(order[1], 2);
+	cr_assert_eq(order[2], 1);
+}
+
+Test(step, tasks_per_node_list)
+{
+	uint32_t *c, n;
+
+	cr_assert_eq(psiplace_tasks_per_node_parse("2(x3),1", &c, &n, err, sizeof(err)), 0);
+	cr_assert_eq(n, 4);
+	cr_assert_eq(c[0], 2);
+	cr_assert_eq(c[2], 2);
+	cr_assert_eq(c[3], 1);
+	free(c);
+	cr_assert_eq(psiplace_tasks_per_node_parse("2(x0)", &c, &n, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "SLURM_STEP_TASKS_PER_NODE: '2(x0)' is not a task count list such as 2(x3),1");
+	cr_assert_eq(psiplace_tasks_per_node_parse("", &c, &n, err, sizeof(err)), -1);
+}
