@@ -73,7 +73,7 @@ static struct {
 		uint32_t *order;     /* engine output: positions, best first */
 		int64_t *next_resv;  /* per slurm node index, or NULL */
 		int resv_cap;
-	} c;
+	} c, all; /* candidates; the whole cluster (PSI node choice) */
 } ctx;
 
 /* The symbol order of slurm_select_ops_t (select.h), after plugin_id. */
@@ -177,6 +177,7 @@ extern int fini(void)
 	}
 	site_free(&ctx.site);
 	cands_free(&ctx.c);
+	cands_free(&ctx.all);
 	/* The handle stays open: cons_tres may be Slurm's own instance. */
 	memset(&ctx, 0, sizeof(ctx));
 	return rc;
@@ -189,28 +190,6 @@ static void job_warn(job_record_t *job_ptr, const char *what, const char *msg)
 		return;
 	ctx.last_bad_job = job_ptr->job_id;
 	error("%s: %pJ: %s, using the cluster default: %s", plugin_type, job_ptr, what, msg);
-}
-
-/* The job's own policy and function, else the cluster default.  The job
- * environment is hostile: anything malformed is logged and ignored. */
-static enum psiplace_policy job_policy(job_record_t *job_ptr, struct psiplace_priorityf **prio)
-{
-	struct psiplace_jobreq req;
-	char err[PSIPLACE_ERRLEN];
-
-	*prio = NULL;
-	if (psiplace_jobreq_from_env((const char *const *)job_ptr->spank_job_env,
-				     job_ptr->spank_job_env_size, &req, err, sizeof(err)) < 0) {
-		job_warn(job_ptr, "malformed psiplace request", err);
-		return ctx.site.conf.policy;
-	}
-	if (req.priority[0] &&
-	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, prio, err,
-				       sizeof(err)) < 0) {
-		job_warn(job_ptr, "malformed psiplace request", err);
-		return ctx.site.conf.policy;
-	}
-	return req.policy != PSIPLACE_POLICY_NONE ? req.policy : ctx.site.conf.policy;
 }
 
 static void cands_reserve(struct cands *c, uint32_t n)
@@ -306,9 +285,211 @@ static bool used_tail(const struct cands *c, const bitstr_t *chosen, uint32_t di
 	return false;
 }
 
-#define CONS_TRES(bitmap)                                                                   \
-	((job_test_f)ctx.ops.job_test)(job_ptr, (bitmap), min_nodes, max_nodes, req_nodes, mode, \
-				       preemptee_candidates, preemptee_job_list, exc_core_bitmap)
+/* What one decision does for a job. */
+struct plan {
+	enum psiplace_policy policy;     /* NONE: no engine ranking */
+	struct psiplace_priorityf *prio; /* the job's own function */
+	bitstr_t *only;                  /* PSI node set: the allowed nodes; NULL: all */
+	uint32_t *fixed;                 /* PSI order (slurm node indexes), final; NULL: none */
+	size_t nfixed;
+};
+
+static void plan_free(struct plan *p)
+{
+	psiplace_priorityf_free(p->prio);
+	FREE_NULL_BITMAP(p->only);
+	xfree(p->fixed);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Every node of the cluster, in slurm.conf order, for PSI node choice. */
+static void collect_all(struct cands *a)
+{
+	node_record_t *node_ptr;
+	int i;
+
+	a->n = 0;
+	cands_reserve(a, node_record_count);
+	ctx.ops.nodeinfo_set_all();
+	site_refresh_metrics(&ctx.site);
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		site_fill_node(&ctx.site, i, SITE_F_LOAD | SITE_F_ALLOC, &a->nodes[a->n]);
+		a->node_inx[a->n++] = i;
+	}
+}
+
+/* PSI node sets and PSI_NODES_SORT, with SPEC's allocation precedence. */
+static void plan_psi(job_record_t *job_ptr, const struct psiplace_jobreq *req, struct plan *p)
+{
+	struct cands *a = &ctx.all;
+	enum psiplace_policy pol = PSIPLACE_POLICY_NONE;
+	char err[PSIPLACE_ERRLEN];
+	uint32_t *order = NULL;
+	size_t norder = 0, i;
+
+	collect_all(a);
+	switch (psiplace_jobreq_psi_order(req, &ctx.site.conf, a->nodes, a->n, &order, &norder,
+					  &pol, err, sizeof(err))) {
+	case PSIPLACE_PSI_NEXT_NONE:
+		p->policy = PSIPLACE_POLICY_NONE;
+		break;
+	case PSIPLACE_PSI_NEXT_ERROR:
+		job_warn(job_ptr, "PSI node choice not usable", err);
+		break;
+	case PSIPLACE_PSI_NEXT_DONE:
+		p->policy = PSIPLACE_POLICY_NONE;
+		p->fixed = xcalloc(norder ? norder : 1, sizeof(uint32_t));
+		for (i = 0; i < norder; i++)
+			p->fixed[i] = a->node_inx[order[i]];
+		p->nfixed = norder;
+		break;
+	case PSIPLACE_PSI_NEXT_POLICY:
+		p->policy = pol;
+		break;
+	}
+	if (order) {
+		p->only = bit_alloc(node_record_count);
+		for (i = 0; i < norder; i++)
+			bit_set(p->only, a->node_inx[order[i]]);
+	}
+	free(order);
+}
+
+/* The job's own request, else the cluster default.  The job environment
+ * is hostile: anything malformed is logged and ignored. */
+static void plan_job(job_record_t *job_ptr, struct plan *p)
+{
+	struct psiplace_jobreq req;
+	char err[PSIPLACE_ERRLEN];
+
+	memset(p, 0, sizeof(*p));
+	p->policy = ctx.site.conf.policy;
+	if (psiplace_jobreq_from_env_nodes((const char *const *)job_ptr->spank_job_env,
+					   job_ptr->spank_job_env_size, &req, err, sizeof(err)) < 0) {
+		job_warn(job_ptr, "malformed psiplace request", err);
+		return;
+	}
+	if (req.priority[0] &&
+	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, &p->prio, err,
+				       sizeof(err)) < 0) {
+		job_warn(job_ptr, "malformed psiplace request", err);
+		psiplace_jobreq_free(&req);
+		return;
+	}
+	if (req.psi)
+		plan_psi(job_ptr, &req, p);
+	else if (req.policy != PSIPLACE_POLICY_NONE)
+		p->policy = req.policy;
+	psiplace_jobreq_free(&req);
+}
+
+/* The arguments of one select_p_job_test call, passed on to cons_tres. */
+struct call {
+	job_record_t *job_ptr;
+	uint32_t min_nodes, max_nodes, req_nodes;
+	uint16_t mode;
+	List preemptee_candidates;
+	List *preemptee_job_list;
+	bitstr_t *exc_core_bitmap;
+};
+
+static int cons_tres(const struct call *a, bitstr_t *bitmap)
+{
+	return ((job_test_f)ctx.ops.job_test)(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
+					       a->req_nodes, a->mode, a->preemptee_candidates,
+					       a->preemptee_job_list, a->exc_core_bitmap);
+}
+
+/* Order the candidates as the PSI list says (its first entries distinct). */
+static int decide_fixed(const struct call *a, const struct plan *p, struct cands *c,
+			bitstr_t *bitmap, uint32_t need)
+{
+	uint32_t *pos_of = xcalloc(node_record_count, sizeof(uint32_t)), i, k = 0, distinct;
+	int rc;
+
+	for (i = 0; i < c->n; i++)
+		pos_of[c->node_inx[i]] = i + 1;
+	for (i = 0; i < p->nfixed; i++) {
+		uint32_t pos = pos_of[p->fixed[i]];
+
+		if (pos) { /* a candidate, listed for the first time */
+			c->order[k++] = pos - 1;
+			pos_of[p->fixed[i]] = 0;
+		}
+	}
+	for (i = 0; i < c->n; i++) /* candidates the list lacks: none, by construction */
+		if (pos_of[c->node_inx[i]])
+			c->order[k++] = i;
+	xfree(pos_of);
+	distinct = need + MIN_DISTINCT < c->n ? need + MIN_DISTINCT : c->n;
+	inject(c, distinct);
+	rc = cons_tres(a, bitmap);
+	restore(c);
+	return rc;
+}
+
+/* Rank the candidates with the policy and let cons_tres decide. */
+static int decide_policy(const struct call *a, const struct psiplace_rank_opts *opts,
+			 struct cands *c, bitstr_t *bitmap, uint32_t need)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	char err[PSIPLACE_ERRLEN];
+	bitstr_t *orig;
+	uint32_t distinct;
+	int rc;
+
+	if (psiplace_policy_is_set(opts->policy)) {
+		/* MAXBALANCE / CONTIGUOUS choose a set: offer cons_tres only that
+		 * set; if it cannot run the job there, rank all candidates. */
+		int k = psiplace_choose(opts, c->nodes, c->n, need, c->order, err, sizeof(err));
+
+		if (k > 0) {
+			bitstr_t *set = bit_alloc(bit_size(bitmap));
+			int j;
+
+			for (j = 0; j < k; j++)
+				bit_set(set, c->node_inx[c->order[j]]);
+			rc = cons_tres(a, set);
+			if (rc == SLURM_SUCCESS)
+				bit_copybits(bitmap, set);
+			FREE_NULL_BITMAP(set);
+			if (rc == SLURM_SUCCESS)
+				return rc;
+		} else {
+			debug("%s: %pJ: %s", plugin_type, job_ptr, err);
+		}
+	}
+	orig = bit_copy(bitmap);
+	distinct = need + MIN_DISTINCT;
+	for (;;) {
+		if (distinct > c->n)
+			distinct = c->n;
+		if (psiplace_rank_partial(opts, c->nodes, c->n, distinct, c->order, err,
+					  sizeof(err)) < 0) {
+			error("%s: %pJ: ranking failed, using cons_tres order: %s", plugin_type,
+			      job_ptr, err);
+			bit_copybits(bitmap, orig);
+			rc = cons_tres(a, bitmap);
+			break;
+		}
+		inject(c, distinct);
+		rc = cons_tres(a, bitmap);
+		restore(c);
+		/* Widen when cons_tres had to reach into the trailing tier, whose
+		 * order is its own, not the policy's (only for a real start with no
+		 * preemption, which a second call could duplicate). */
+		if (rc != SLURM_SUCCESS || a->mode != SELECT_MODE_RUN_NOW || distinct >= c->n ||
+		    (a->preemptee_job_list && *a->preemptee_job_list) ||
+		    !used_tail(c, bitmap, distinct))
+			break;
+		debug("%s: %pJ: widening the ranked tier from %u nodes", plugin_type, job_ptr,
+		      distinct);
+		distinct = distinct > c->n / 8 ? c->n : distinct * 8;
+		bit_copybits(bitmap, orig);
+	}
+	FREE_NULL_BITMAP(orig);
+	return rc;
+}
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
@@ -316,13 +497,14 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List preemptee_candidates, List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	struct psiplace_priorityf *job_prio = NULL;
+	const struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
+				preemptee_candidates, preemptee_job_list, exc_core_bitmap };
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts opts = { 0 };
 	struct cands *c = &ctx.c;
-	char err[PSIPLACE_ERRLEN];
-	bitstr_t *orig = NULL;
-	uint32_t need, distinct;
+	struct plan p;
+	bitstr_t *work;
+	uint32_t need;
 	int rc;
 
 	if (!resolve())
@@ -331,16 +513,22 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	    !&node_record_table_ptr) {
 		if (job_ptr && job_ptr->magic != JOB_MAGIC)
 			error("%s: job record fails its magic check, using cons_tres order", plugin_type);
-		return CONS_TRES(node_bitmap);
+		return cons_tres(&a, node_bitmap);
 	}
 	/* A test-only call asks whether the job could ever run: the order of
-	 * nodes does not change the answer. */
-	if (mode == SELECT_MODE_TEST_ONLY)
-		return CONS_TRES(node_bitmap);
-	opts.policy = job_policy(job_ptr, &job_prio);
-	if (opts.policy == PSIPLACE_POLICY_NONE) {
-		psiplace_priorityf_free(job_prio);
-		return CONS_TRES(node_bitmap);
+	 * nodes does not change the answer (a PSI node set does). */
+	plan_job(job_ptr, &p);
+	if (mode == SELECT_MODE_TEST_ONLY || (p.policy == PSIPLACE_POLICY_NONE && !p.fixed)) {
+		work = p.only ? bit_copy(node_bitmap) : node_bitmap;
+		if (p.only)
+			bit_and(work, p.only);
+		rc = cons_tres(&a, work);
+		goto out;
+	}
+	work = node_bitmap;
+	if (p.only) {
+		work = bit_copy(node_bitmap);
+		bit_and(work, p.only);
 	}
 
 	need = req_nodes > min_nodes ? req_nodes : min_nodes;
@@ -352,71 +540,26 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		job.duration = (int64_t)job_ptr->time_limit * 60;
 	job.start = mode == SELECT_MODE_WILL_RUN ? 1 : 0; /* backfill's future starts */
 	job.seed = job_ptr->job_id;
-	job.priorityf = job_prio;
+	job.priorityf = p.prio;
+	opts.policy = p.fixed ? PSIPLACE_POLICY_FIRSTAVAILABLE : p.policy;
 	opts.job = &job;
 	opts.policy_overrides_weight = ctx.site.conf.policy_overrides_weight;
 	opts.cluster_priorityf = ctx.site.cluster_prio;
 
-	collect(node_bitmap, opts.policy, c);
-	if (c->n == 0) {
-		psiplace_priorityf_free(job_prio);
-		return CONS_TRES(node_bitmap);
-	}
-	orig = bit_copy(node_bitmap);
-
-	if (psiplace_policy_is_set(opts.policy)) {
-		/* MAXBALANCE / CONTIGUOUS choose a set: offer cons_tres only that
-		 * set; if it cannot run the job there, rank all candidates. */
-		int k = psiplace_choose(&opts, c->nodes, c->n, need, c->order, err, sizeof(err));
-
-		if (k > 0) {
-			bitstr_t *set = bit_alloc(bit_size(node_bitmap));
-			int j;
-
-			for (j = 0; j < k; j++)
-				bit_set(set, c->node_inx[c->order[j]]);
-			rc = CONS_TRES(set);
-			if (rc == SLURM_SUCCESS) {
-				bit_copybits(node_bitmap, set);
-				FREE_NULL_BITMAP(set);
-				goto out;
-			}
-			FREE_NULL_BITMAP(set);
-		} else {
-			debug("%s: %pJ: %s", plugin_type, job_ptr, err);
-		}
-	}
-
-	distinct = need + MIN_DISTINCT;
-	for (;;) {
-		if (distinct > c->n)
-			distinct = c->n;
-		if (psiplace_rank_partial(&opts, c->nodes, c->n, distinct, c->order, err,
-					  sizeof(err)) < 0) {
-			error("%s: %pJ: ranking failed, using cons_tres order: %s", plugin_type,
-			      job_ptr, err);
-			bit_copybits(node_bitmap, orig);
-			rc = CONS_TRES(node_bitmap);
-			goto out;
-		}
-		inject(c, distinct);
-		rc = CONS_TRES(node_bitmap);
-		restore(c);
-		/* Widen when cons_tres had to reach into the trailing tier, whose
-		 * order is its own, not the policy's (only for a real start with no
-		 * preemption, which a second call could duplicate). */
-		if (rc != SLURM_SUCCESS || mode != SELECT_MODE_RUN_NOW || distinct >= c->n ||
-		    (preemptee_job_list && *preemptee_job_list) ||
-		    !used_tail(c, node_bitmap, distinct))
-			break;
-		debug("%s: %pJ: widening the ranked tier from %u nodes", plugin_type, job_ptr,
-		      distinct);
-		distinct = distinct > c->n / 8 ? c->n : distinct * 8;
-		bit_copybits(node_bitmap, orig);
-	}
+	collect(work, opts.policy, c);
+	if (c->n == 0)
+		rc = cons_tres(&a, work);
+	else if (p.fixed)
+		rc = decide_fixed(&a, &p, c, work, need);
+	else
+		rc = decide_policy(&a, &opts, c, work, need);
 out:
-	FREE_NULL_BITMAP(orig);
-	psiplace_priorityf_free(job_prio);
+	if (work != node_bitmap) {
+		if (rc == SLURM_SUCCESS)
+			bit_copybits(node_bitmap, work);
+		FREE_NULL_BITMAP(work);
+	}
+	plan_free(&p);
 	return rc;
 }
 

@@ -140,26 +140,27 @@ check_match "AllowUserCpumap=no: __PSI_CPUMAP ignored with a verbose note" \
   '^psiplace: __PSI_CPUMAP ignored: this cluster does not allow user CPU maps' "$out"
 
 # --- node sets and sort modes (decided by select/psiplace_cons_tres)
-probe=$(PSI_NODES=0 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)
-if [ "$probe" != n1 ]; then
-  echo "ok $((tb_pass + tb_fail + 1)) - # SKIP PSI node sets: the select plugin does not apply them yet (PSI_NODES=0 ran on '$probe')"
-  tb_pass=$((tb_pass + 1))
-else
-  check_eq "PSI_NODES=1 (0-based) runs on n2" n2 "$(PSI_NODES=1 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
-  check_eq "PSI_HOSTS=n3 runs on n3" n3 "$(PSI_HOSTS=n3 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
-  check_eq "PSI_NODES beats PSI_HOSTS" n1 "$(PSI_NODES=0 PSI_HOSTS=n3 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
-  check_eq "--psi-hosts suppresses PSI_NODES" n4 "$(PSI_NODES=0 timeout 60 srun --psi-hosts=n4 -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
-  printf 'n2\nn3\n' >"$work/hosts"
-  check_eq "PSI_HOSTFILE: hosts in file order" "n2 n3" \
-    "$(PSI_HOSTFILE=$work/hosts timeout 60 srun -n2 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')"
-  { echo "n1 load1=3 load5=0 load15=0"; echo "n2 load1=0.5 load5=9 load15=0"; echo "n3 load1=1 load5=0 load15=0"; echo "n4 load1=2 load5=0 load15=0"; } \
-    >"$PSIPLACE_TESTBED_DIR/etc/metrics"
-  check_eq "PSI_NODES_SORT=LOAD over n1..n4 takes n2 (lowest load per thread)" n2 \
-    "$(PSI_NODES=0-3 PSI_NODES_SORT=load timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
-  check_eq "PSI_NODES_SORT=LOAD_5 takes n3 (n1, n3, n4 tie at 0: more threads first)" n3 \
-    "$(PSI_NODES=0-3 PSI_NODES_SORT=load_5 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
-  check_eq "PSI_NODES_SORT=NONE keeps the PSI_HOSTS order" n4 \
-    "$(PSI_HOSTS='n4 n1' PSI_NODES_SORT=none timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
-fi
+check_eq "PSI_NODES=0 (0-based) runs on n1" n1 "$(PSI_NODES=0 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "PSI_NODES=1 (0-based) runs on n2" n2 "$(PSI_NODES=1 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "PSI_HOSTS=n3 runs on n3" n3 "$(PSI_HOSTS=n3 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "PSI_NODES beats PSI_HOSTS" n1 "$(PSI_NODES=0 PSI_HOSTS=n3 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "--psi-hosts suppresses PSI_NODES" n4 "$(PSI_NODES=0 timeout 60 srun --psi-hosts=n4 -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+printf 'n2\nn3\n' >"$work/hosts"
+check_eq "PSI_HOSTFILE: hosts in file order" "n2 n3" \
+  "$(PSI_HOSTFILE=$work/hosts timeout 60 srun -n2 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')"
+{ echo "n1 load1=3 load5=0 load15=0"; echo "n2 load1=0.25 load5=9 load15=0"; echo "n3 load1=1 load5=0 load15=0"; echo "n4 load1=2 load5=0 load15=0"; } \
+  >"$PSIPLACE_TESTBED_DIR/etc/metrics"
+check_eq "PSI_NODES_SORT=LOAD over n1..n4 takes n2 (lowest load per thread: 0.25/8)" n2 \
+  "$(PSI_NODES=0-3 PSI_NODES_SORT=load timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "PSI_NODES_SORT=LOAD_5 takes n3 (n1, n3, n4 tie at 0: more threads first)" n3 \
+  "$(PSI_NODES=0-3 PSI_NODES_SORT=load_5 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "PSI_NODES_SORT=NONE keeps the PSI_HOSTS order" n4 \
+  "$(PSI_HOSTS='n4 n1' PSI_NODES_SORT=none timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "PSI_NODES_SORT=PROC on an idle cluster: all rate 0, more threads first (n3)" n3 \
+  "$(PSI_NODES=0-3 PSI_NODES_SORT=proc timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "a job policy beats PSI_NODES_SORT within the node set (firstavailable over 1-3: n2)" n2 \
+  "$(PSI_NODES=1-3 PSI_NODES_SORT=load timeout 60 srun -n1 --psi-alloc-policy=firstavailable --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+check_eq "a node set outside the request cannot be escaped: PSI_HOSTS=n4 with -w n1 is refused" "" \
+  "$(PSI_HOSTS=n4 timeout 60 srun -w n1 -n1 --immediate=5 printenv SLURMD_NODENAME 2>/dev/null)"
 
 tb_finish
