@@ -7,8 +7,10 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 contrib/build.sh
 cluster=contrib/testbed/cluster.sh
-export PSIPLACE_INSTANCE=${PSIPLACE_INSTANCE:-0} PSIPLACE_POLICY=LASTAVAILABLE
+export PSIPLACE_INSTANCE=${PSIPLACE_INSTANCE:-0} PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_REAL_NODE=1
 eval "$("$cluster" env)"
+# Dry runs on the fake nodes use topologies as declared; n5 is real.
+export PSIPLACE_PLUGSTACK_ARGS="TopologyFile=$PSIPLACE_TESTBED_DIR/etc/topo/%n.xml"
 "$cluster" start
 trap '"$cluster" stop' EXIT
 
@@ -40,6 +42,14 @@ echo "== dry run of the same engine: psiplace rank"
 printf 'name,cpus,speed,load1\nn1,4,1.0,0.5\nn2,8,2.0,7\nn3,16,3.0,2\nn4,12,0.5,11\n' >"$PSIPLACE_TESTBED_DIR/nodes.csv"
 echo "   psiplace rank --policy priority --priority '2*SPEED - LOAD' --table nodes.csv --explain"
 build/cli/psiplace rank --policy priority --priority '2*SPEED - LOAD' --table "$PSIPLACE_TESTBED_DIR/nodes.csv" --explain | sed 's/^/     /'
+echo
+echo "== ParaStation job scripts just work: PSI_* variables, --psi-* options"
+echo "   PSI_TPP=2 srun -w n2 -n4 --exclusive --psi-verbose --psi-dry-run true   (n2: 2 sockets x 4 cores)"
+PSI_TPP=2 timeout 60 srun -w n2 -n4 --exclusive --psi-verbose --psi-dry-run true 2>&1 | grep ' task ' | sort -k4n | sed 's/^/     /'
+echo "   PSI_LOOP_NODES_FIRST=1 srun -N2 -n4 --psi-verbose --psi-dry-run true"
+PSI_LOOP_NODES_FIRST=1 timeout 60 srun -N2 -n4 --psi-verbose --psi-dry-run true 2>&1 | grep ' task ' | sort -k4n | sed 's/^/     /'
+echo "   real binding on n5 (declared like this machine): PSI_TPP=1 srun -w n5 -n2 --psi-verbose grep Cpus_allowed_list /proc/self/status"
+PSI_TPP=1 timeout 60 srun -w n5 -n2 --psi-verbose bash -c 'echo "task $SLURM_PROCID: $(grep Cpus_allowed_list /proc/self/status)"' 2>&1 | grep -E ' task |Cpus_allowed' | sort | sed 's/^/     /'
 echo
 echo "== LAMA: 8 ranks on 2 sockets x 4 cores, --psi-map-by socket --psi-bind-to core (RANK NODE CPUS)"
 build/cli/psiplace map --topology 'pack:2 core:4 pu:1' -n 8 --psi-map-by socket --psi-bind-to core | awk '{printf "%s rank %s->cpu %s", (NR==1?"  ":","), $1, $3} END {print ""}'

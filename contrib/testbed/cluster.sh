@@ -216,6 +216,13 @@ NodeName=n2 Speed=2.0 Priority=20 ChargeRate=2.0
 NodeName=n3 Speed=3.0 Priority=5 ChargeRate=3.0
 NodeName=n4 Speed=0.5 Priority=1 ChargeRate=0.5
 CONF
+  # hwloc topologies of the fake nodes as declared, for TopologyFile=.../%n.xml
+  # (dry runs); n5, declared like the machine, has none: its real one is used.
+  mkdir -p "$dir/etc/topo"
+  lstopo --input "pack:1 core:4 pu:1" --of xml "$dir/etc/topo/n1.xml" 2>/dev/null
+  lstopo --input "pack:2 core:4 pu:1" --of xml "$dir/etc/topo/n2.xml" 2>/dev/null
+  lstopo --input "pack:2 core:8 pu:1" --of xml "$dir/etc/topo/n3.xml" 2>/dev/null
+  lstopo --input "pack:2 core:6 pu:1" --of xml "$dir/etc/topo/n4.xml" 2>/dev/null
   : >"$dir/etc/metrics"
   for n in n1 n2 n3 n4; do echo "$n load1=0 load5=0 load15=0" >>"$dir/etc/metrics"; done
 }
