@@ -22,7 +22,7 @@
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
 #   PSIPLACE_CACHE           cache dir for the Slurm source (default ~/.cache/psiplace)
-set -euo pipefail
+set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -39,6 +39,8 @@ cache=${PSIPLACE_CACHE:-$HOME/.cache/psiplace}
 plugin_dir_sys=/usr/lib/x86_64-linux-gnu/slurm-wlm
 
 log() { echo "cluster.sh[$instance]: $*" >&2; }
+# set -e must never fail silently: name the command that failed.
+trap 'echo "cluster.sh[$instance]: error: line $LINENO: command failed: $BASH_COMMAND" >&2' ERR
 die() { log "error: $*"; exit 1; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -219,10 +221,10 @@ CONF
   # hwloc topologies of the fake nodes as declared, for TopologyFile=.../%n.xml
   # (dry runs); n5, declared like the machine, has none: its real one is used.
   mkdir -p "$dir/etc/topo"
-  lstopo --input "pack:1 core:4 pu:1" --of xml "$dir/etc/topo/n1.xml" 2>/dev/null
-  lstopo --input "pack:2 core:4 pu:1" --of xml "$dir/etc/topo/n2.xml" 2>/dev/null
-  lstopo --input "pack:2 core:8 pu:1" --of xml "$dir/etc/topo/n3.xml" 2>/dev/null
-  lstopo --input "pack:2 core:6 pu:1" --of xml "$dir/etc/topo/n4.xml" 2>/dev/null
+  lstopo -f --input "pack:1 core:4 pu:1" --of xml "$dir/etc/topo/n1.xml" 2>/dev/null
+  lstopo -f --input "pack:2 core:4 pu:1" --of xml "$dir/etc/topo/n2.xml" 2>/dev/null
+  lstopo -f --input "pack:2 core:8 pu:1" --of xml "$dir/etc/topo/n3.xml" 2>/dev/null
+  lstopo -f --input "pack:2 core:6 pu:1" --of xml "$dir/etc/topo/n4.xml" 2>/dev/null
   : >"$dir/etc/metrics"
   for n in n1 n2 n3 n4; do echo "$n load1=0 load5=0 load15=0" >>"$dir/etc/metrics"; done
 }

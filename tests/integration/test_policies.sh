@@ -54,6 +54,19 @@ touch "$release"; poll 60 job_done "$busy"
 check_eq "cluster PriorityFunction=SPEED under PRIORITY takes n3" n3 "$(srun_node)"
 check_eq "job PRIORITYF -SPEED overrides the cluster function (n4)" n4 \
   "$(raw_node PSIPLACE_ALLOC_PRIORITY=-SPEED)"
+check_eq "srun --psi-alloc-priority=-SPEED overrides the cluster function (n4)" n4 \
+  "$(srun_node --psi-alloc-priority=-SPEED)"
+before=$(sbatch --parsable --hold -o /dev/null --wrap true); scancel "$before"
+out=$(timeout 60 srun --psi-alloc-priority='2*SPEEED' true 2>&1); rc=$?
+check_eq "a bad --psi-alloc-priority: non-zero exit, one psiplace error line" "1 1" \
+  "$([ $rc -ne 0 ] && echo 1 || echo 0) $(printf '%s\n' "$out" | grep -c '^psiplace: error: ')"
+check_match "the error gives the position and the unknown name" \
+  "^psiplace: error: --psi-alloc-priority: position 3: unknown component 'SPEEED'" "$out"
+out=$(timeout 60 srun --psi-alloc-priority=SPEED --psi-alloc-policy=fastest true 2>&1); rc=$?
+check_match "--psi-alloc-priority with another explicit policy is an error naming both" \
+  '^psiplace: error: .*--psi-alloc-priority.*--psi-alloc-policy|^psiplace: error: .*--psi-alloc-policy.*--psi-alloc-priority' "$out"
+after=$(sbatch --parsable --hold -o /dev/null --wrap true); scancel "$after"
+check_eq "rejected PRIORITYF jobs did not advance the job id counter" $((before + 1)) "$after"
 check_eq "job PRIORITYF with constants and components: 10*FEATURE[arm] - CPROCS (n1)" n1 \
   "$(raw_node 'PSIPLACE_ALLOC_PRIORITY=10*FEATURE[arm] - CPROCS')"
 check_eq "a malformed job PRIORITYF falls back to the cluster default (n3)" n3 \
