@@ -240,6 +240,16 @@ static int gather_lama(struct gather *g)
 	l->oversubscribe = given(g, PSIPLACE_OPT_OVERSUBSCRIBE);
 	g->r->lama = l->map_by || l->bind_to || l->map || l->bind || l->mppr || l->order ||
 		     l->oversubscribe;
+	/* Options win over OMPI_MCA_rmaps_lama_* variables, also across the
+	 * simple and the expert form. */
+	if (l->map_by && l->map && l->map_from[0] != '-') {
+		note(g->r, "%s ignored: %s is given", l->map_from, l->map_by_from);
+		l->map = l->map_from = NULL;
+	}
+	if (l->bind_to && l->bind && l->bind_from[0] != '-') {
+		note(g->r, "%s ignored: %s is given", l->bind_from, l->bind_to_from);
+		l->bind = l->bind_from = NULL;
+	}
 	if (l->map_by && l->map)
 		return psiplace_seterr(g->err, g->errlen,
 				       "--psi-map-by and %s cannot be combined; give a simple level or an expert map string",

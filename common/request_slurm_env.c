@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psiplace/lama_step.h"
 #include "psiplace/request.h"
 
 struct tr {
@@ -77,6 +78,26 @@ static void balance(struct tr *t, enum psiplace_client client, const struct psip
 			client_name(client), num);
 }
 
+/* Ranks are Slurm's task ids: ask for the distribution that gives them
+ * LAMA's node order (checked again at launch). */
+static void lama_distribution(struct tr *t, const struct psiplace_request *r,
+			      enum psiplace_client client)
+{
+	enum psiplace_lama_dist d;
+	const char *var = pick(client, "SLURM_DISTRIBUTION", "SBATCH_DISTRIBUTION", NULL);
+	char why[64], err[PSIPLACE_ERRLEN];
+
+	if (psiplace_lama_request_dist(r, &d, err, sizeof(err)) < 0)
+		return; /* the caller reported the bad string */
+	snprintf(why, sizeof(why), "LAMA's node order (%s)", r->place_why);
+	if (var)
+		tr_set(t, why, var, psiplace_lama_dist_name(d), PSIPLACE_SLURM_DISTRIBUTION,
+		       "-m/--distribution");
+	else
+		tr_note(t, "%s: %s has no distribution variable; give the steps -m %s", why,
+			client_name(client), psiplace_lama_dist_name(d));
+}
+
 void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_client client,
 				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm,
 				psiplace_getenv_fn get, void *arg, const char *hostfile_path,
@@ -98,6 +119,8 @@ void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_
 		if (new_job)
 			balance(&t, client, slurm);
 	}
+	if (r->place && r->lama)
+		lama_distribution(&t, r, client);
 	/* psiplace binds (or, asked not to, leaves unbound): Slurm's own
 	 * binding would only be replaced, and fails on nodes whose declared
 	 * CPUs are not the machine's. */

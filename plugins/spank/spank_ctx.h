@@ -17,8 +17,8 @@
 #include "psiplace/topo.h"
 
 /* A placement backend: bindings for the node's local tasks (out has
- * step->nlocal entries).  PSI's is spank_psi_backend; LAMA's plugs in the
- * same way (see spank_step.c). */
+ * step->nlocal entries).  PSI's is spank_psi_backend, LAMA's
+ * spank_lama_backend (spank_step.c). */
 typedef int (*psiplace_backend_fn)(const struct psiplace_request *r, const struct psiplace_topo *t,
 				   const struct psiplace_step *step, struct psiplace_binding *out,
 				   char *err, size_t errlen);
@@ -41,6 +41,7 @@ struct psiplace_spank_ctx {
 	bool place;                      /* psiplace binds this step's tasks */
 	bool dry_run, report;
 	char step_error[PSIPLACE_ERRLEN]; /* placement failed: tasks report and exit */
+	char note[PSIPLACE_ERRLEN];      /* backend's summary for --psi-verbose; "" none */
 	hwloc_topology_t topo;
 	struct psiplace_topo table;
 	struct psiplace_step step;

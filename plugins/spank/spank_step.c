@@ -11,14 +11,11 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
+#include "psiplace/lama_step.h"
 #include "psiplace/psi_place.h"
 #include "spank_ctx.h"
 
 #define ctx psiplace_spank
-
-/* A second backend (LAMA) is wired here by the lead: when the request
- * carries LAMA options, spank_lama_backend computes the bindings. */
-psiplace_backend_fn spank_lama_backend = NULL;
 
 static int spank_psi_backend(const struct psiplace_request *r, const struct psiplace_topo *t,
 			     const struct psiplace_step *step, struct psiplace_binding *out,
@@ -28,6 +25,15 @@ static int spank_psi_backend(const struct psiplace_request *r, const struct psip
 
 	psiplace_psi_opts_of_request(r, &o);
 	return psiplace_psi_place_node(t, &o, step->nlocal, out, err, errlen);
+}
+
+/* LAMA: the layout checked against LAMA's node order, then this node's
+ * tasks mapped from its own topology (psiplace/lama_step.h). */
+static int spank_lama_backend(const struct psiplace_request *r, const struct psiplace_topo *t,
+			      const struct psiplace_step *step, struct psiplace_binding *out,
+			      char *err, size_t errlen)
+{
+	return psiplace_lama_place_node(r, t, step, out, ctx.note, sizeof(ctx.note), err, errlen);
 }
 
 /* Variables of the job, not of slurmstepd. */
@@ -212,11 +218,8 @@ static int place_step(spank_t sp, char **env, char *err, size_t errlen)
 		psiplace_request_free(&r);
 		return 0;
 	}
-	if (r.lama && !(backend = spank_lama_backend)) {
-		psiplace_seterr(err, errlen, "%s: LAMA placement is not available in this psiplace build",
-				r.place_why);
-		goto out;
-	}
+	if (r.lama)
+		backend = spank_lama_backend;
 	if (step_layout(sp, env, err, errlen) < 0 || load_topology(err, errlen) < 0 ||
 	    !(cpus = hwloc_bitmap_alloc()) || step_cpus(sp, cpus, err, errlen) < 0 ||
 	    psiplace_topo_from_hwloc(ctx.topo, cpus, &ctx.table, err, errlen) < 0)
@@ -248,6 +251,7 @@ int spank_step_user_init(spank_t sp)
 	char **env = NULL;
 
 	ctx.step_error[0] = '\0';
+	ctx.note[0] = '\0';
 	ctx.place = false;
 	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS)
 		env = NULL;
@@ -323,6 +327,8 @@ int spank_step_task_init(spank_t sp)
 		return -1;
 	}
 	export_binding(sp, b, cpus, mems);
+	if (ctx.report && local == 0 && ctx.note[0])
+		fprintf(stderr, "psiplace: %s: %s\n", ctx.step.node_name, ctx.note);
 	if (ctx.report)
 		fprintf(stderr, "psiplace: %s task %u (local %d): cpus %s mems %s%s\n", ctx.step.node_name,
 			global, local, cpus, mems, ctx.dry_run ? " (dry run: not bound)" : "");

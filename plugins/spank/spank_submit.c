@@ -11,6 +11,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/jobreq.h"
+#include "psiplace/lama_step.h"
 #include "spank_ctx.h"
 
 #define ctx psiplace_spank
@@ -152,6 +153,7 @@ int spank_submit_init(spank_t sp)
 	struct psiplace_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
 	enum psiplace_client client;
 	struct psiplace_slurm_cmdline slurm = { 0, -1, -1, 0, false };
+	enum psiplace_lama_dist dist;
 	int argc = 0, rc = -1;
 
 	(void)sp;
@@ -174,6 +176,9 @@ int spank_submit_init(spank_t sp)
 	if (psiplace_request_gather(&src, &ctx.req, err, sizeof(err)) < 0)
 		goto out;
 	ctx.have_req = true;
+	/* Bad LAMA strings fail here, before anything is submitted. */
+	if (ctx.req.lama && psiplace_lama_request_dist(&ctx.req, &dist, err, sizeof(err)) < 0)
+		goto out;
 	if (ctx.req.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);
 	if (ctx.verbose || ctx.req.verbose)

@@ -1,0 +1,62 @@
+/* psiplace — LAMA at step launch: what the SPANK plugin does on each node
+ * (SPEC §2 "In a step, each node places its own tasks..."), and what it
+ * sets at submission.  Pure: no Slurm headers; the plugin passes the
+ * gathered request, the node's topology and the step as Slurm laid it
+ * out. */
+#ifndef PSIPLACE_LAMA_STEP_H
+#define PSIPLACE_LAMA_STEP_H
+
+#include <stddef.h>
+
+#include "psiplace/binding.h"
+#include "psiplace/lama.h"
+#include "psiplace/request.h"
+#include "psiplace/step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The LAMA options of a gathered request: its strings applied (options
+ * before OMPI_MCA_rmaps_lama_* variables, so an option always wins and a
+ * bad variable an option overrides is never parsed), then
+ * psiplace_lama_finish().  -1 with one error line naming the string. */
+int psiplace_lama_opts_of_request(const struct psiplace_request *r, struct psiplace_lama_opts *o,
+				  char *err, size_t errlen);
+
+/* Which of Slurm's distributions the step's layout is, as far as this
+ * node sees it: the node's global task ids (any order) compared with
+ * block and cyclic for the step's per-node counts.  Bit 1 << BLOCK and/or
+ * bit 1 << CYCLIC (a node can match both, e.g. one task on node 0); 0 =
+ * neither (arbitrary, plane, a hostfile).  -1 when the step's counts do
+ * not add up or out of memory. */
+int psiplace_lama_step_dists(const struct psiplace_step *s);
+
+/* Does the layout Slurm produced give this node the tasks LAMA's node
+ * order gives it?  Block or cyclic layouts are checked with
+ * psiplace_lama_verify_local() (exact on nodes of any shape); any other
+ * layout against LAMA's order for nodes shaped like this one.  A one-node
+ * step always matches.  0 yes; -1 with one line giving the reason and
+ * both layouts (Slurm's and LAMA's, nodes of tasks 0..). */
+int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
+			     const struct psiplace_step *s, char *err, size_t errlen);
+
+/* The node's part of the step: the layout checked, then out[i] (from
+ * psiplace_bindings_new, s->nlocal entries) the CPU and NUMA sets of local
+ * task i.  --psi-no-pinproc / --psi-no-bindmem empty the sets.  summary
+ * (may be NULL) receives one line for --psi-verbose: the effective map,
+ * bind, MPPR, order and the layout seen. */
+int psiplace_lama_place_node(const struct psiplace_request *r, const struct psiplace_topo *t,
+			     const struct psiplace_step *s, struct psiplace_binding *out,
+			     char *summary, size_t sumlen, char *err, size_t errlen);
+
+/* The Slurm distribution (block or cyclic) that yields LAMA's node order
+ * for a request, from its strings alone (psiplace_lama_choose_dist
+ * without topologies).  -1 with err when the LAMA strings are bad. */
+int psiplace_lama_request_dist(const struct psiplace_request *r, enum psiplace_lama_dist *dist,
+			       char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
