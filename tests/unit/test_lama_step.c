@@ -1,0 +1,325 @@
+/* LAMA at step launch: the options of a gathered request, the Slurm
+ * distribution set at submission, the layout check and the node's
+ * bindings (psiplace/lama_step.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "psiplace/error.h"
+#include "psiplace/lama_step.h"
+
+static char err[PSIPLACE_ERRLEN];
+
+static const char *fake_getenv(const char *name, void *arg)
+{
+	const char *const *e = arg;
+	size_t n = strlen(name);
+
+	for (; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+#define ENV(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* A request from variables and srun options (argv without "srun"). */
+static void request(const char *const *env, const char *const *args, struct psiplace_request *r)
+{
+	struct psiplace_opts opts;
+	struct psiplace_slurm_cmdline sl;
+	struct psiplace_request_src src = { fake_getenv, (void *)env, &opts, NULL, false };
+	char *argv[16] = { "srun" };
+	int argc = 1;
+
+	psiplace_opts_init(&opts);
+	for (; args && *args; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc++] = "a.out";
+	cr_assert_eq(psiplace_cmdline_scan(argc, argv, &opts, &sl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_request_gather(&src, r, err, sizeof(err)), 0, "%s", err);
+	psiplace_opts_free(&opts);
+}
+
+static struct psiplace_topo topo2x4;
+
+static void load(void)
+{
+	cr_assert_eq(psiplace_topo_load("pack:2 core:4 pu:1", NULL, &topo2x4, err, sizeof(err)), 0, "%s", err);
+}
+
+static void unload(void)
+{
+	psiplace_topo_free(&topo2x4);
+}
+
+Test(lama_step, options_beat_variables_and_a_beaten_bad_variable_is_never_parsed)
+{
+	struct psiplace_request r;
+	struct psiplace_lama_opts o;
+
+	request(ENV("OMPI_MCA_rmaps_lama_map=junk", "OMPI_MCA_rmaps_lama_bind=2c"),
+		ENV("--psi-lama-map=csbnh"), &r);
+	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(o.map_str, "csbnh");
+	cr_assert_eq(o.bind_width, 2);
+	psiplace_request_free(&r);
+}
+
+Test(lama_step, map_by_beats_the_map_variable_with_a_note)
+{
+	struct psiplace_request r;
+	struct psiplace_lama_opts o;
+
+	request(ENV("OMPI_MCA_rmaps_lama_map=csbnh"), ENV("--psi-map-by=socket"), &r);
+	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(o.map_str, "sbnch");
+	cr_assert_eq(r.nnotes, 1);
+	cr_assert_str_eq(r.notes[0], "OMPI_MCA_rmaps_lama_map ignored: --psi-map-by is given");
+	psiplace_request_free(&r);
+}
+
+Test(lama_step, bad_variable_is_an_error_naming_it)
+{
+	struct psiplace_request r;
+	struct psiplace_lama_opts o;
+
+	request(ENV("OMPI_MCA_rmaps_lama_map=sbnh"), NULL, &r);
+	cr_assert(r.lama);
+	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "OMPI_MCA_rmaps_lama_map: 'sbnh' lacks 'c', the level of the binding '1c' (the default binding); a map must contain n, h and the binding level");
+	psiplace_request_free(&r);
+}
+
+Test(lama_step, distribution_from_the_strings)
+{
+	struct psiplace_request r;
+	enum psiplace_lama_dist d;
+
+	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
+	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(d, PSIPLACE_LAMA_DIST_CYCLIC);
+	psiplace_request_free(&r);
+	request(NULL, ENV("--psi-map-by=socket"), &r);
+	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(d, PSIPLACE_LAMA_DIST_BLOCK);
+	psiplace_request_free(&r);
+	request(NULL, ENV("--psi-lama-map=nsbch", "--psi-lama-order=s"), &r);
+	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(d, PSIPLACE_LAMA_DIST_BLOCK);
+	psiplace_request_free(&r);
+}
+
+static const char *env_line(const struct psiplace_slurm_env *e)
+{
+	static char buf[1024];
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < e->n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s=%s", i ? " " : "",
+			 e->var[i].name, e->var[i].value);
+	return buf;
+}
+
+Test(lama_step, submission_sets_the_distribution_unless_the_user_did)
+{
+	struct psiplace_request r;
+	struct psiplace_slurm_env e;
+	struct psiplace_slurm_cmdline m = { PSIPLACE_SLURM_DISTRIBUTION, 4, 2, 1, false };
+
+	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(env_line(&e), "SBATCH_DISTRIBUTION=cyclic");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(env_line(&e), "");
+	cr_assert_str_eq(e.notes[0], "LAMA's node order (--psi-lama-map): salloc has no distribution variable; give the steps -m cyclic");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &m, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(env_line(&e), "SLURM_CPU_BIND=none");
+	cr_assert_str_eq(e.notes[0], "LAMA's node order (--psi-lama-map): not setting SLURM_DISTRIBUTION=cyclic, you chose -m/--distribution yourself");
+	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv,
+				   (void *)ENV("SLURM_DISTRIBUTION=block"), NULL, &e);
+	cr_assert_str_eq(env_line(&e), "SLURM_CPU_BIND=none");
+	psiplace_request_free(&r);
+}
+
+/* A step as node `node` sees it. */
+static struct psiplace_step step(uint32_t node, uint32_t nnodes, uint32_t *tpn, uint32_t nlocal,
+				 uint32_t *gtids)
+{
+	struct psiplace_step s = { "n", node, nnodes, tpn, 0, nlocal, gtids };
+	uint32_t k;
+
+	for (k = 0; k < nnodes; k++)
+		s.ntasks += tpn[k];
+	return s;
+}
+
+Test(lama_step, which_distribution_a_node_sees)
+{
+	uint32_t c22[] = { 2, 2 }, c11[] = { 1, 1 }, c31[] = { 3, 1 }, bad[] = { 2, 1 };
+	uint32_t g01[] = { 0, 1 }, g02[] = { 2, 0 }, g03[] = { 0, 3 }, g0[] = { 0 }, g023[] = { 0, 2, 3 };
+	struct psiplace_step s;
+
+	s = step(0, 2, c22, 2, g01);
+	cr_assert_eq(psiplace_lama_step_dists(&s), 1 << PSIPLACE_LAMA_DIST_BLOCK);
+	s = step(0, 2, c22, 2, g02);
+	cr_assert_eq(psiplace_lama_step_dists(&s), 1 << PSIPLACE_LAMA_DIST_CYCLIC);
+	s = step(0, 2, c22, 2, g03);
+	cr_assert_eq(psiplace_lama_step_dists(&s), 0);
+	s = step(0, 2, c11, 1, g0);
+	cr_assert_eq(psiplace_lama_step_dists(&s), 3);
+	s = step(0, 2, c31, 3, g023);
+	cr_assert_eq(psiplace_lama_step_dists(&s), 1 << PSIPLACE_LAMA_DIST_CYCLIC);
+	s = step(1, 2, bad, 2, g01); /* node 1 runs 1 task, not 2 */
+	cr_assert_eq(psiplace_lama_step_dists(&s), -1);
+}
+
+static void lama(struct psiplace_lama_opts *o, const char *map)
+{
+	psiplace_lama_opts_init(o);
+	cr_assert_eq(psiplace_lama_apply(o, "--psi-lama-map", map, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_finish(o, err, sizeof(err)), 0, "%s", err);
+}
+
+Test(lama_step, block_against_a_cyclic_map_fails_with_both_layouts, .init = load, .fini = unload)
+{
+	uint32_t c22[] = { 2, 2 }, g01[] = { 0, 1 }, g02[] = { 0, 2 };
+	struct psiplace_lama_opts o;
+	struct psiplace_step s = step(0, 2, c22, 2, g01);
+
+	lama(&o, "nsbch");
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "task layout: block puts 2 tasks on this node, but map nsbch moves to the next node after 1 of them; LAMA's order needs another layout (e.g. at most 1 tasks per node); nodes of tasks 0..: Slurm (block) 0 0 1 1; LAMA (map nsbch) 0 1 0 1");
+	s = step(0, 2, c22, 2, g02);
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
+	s = step(0, 1, c22, 2, g01); /* one node: any layout is LAMA's */
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
+}
+
+Test(lama_step, cyclic_against_a_block_map_fails_with_both_layouts, .init = load, .fini = unload)
+{
+	uint32_t c22[] = { 2, 2 }, g13[] = { 1, 3 };
+	struct psiplace_lama_opts o;
+	struct psiplace_step s = step(1, 2, c22, 2, g13);
+
+	lama(&o, "csbnh");
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "task layout: cyclic puts one task per round on this node, but map csbnh places tasks 0 and 1 here before moving to the next node; use a block layout; nodes of tasks 0..: Slurm (cyclic) 0 1 0 1; LAMA (map csbnh) 0 0 1 1");
+}
+
+Test(lama_step, other_layouts_are_checked_against_nodes_like_this_one)
+{
+	struct psiplace_topo t;
+	uint32_t c44[] = { 4, 4 }, plane[] = { 0, 1, 4, 5 }, wrong[] = { 0, 1, 6, 7 };
+	struct psiplace_lama_opts o;
+	struct psiplace_step s = step(0, 2, c44, 4, plane);
+
+	cr_assert_eq(psiplace_topo_load("pack:2 core:2 pu:1", NULL, &t, err, sizeof(err)), 0, "%s", err);
+	lama(&o, "cnsbh"); /* 0 0 1 1 0 0 1 1: Slurm's plane=2 */
+	cr_assert_eq(psiplace_lama_check_step(&o, &t, &s, err, sizeof(err)), 0, "%s", err);
+	s = step(0, 2, c44, 4, wrong);
+	cr_assert_eq(psiplace_lama_check_step(&o, &t, &s, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "task layout: Slurm's layout (neither block nor cyclic) gives this node other tasks than LAMA's node order for nodes shaped like this one; this node's tasks: Slurm 0 1 6 7; LAMA (map cnsbh) 0 1 4 5");
+	psiplace_topo_free(&t);
+}
+
+Test(lama_step, sequential_order_needs_block, .init = load, .fini = unload)
+{
+	uint32_t c22[] = { 2, 2 }, g02[] = { 0, 2 };
+	struct psiplace_lama_opts o;
+	struct psiplace_step s = step(0, 2, c22, 2, g02);
+
+	lama(&o, "csbnh");
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-order", "s", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
+	cr_assert(!strncmp(err, "task layout: sequential order numbers ranks node by node, which needs a block layout, not cyclic; nodes of tasks 0..: Slurm (cyclic) 0 1 0 1; LAMA (map csbnh) 0 0 1 1", 200), "%s", err);
+}
+
+static const char *lists(const struct psiplace_binding *b, unsigned n, int mems)
+{
+	static char buf[512];
+	char one[64];
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		psiplace_bitmap_list(mems ? b[i].mems : b[i].cpus, one, sizeof(one));
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? " " : "", one);
+	}
+	return buf;
+}
+
+Test(lama_step, changeset_example_on_one_node, .init = load, .fini = unload)
+{
+	uint32_t c8[] = { 8 }, g[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	struct psiplace_step s = step(0, 1, c8, 8, g);
+	struct psiplace_binding *b = psiplace_bindings_new(8);
+	struct psiplace_request r;
+	char sum[PSIPLACE_ERRLEN];
+
+	request(NULL, ENV("--psi-map-by=socket", "--psi-bind-to=core"), &r);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(lists(b, 8, 0), "0 4 1 5 2 6 3 7");
+	cr_assert_str_eq(lists(b, 8, 1), "0 0 0 0 0 0 0 0");
+	cr_assert_str_eq(sum, "LAMA map sbnch bind 1c mppr none order natural, Slurm layout one node");
+	psiplace_bindings_free(b, 8);
+	psiplace_request_free(&r);
+}
+
+Test(lama_step, local_tasks_get_the_sets_of_their_global_ids, .init = load, .fini = unload)
+{
+	uint32_t c22[] = { 2, 2 }, g[] = { 3, 1 }; /* local 0 is global 3 */
+	struct psiplace_step s = step(1, 2, c22, 2, g);
+	struct psiplace_binding *b = psiplace_bindings_new(2);
+	struct psiplace_request r;
+	char sum[PSIPLACE_ERRLEN];
+
+	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(lists(b, 2, 0), "4 0");
+	cr_assert_str_eq(sum, "LAMA map nsbch bind 1c mppr none order natural, Slurm layout cyclic");
+	psiplace_bindings_free(b, 2);
+	psiplace_request_free(&r);
+}
+
+Test(lama_step, no_pinproc_and_bind_none_leave_tasks_unbound, .init = load, .fini = unload)
+{
+	uint32_t c2[] = { 2 }, g[] = { 0, 1 };
+	struct psiplace_step s = step(0, 1, c2, 2, g);
+	struct psiplace_binding *b = psiplace_bindings_new(2);
+	struct psiplace_request r;
+
+	request(NULL, ENV("--psi-map-by=core", "--psi-no-pinproc"), &r);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(lists(b, 2, 0), "- -");
+	cr_assert_str_eq(lists(b, 2, 1), "- -");
+	psiplace_request_free(&r);
+	request(NULL, ENV("--psi-bind-to=none"), &r);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(lists(b, 2, 0), "- -");
+	psiplace_request_free(&r);
+	psiplace_bindings_free(b, 2);
+}
+
+Test(lama_step, mppr_oversubscription_fails_the_node, .init = load, .fini = unload)
+{
+	uint32_t c4[] = { 4 }, g[] = { 0, 1, 2, 3 };
+	struct psiplace_step s = step(0, 1, c4, 4, g);
+	struct psiplace_binding *b = psiplace_bindings_new(4);
+	struct psiplace_request r;
+
+	request(NULL, ENV("--psi-lama-mppr=1:s"), &r);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "LAMA detected oversubscription after mapping 2 of 4 processes (map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n); --psi-oversubscribe allows it");
+	psiplace_request_free(&r);
+	request(NULL, ENV("--psi-lama-mppr=1:s", "--psi-oversubscribe"), &r);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_str_eq(lists(b, 4, 0), "0 4 0 1");
+	psiplace_request_free(&r);
+	psiplace_bindings_free(b, 4);
+}
