@@ -88,6 +88,18 @@ out=$(timeout 60 salloc -w n2,n4 -N2 --exclusive srun -N2 --ntasks-per-node=2 --
 check_eq "by core on two nodes: block, each node fills its cores" \
   "0 n2 0 0;1 n2 1 0;2 n4 0 0;3 n4 1 0" "$(printf '%s\n' "$out" | report)"
 
+out=$(timeout 60 salloc -w n2,n4 -N2 --exclusive srun -N2 --ntasks-per-node=2 --psi-lama-map=nsbch \
+  --psi-lama-order=s --psi-verbose --psi-dry-run true 2>&1)
+check_match "sequential order on two nodes: psiplace asks for block" '^psiplace: SLURM_DISTRIBUTION=block$' "$out"
+check_eq "... ranks in hardware order node by node" "0 n2 0 0;1 n2 4 0;2 n4 0 0;3 n4 6 0" \
+  "$(printf '%s\n' "$out" | report)"
+id=$(sbatch --parsable -w n2,n4 -N2 --exclusive --psi-lama-map=nsbch -o "$work/sb.out" \
+  --wrap 'echo "dist=$SLURM_DISTRIBUTION"; srun -n4 --ntasks-per-node=2 --psi-dry-run true')
+poll 60 job_done "$id"
+check_match "sbatch --psi-lama-map=nsbch: the job's steps get the cyclic distribution" '^dist=cyclic$' "$(cat "$work/sb.out")"
+check_eq "... and its srun places LAMA's order across the nodes" "0 n2 0 0;1 n4 0 0;2 n2 4 0;3 n4 6 0" \
+  "$(report <"$work/sb.out")"
+
 # --- layout verification: a distribution forced against the map fails every node clearly
 out=$(timeout 60 srun -w n2,n4 -N2 --ntasks-per-node=2 -m block --psi-lama-map=nsbch --psi-verbose \
   --psi-dry-run true 2>&1); rc=$?
