@@ -323,3 +323,18 @@ Test(lama_step, mppr_oversubscription_fails_the_node, .init = load, .fini = unlo
 	psiplace_request_free(&r);
 	psiplace_bindings_free(b, 4);
 }
+
+Test(lama_step, cyclic_with_uneven_counts_and_mixed_shapes_passes, .init = load, .fini = unload)
+{
+	struct psiplace_topo t6;
+	uint32_t c31[] = { 3, 1 }, g[] = { 0, 2, 3 }, c22[] = { 2, 2 }, g13[] = { 1, 3 };
+	struct psiplace_lama_opts o;
+	struct psiplace_step s = step(0, 2, c31, 3, g); /* Slurm's cyclic over a packed allocation */
+
+	lama(&o, "nsbch");
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:6 pu:1", NULL, &t6, err, sizeof(err)), 0, "%s", err);
+	s = step(1, 2, c22, 2, g13); /* the 2x6 node of a 2x4 + 2x6 step */
+	cr_assert_eq(psiplace_lama_check_step(&o, &t6, &s, err, sizeof(err)), 0, "%s", err);
+	psiplace_topo_free(&t6);
+}
