@@ -285,8 +285,13 @@ int psiplace_lama_place_node(const struct psiplace_request *r, const struct psip
 		cpus[k] = out[i].cpus;
 		mems[k] = out[i].mems;
 	}
-	if (psiplace_lama_map_local(&o, t, s->nlocal, cpus, mems, err, errlen) < 0)
+	if (psiplace_lama_map_local(&o, t, s->nlocal, cpus, mems, err, errlen) < 0) {
+		/* 22.05 gives a step outside an allocation only its tasks' CPUs: say how many. */
+		size_t l = strlen(err);
+		snprintf(err + l, errlen > l ? errlen - l : 0,
+			 " (Slurm gave the step %u CPUs on this node)", t->npus);
 		goto out;
+	}
 	for (i = 0; i < s->nlocal; i++) {
 		if (!r->pin)
 			hwloc_bitmap_zero(out[i].cpus);

@@ -72,10 +72,14 @@ out=$(timeout 60 srun -w n2 -n4 -c2 --psi-lama-mppr=1:s --psi-dry-run true 2>&1)
 check_eq "--psi-lama-mppr=1:s with 4 tasks on 2 sockets fails the step" "1 1" \
   "$([ $rc -ne 0 ] && echo 1 || echo 0) $(errors "$out")"
 check_match "... one line naming map, bind, MPPR and the way out" \
-  '^psiplace: error: n2: LAMA detected oversubscription after mapping 2 of 4 processes \(map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n\); --psi-oversubscribe allows it$' "$out"
+  '^psiplace: error: n2: LAMA detected oversubscription after mapping 2 of 4 processes \(map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n\); --psi-oversubscribe allows it \(Slurm gave the step 8 CPUs on this node\)$' "$out"
 out=$(timeout 60 srun -w n2 -n4 -c2 --psi-lama-mppr=1:s --psi-oversubscribe --psi-dry-run true 2>&1); rc=$?
 check_eq "--psi-oversubscribe: the step runs, MPPR dropped after the first pass" \
   "0 0 0 n2 0 0;1 n2 4 0;2 n2 0 0;3 n2 1 0" "$rc $(errors "$out") $(printf '%s\n' "$out" | report)"
+
+out=$(timeout 60 srun -w n3 -n4 --psi-lama-bind=2c --psi-dry-run true 2>&1); rc=$?
+check_match "2c without -c: the step has only its tasks' CPUs, and the error says how many" \
+  '^psiplace: error: n3: LAMA detected oversubscription after mapping 2 of 4 processes \(map cL1L2L3sNbnh, bind 2c, mppr none, order n\); --psi-oversubscribe allows it \(Slurm gave the step 4 CPUs on this node\)$' "$out"
 
 # --- several nodes: the distribution psiplace sets gives LAMA's node order
 out=$(timeout 60 salloc -w n2,n4 -N2 --exclusive srun -N2 --ntasks-per-node=2 --psi-lama-map=nsbch --psi-verbose \

@@ -315,7 +315,7 @@ Test(lama_step, mppr_oversubscription_fails_the_node, .init = load, .fini = unlo
 
 	request(NULL, ENV("--psi-lama-mppr=1:s"), &r);
 	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "LAMA detected oversubscription after mapping 2 of 4 processes (map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n); --psi-oversubscribe allows it");
+	cr_assert_str_eq(err, "LAMA detected oversubscription after mapping 2 of 4 processes (map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n); --psi-oversubscribe allows it (Slurm gave the step 8 CPUs on this node)");
 	psiplace_request_free(&r);
 	request(NULL, ENV("--psi-lama-mppr=1:s", "--psi-oversubscribe"), &r);
 	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
