@@ -196,9 +196,14 @@ out:
  * callbacks have run. */
 static void signature(const struct psiplace_request *r, char *buf, size_t len)
 {
-	snprintf(buf, len, "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d",
+	enum psiplace_lama_dist d = PSIPLACE_LAMA_DIST_ARBITRARY;
+	char err[PSIPLACE_ERRLEN];
+
+	if (r->place && r->lama && psiplace_lama_request_dist(r, &d, err, sizeof(err)) < 0)
+		d = PSIPLACE_LAMA_DIST_ARBITRARY;
+	snprintf(buf, len, "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d lama=%d",
 		 r->place && !r->lama ? r->tpp : 1, r->loop_nodes_first, r->exclusive, r->overbook,
-		 (int)r->nodeset, r->place, r->wait);
+		 (int)r->nodeset, r->place, r->wait, (int)d);
 }
 
 static int send_node_choice(spank_t sp, const struct psiplace_request *r)
