@@ -214,6 +214,38 @@ static int check_other(const struct psiplace_lama_opts *o, const struct psiplace
 	return rc;
 }
 
+/* A layout that is neither block nor cyclic, against the one psiplace
+ * asked Slurm for at submission (from every node's topology). */
+static int check_asked(const struct psiplace_lama_opts *o, const struct psiplace_step *s,
+		       char *err, size_t errlen)
+{
+	uint32_t *seq = NULL, n = 0, *g = sorted_gtids(s), i;
+	char a[200], b[200], q[80];
+	size_t k = 0;
+	int rc = 0;
+
+	if (!g)
+		return psiplace_seterr(err, errlen, "LAMA: out of memory");
+	if (psiplace_tasks_per_node_parse(s->lama_layout, &seq, &n, err, errlen) < 0 ||
+	    n != s->ntasks) {
+		psiplace_quote(q, sizeof(q), s->lama_layout, 60);
+		rc = psiplace_seterr(err, errlen,
+				     "PSIPLACE_LAMA_LAYOUT: '%s' is not the node of each of the step's %u tasks",
+				     q, s->ntasks);
+	} else if (!node_gets(seq, n, s, g)) {
+		a[0] = '\0';
+		for (i = 0; i < s->nlocal && i < 32 && k + 16 < sizeof(a); i++)
+			k += (size_t)snprintf(a + k, sizeof(a) - k, "%s%u", i ? " " : "", g[i]);
+		show_node(b, sizeof(b), seq, n, s);
+		rc = psiplace_seterr(err, errlen,
+				     "task layout: Slurm did not follow the layout psiplace asked for at submission (SLURM_HOSTFILE); this node's tasks: Slurm %s; LAMA (map %s) %s",
+				     a, o->map_str, b);
+	}
+	free(seq);
+	free(g);
+	return rc;
+}
+
 int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
 			     const struct psiplace_step *s, char *err, size_t errlen)
 {
@@ -238,6 +270,8 @@ int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct ps
 	if (!mask) {
 		rc = psiplace_lama_verify_local(o, t, s->nlocal, PSIPLACE_LAMA_DIST_ARBITRARY, why,
 						sizeof(why));
+		if (rc > 0 && s->lama_layout)
+			return check_asked(o, s, err, errlen);
 		if (rc > 0 && (rc = check_other(o, t, s, why, sizeof(why))) == 0)
 			return 0;
 	}
@@ -304,4 +338,64 @@ out:
 	free(mems);
 	free(g);
 	return rc;
+}
+
+int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
+			       const struct psiplace_topo *const *topo, const unsigned *cpus,
+			       size_t ntasks, enum psiplace_lama_dist *dist, unsigned *node_of_rank,
+			       char *err, size_t errlen)
+{
+	struct psiplace_lama_map m;
+	unsigned *seq, *count;
+	size_t r;
+	unsigned k;
+	int rc = 0;
+
+	if (psiplace_lama_map(o, nnodes, topo, ntasks, &m, err, errlen) < 0)
+		return -1;
+	seq = malloc((ntasks ? ntasks : 1) * sizeof(*seq));
+	count = calloc(nnodes ? nnodes : 1, sizeof(*count));
+	if (!seq || !count)
+		rc = psiplace_seterr(err, errlen, "LAMA: out of memory");
+	for (r = 0; r < ntasks && rc == 0; r++)
+		count[seq[r] = m.task[r].node]++;
+	for (k = 0; k < nnodes && rc == 0; k++)
+		if (count[k] > cpus[k])
+			rc = 1;
+	if (rc == 0) {
+		*dist = psiplace_lama_classify(seq, ntasks, nnodes);
+		if (*dist == PSIPLACE_LAMA_DIST_ARBITRARY && node_of_rank)
+			memcpy(node_of_rank, seq, ntasks * sizeof(*seq));
+	}
+	psiplace_lama_map_free(&m);
+	free(seq);
+	free(count);
+	return rc;
+}
+
+char *psiplace_lama_layout_format(const unsigned *node_of_rank, size_t n, unsigned nnodes)
+{
+	unsigned *pos = calloc(nnodes ? nnodes : 1, sizeof(*pos)), k, next = 0;
+	size_t r, run, o = 0, cap = 32 + n * 24;
+	char *buf = n <= PSIPLACE_STEP_MAX_NODES ? malloc(cap) : NULL;
+
+	if (!pos || !buf) {
+		free(pos);
+		free(buf);
+		return NULL;
+	}
+	/* The step's node list is the used nodes in node order. */
+	for (r = 0; r < n; r++)
+		pos[node_of_rank[r]] = 1;
+	for (k = 0; k < nnodes; k++)
+		pos[k] = pos[k] ? next++ : 0;
+	buf[0] = '\0';
+	for (r = 0; r < n; r += run) {
+		for (run = 1; r + run < n && node_of_rank[r + run] == node_of_rank[r]; run++)
+			;
+		o += (size_t)snprintf(buf + o, cap - o, run > 1 ? "%s%u(x%zu)" : "%s%u", r ? "," : "",
+				      pos[node_of_rank[r]], run);
+	}
+	free(pos);
+	return buf;
 }

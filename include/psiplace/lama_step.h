@@ -35,7 +35,9 @@ int psiplace_lama_step_dists(const struct psiplace_step *s);
 /* Does the layout Slurm produced give this node the tasks LAMA's node
  * order gives it?  Block or cyclic layouts are checked with
  * psiplace_lama_verify_local() (exact on nodes of any shape); any other
- * layout against LAMA's order for nodes shaped like this one.  A one-node
+ * layout against s->lama_layout when psiplace asked Slurm for it at
+ * submission (computed there from every node's topology), else against
+ * LAMA's order for nodes shaped like this one.  A one-node
  * step always matches.  0 yes; -1 with one line giving the reason and
  * both layouts (Slurm's and LAMA's, nodes of tasks 0..). */
 int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
@@ -55,6 +57,22 @@ int psiplace_lama_place_node(const struct psiplace_request *r, const struct psip
  * without topologies).  -1 with err when the LAMA strings are bad. */
 int psiplace_lama_request_dist(const struct psiplace_request *r, enum psiplace_lama_dist *dist,
 			       char *err, size_t errlen);
+
+/* Submission inside a known allocation (srun in a job): LAMA's own layout
+ * of ntasks tasks over the allocation's nodes (topo[i]; cpus[i] CPUs of
+ * node i allocated).  0 with *dist; for ARBITRARY node_of_rank (ntasks
+ * long) receives each rank's node.  1 when LAMA puts more tasks on a node
+ * than it has CPUs there (Slurm would refuse that layout).  -1 with err. */
+int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
+			       const struct psiplace_topo *const *topo, const unsigned *cpus,
+			       size_t ntasks, enum psiplace_lama_dist *dist, unsigned *node_of_rank,
+			       char *err, size_t errlen);
+
+/* A layout for the step (PSIPLACE_LAMA_LAYOUT): each rank's node as its
+ * position among the nodes that get tasks (the step's node list), in the
+ * syntax of SLURM_STEP_TASKS_PER_NODE: "0(x4),1(x6),0(x2)".  malloc'd;
+ * NULL when out of memory or longer than PSIPLACE_STEP_MAX_NODES ranks. */
+char *psiplace_lama_layout_format(const unsigned *node_of_rank, size_t n, unsigned nnodes);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,9 @@ struct psiplace_step {
 	uint32_t ntasks;             /* whole step */
 	uint32_t nlocal;
 	uint32_t *gtids;             /* [nlocal]: global id of local task i, malloc'd */
+	/* The node of every rank as psiplace asked Slurm for it at submission
+	 * (PSIPLACE_LAMA_LAYOUT, "0(x4),1(x6),0(x2)"); NULL when it did not. */
+	const char *lama_layout;
 };
 
 /* SLURM_STEP_TASKS_PER_NODE ("2(x3),1") -> counts[0..*n-1] (malloc'd). */

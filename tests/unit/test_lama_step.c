@@ -151,7 +151,7 @@ Test(lama_step, submission_sets_the_distribution_unless_the_user_did)
 static struct psiplace_step step(uint32_t node, uint32_t nnodes, uint32_t *tpn, uint32_t nlocal,
 				 uint32_t *gtids)
 {
-	struct psiplace_step s = { "n", node, nnodes, tpn, 0, nlocal, gtids };
+	struct psiplace_step s = { "n", node, nnodes, tpn, 0, nlocal, gtids, NULL };
 	uint32_t k;
 
 	for (k = 0; k < nnodes; k++)
@@ -337,4 +337,56 @@ Test(lama_step, cyclic_with_uneven_counts_and_mixed_shapes_passes, .init = load,
 	s = step(1, 2, c22, 2, g13); /* the 2x6 node of a 2x4 + 2x6 step */
 	cr_assert_eq(psiplace_lama_check_step(&o, &t6, &s, err, sizeof(err)), 0, "%s", err);
 	psiplace_topo_free(&t6);
+}
+
+Test(lama_step, allocation_known_gives_an_arbitrary_layout_and_its_step_string, .init = load, .fini = unload)
+{
+	struct psiplace_topo t6;
+	const struct psiplace_topo *tp[2] = { &topo2x4, &t6 };
+	unsigned cpus[] = { 8, 12 }, few[] = { 4, 12 }, seq[12], i;
+	struct psiplace_lama_opts o;
+	enum psiplace_lama_dist d;
+	char got[64] = "", *f;
+
+	cr_assert_eq(psiplace_topo_load("pack:2 core:6 pu:1", NULL, &t6, err, sizeof(err)), 0, "%s", err);
+	lama(&o, "cnsbh"); /* socket 0 of both nodes, then socket 1 */
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 12, &d, seq, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(d, PSIPLACE_LAMA_DIST_ARBITRARY);
+	for (i = 0; i < 12; i++)
+		got[i] = (char)('0' + seq[i]);
+	cr_assert_str_eq(got, "000011111100");
+	cr_assert_str_eq((f = psiplace_lama_layout_format(seq, 12, 2)), "0(x4),1(x6),0(x2)");
+	free(f);
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, few, 12, &d, seq, err, sizeof(err)), 1);
+	lama(&o, "nsbch");
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 4, &d, seq, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(d, PSIPLACE_LAMA_DIST_CYCLIC);
+	psiplace_topo_free(&t6);
+}
+
+Test(lama_step, layout_string_numbers_only_the_nodes_that_get_tasks)
+{
+	unsigned seq[] = { 2, 2, 0, 2 };
+	char *f = psiplace_lama_layout_format(seq, 4, 3);
+
+	cr_assert_str_eq(f, "1(x2),0,1");
+	free(f);
+}
+
+Test(lama_step, arbitrary_layout_is_checked_against_the_one_asked_for, .init = load, .fini = unload)
+{
+	uint32_t c66[] = { 6, 6 }, good[] = { 0, 1, 2, 3, 10, 11 }, bad[] = { 0, 1, 2, 3, 4, 11 };
+	struct psiplace_lama_opts o;
+	struct psiplace_step s = step(0, 2, c66, 6, good);
+
+	lama(&o, "cnsbh");
+	s.lama_layout = "0(x4),1(x6),0(x2)";
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
+	s = step(0, 2, c66, 6, bad);
+	s.lama_layout = "0(x4),1(x6),0(x2)";
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "task layout: Slurm did not follow the layout psiplace asked for at submission (SLURM_HOSTFILE); this node's tasks: Slurm 0 1 2 3 4 11; LAMA (map cnsbh) 0 1 2 3 10 11");
+	s.lama_layout = "0(x4),1";
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
+	cr_assert_str_eq(err, "PSIPLACE_LAMA_LAYOUT: '0(x4),1' is not the node of each of the step's 12 tasks");
 }
