@@ -290,7 +290,7 @@ static void lama_summary(const struct psiplace_lama_opts *o, const struct psipla
 	snprintf(buf, len, "LAMA map %s bind %s mppr %s order %s%s, Slurm layout %s", o->map_str, b, m,
 		 o->sequential ? "sequential" : "natural", o->oversubscribe ? " oversubscribe" : "",
 		 s->nnodes <= 1 ? "one node" : mask == 3 ? "block or cyclic" : mask == 1 ? "block"
-		 : mask == 2 ? "cyclic" : "other");
+		 : mask == 2 ? "cyclic" : s->lama_layout ? "arbitrary, as psiplace asked" : "arbitrary");
 }
 
 int psiplace_lama_place_node(const struct psiplace_request *r, const struct psiplace_topo *t,

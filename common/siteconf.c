@@ -407,3 +407,22 @@ int psiplace_siteconf_read_plugstack(const char *path, struct psiplace_siteconf 
 
 	return read_one(&r, path) < 0 ? -1 : 0;
 }
+
+void psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return;
+	for (; *pattern && o + 1 < len; pattern++) {
+		if (pattern[0] == '%' && pattern[1] == 'n') {
+			o += (size_t)snprintf(buf + o, len - o, "%s", node);
+			if (o >= len)
+				o = len - 1;
+			pattern++;
+		} else {
+			buf[o++] = *pattern;
+		}
+	}
+	buf[o] = '\0';
+}

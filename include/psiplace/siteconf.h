@@ -65,6 +65,10 @@ int psiplace_siteconf_read_plugstack(const char *path,
 
 void psiplace_argv_free(char **argv);
 
+/* TopologyFile for one node: every "%n" of pattern replaced by node's
+ * name, into buf (truncated to len). */
+void psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

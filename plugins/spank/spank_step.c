@@ -80,6 +80,7 @@ static int step_layout(spank_t sp, char **env, char *err, size_t errlen)
 		return psiplace_seterr(err, errlen, "Slurm does not tell the step's layout");
 	node_name(env, s->node);
 	s->node_name = ctx.node_name;
+	s->lama_layout = job_getenv("PSIPLACE_LAMA_LAYOUT", env);
 	if (tpn && psiplace_tasks_per_node_parse(tpn, &s->tasks_per_node, &s->nnodes, err, errlen) < 0)
 		return -1;
 	if (!(s->gtids = calloc(s->nlocal ? s->nlocal : 1, sizeof(*s->gtids))))
@@ -90,24 +91,6 @@ static int step_layout(spank_t sp, char **env, char *err, size_t errlen)
 		s->gtids[i] = g;
 	}
 	return 0;
-}
-
-/* TopologyFile with %n replaced by the node name. */
-static void topology_path(const char *pattern, const char *node, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; *pattern && o + 1 < len; pattern++) {
-		if (pattern[0] == '%' && pattern[1] == 'n') {
-			o += (size_t)snprintf(buf + o, len - o, "%s", node);
-			if (o >= len)
-				o = len - 1;
-			pattern++;
-		} else {
-			buf[o++] = *pattern;
-		}
-	}
-	buf[o] = '\0';
 }
 
 static int load_topology(char *err, size_t errlen)
@@ -121,7 +104,7 @@ static int load_topology(char *err, size_t errlen)
 	hwloc_topology_set_flags(ctx.topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 	/* TopologyFile=.../%n.xml: a node without its file is a real node. */
 	if (ctx.site.topology_file && *ctx.site.topology_file &&
-	    (topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path)),
+	    (psiplace_topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path)),
 	     !strstr(ctx.site.topology_file, "%n") || access(path, F_OK) == 0)) {
 		psiplace_quote(q, sizeof(q), path, 120);
 		if (access(path, R_OK) == 0)

@@ -104,6 +104,20 @@ check_match "sbatch --psi-lama-map=nsbch: the job's steps get the cyclic distrib
 check_eq "... and its srun places LAMA's order across the nodes" "0 n2 0 0;1 n4 0 0;2 n2 4 0;3 n4 6 0" \
   "$(report <"$work/sb.out")"
 
+out=$(timeout 60 salloc -w n2,n4 -N2 --exclusive srun -n12 --psi-lama-map=cnsbh --psi-verbose --psi-dry-run \
+  bash -c "$say" 2>&1)
+check_match "cnsbh over a known allocation (n2 2x4, n4 2x6): psiplace asks for LAMA's order rank by rank" \
+  '^psiplace: SLURM_DISTRIBUTION=arbitrary$' "$out"
+check_match "... and tells the steps the layout it asked for" '^psiplace: PSIPLACE_LAMA_LAYOUT=0\(x4\),1\(x6\),0\(x2\)$' "$out"
+check_eq "... socket 0 of n2, socket 0 of n4, then socket 1 of n2" \
+  "0 n2 0;1 n2 1;2 n2 2;3 n2 3;4 n4 0;5 n4 1;6 n4 2;7 n4 3;8 n4 4;9 n4 5;10 n2 4;11 n2 5" \
+  "$(printf '%s\n' "$out" | tasks)"
+check_match "... each node checked it" '^psiplace: n4: LAMA map cnsbh bind 1c mppr none order natural, Slurm layout arbitrary, as psiplace asked$' "$out"
+out=$(timeout 60 salloc -w n2,n4 -N2 --exclusive srun -n12 --ntasks-per-node=6 -m block --psi-lama-map=cnsbh \
+  --psi-dry-run true 2>&1); rc=$?
+check_match "... while a forced -m block fails with both layouts" \
+  '^psiplace: error: n2: task layout: block puts 6 tasks on this node, but map cnsbh moves to the next node after 4 of them; .*; nodes of tasks 0\.\.: Slurm \(block\) 0 0 0 0 0 0 1 1 1 1 1 1; LAMA \(map cnsbh\) ' "$out"
+
 # --- layout verification: a distribution forced against the map fails every node clearly
 out=$(timeout 60 srun -w n2,n4 -N2 --ntasks-per-node=2 -m block --psi-lama-map=nsbch --psi-verbose \
   --psi-dry-run true 2>&1); rc=$?

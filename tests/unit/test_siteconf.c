@@ -198,3 +198,15 @@ Test(siteconf, plugstack_self_include_is_bounded)
 	cr_assert_eq(psiplace_siteconf_read_plugstack(path, &c, err, sizeof(err)), -1);
 	cr_assert(strstr(err, "includes nested deeper than 8"), "%s", err);
 }
+
+Test(siteconf, topology_path_replaces_every_percent_n)
+{
+	char buf[64];
+
+	psiplace_topology_path("/etc/topo/%n/%n.xml", "n3", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "/etc/topo/n3/n3.xml");
+	psiplace_topology_path("pack:2 core:4", "n3", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "pack:2 core:4");
+	psiplace_topology_path("/t/%n.xml", "node-with-a-long-name", buf, 10);
+	cr_assert_str_eq(buf, "/t/node-w");
+}
