@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "psiplace/binding.h"
+#include "psiplace/hostlist.h"
 #include "psiplace/lama.h"
 #include "psiplace/request.h"
 #include "psiplace/step.h"
@@ -73,6 +74,27 @@ int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnod
  * syntax of SLURM_STEP_TASKS_PER_NODE: "0(x4),1(x6),0(x2)".  malloc'd;
  * NULL when out of memory or longer than PSIPLACE_STEP_MAX_NODES ranks. */
 char *psiplace_lama_layout_format(const unsigned *node_of_rank, size_t n, unsigned nnodes);
+
+/* What srun inside a job asks Slurm for when LAMA's node order over the
+ * allocation is neither block nor cyclic. */
+struct psiplace_lama_ask {
+	size_t ntasks;
+	char **host;        /* [ntasks]: node of each rank (SLURM_HOSTFILE lines), into hosts */
+	char *layout;       /* PSIPLACE_LAMA_LAYOUT for the steps' check */
+	struct psiplace_hostlist hosts; /* the allocation's nodes */
+};
+
+/* Read the allocation (get: SLURM_JOB_NODELIST, SLURM_JOB_CPUS_PER_NODE,
+ * -n from sl or SLURM_NTASKS; -N in sl must be the whole allocation) and
+ * every node's topology from topology_file (TopologyFile: %n per node),
+ * and compute LAMA's layout over it.  0 with *a filled when that layout
+ * is arbitrary and fits the allocated CPUs; 1 when there is nothing to
+ * ask (a value or a topology missing, block or cyclic, LAMA fails: the
+ * step reports that) and *a empty.  Free with psiplace_lama_ask_free. */
+int psiplace_lama_ask_load(const struct psiplace_request *r, const struct psiplace_slurm_cmdline *sl,
+			   const char *topology_file, psiplace_getenv_fn get, void *arg,
+			   struct psiplace_lama_ask *a);
+void psiplace_lama_ask_free(struct psiplace_lama_ask *a);
 
 #ifdef __cplusplus
 }

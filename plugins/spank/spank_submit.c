@@ -11,7 +11,6 @@
 
 #include "psiplace/error.h"
 #include "psiplace/jobreq.h"
-#include "psiplace/hostlist.h"
 #include "psiplace/lama_step.h"
 #include "spank_ctx.h"
 
@@ -112,28 +111,6 @@ static int write_hostfile(char *const *name, size_t n, const char *why, char *er
 	return 0;
 }
 
-/* The allocation's node topologies as TopologyFile gives them (every
- * node its file); 1 when a node has none: a real node's topology is only
- * known on it. */
-static int allocation_topologies(const struct psiplace_hostlist *hl, struct psiplace_topo *t)
-{
-	const char *pat = ctx.site.topology_file;
-	char path[1024], e[PSIPLACE_ERRLEN];
-	size_t i;
-
-	for (i = 0; pat && *pat && i < hl->n; i++) {
-		psiplace_topology_path(pat, hl->host[i], path, sizeof(path));
-		if ((strstr(pat, "%n") && access(path, R_OK) != 0) ||
-		    psiplace_topo_load(path, NULL, &t[i], e, sizeof(e)) < 0)
-			break;
-	}
-	if (pat && *pat && i == hl->n)
-		return 0;
-	while (i--)
-		psiplace_topo_free(&t[i]);
-	return 1;
-}
-
 static int setenv_said(const char *name, const char *value, bool verbose, char *err, size_t errlen)
 {
 	if (setenv(name, value, 1) < 0)
@@ -143,75 +120,25 @@ static int setenv_said(const char *name, const char *value, bool verbose, char *
 	return 0;
 }
 
-/* Ask Slurm for LAMA's order rank by rank (arbitrary distribution). */
-static int ask_arbitrary(const struct psiplace_request *r, const struct psiplace_hostlist *hl,
-			 const unsigned *seq, size_t n, bool verbose, char *err, size_t errlen)
-{
-	char **names = malloc(n * sizeof(*names)), *layout = psiplace_lama_layout_format(seq, n, hl->n);
-	size_t i;
-	int rc = 0;
-
-	if (!names || !layout) {
-		rc = psiplace_seterr(err, errlen, "%s: out of memory", r->place_why);
-	} else {
-		for (i = 0; i < n; i++)
-			names[i] = hl->host[seq[i]];
-		if (verbose)
-			fprintf(stderr, "psiplace: LAMA's node order over the allocation is neither block nor cyclic: asking for it rank by rank\n");
-		if (write_hostfile(names, n, r->place_why, err, errlen) < 0 ||
-		    setenv_said("SLURM_DISTRIBUTION", "arbitrary", verbose, err, errlen) < 0 ||
-		    setenv_said("SLURM_HOSTFILE", ctx.hostfile, verbose, err, errlen) < 0 ||
-		    setenv_said("PSIPLACE_LAMA_LAYOUT", layout, verbose, err, errlen) < 0)
-			rc = -1;
-	}
-	free(names);
-	free(layout);
-	return rc;
-}
-
-/* srun in a job knows the allocation: LAMA's own layout over it, exact
- * when every node's topology is known here (TopologyFile).  Anything
- * missing leaves the choice made from the map string. */
+/* srun in a job knows the allocation: when LAMA's order over it is
+ * neither block nor cyclic, ask Slurm for it rank by rank. */
 static int lama_over_allocation(const struct psiplace_request *r,
 				const struct psiplace_slurm_cmdline *sl, bool verbose, char *err,
 				size_t errlen)
 {
-	const char *list = getenv("SLURM_JOB_NODELIST"), *cpn = getenv("SLURM_JOB_CPUS_PER_NODE");
-	const char *nt = getenv("SLURM_NTASKS");
-	long ntasks = sl->ntasks > 0 ? sl->ntasks : nt ? strtol(nt, NULL, 10) : -1;
-	struct psiplace_hostlist hl = { 0, NULL, NULL };
-	struct psiplace_topo *t = NULL;
-	const struct psiplace_topo **tp = NULL;
-	struct psiplace_lama_opts o;
-	enum psiplace_lama_dist d;
-	uint32_t *cpus = NULL, ncpus = 0;
-	unsigned *seq = NULL;
-	char e[PSIPLACE_ERRLEN];
-	size_t i;
+	struct psiplace_lama_ask a;
 	int rc = 0;
 
-	if (!list || !cpn || ntasks <= 0 || ntasks > PSIPLACE_STEP_MAX_NODES ||
-	    psiplace_hostlist_expand(list, "SLURM_JOB_NODELIST", &hl, e, sizeof(e)) < 0)
+	if (psiplace_lama_ask_load(r, sl, ctx.site.topology_file, real_getenv, NULL, &a) != 0)
 		return 0;
-	if ((sl->nnodes <= 0 || (size_t)sl->nnodes == hl.n) &&
-	    psiplace_tasks_per_node_parse(cpn, &cpus, &ncpus, e, sizeof(e)) == 0 && ncpus == hl.n &&
-	    (t = calloc(hl.n, sizeof(*t))) && (tp = calloc(hl.n, sizeof(*tp))) &&
-	    (seq = malloc((size_t)ntasks * sizeof(*seq))) && allocation_topologies(&hl, t) == 0) {
-		for (i = 0; i < hl.n; i++)
-			tp[i] = &t[i];
-		if (psiplace_lama_opts_of_request(r, &o, e, sizeof(e)) == 0 &&
-		    psiplace_lama_alloc_layout(&o, (unsigned)hl.n, tp, (const unsigned *)cpus,
-					       (size_t)ntasks, &d, seq, e, sizeof(e)) == 0 &&
-		    d == PSIPLACE_LAMA_DIST_ARBITRARY)
-			rc = ask_arbitrary(r, &hl, seq, (size_t)ntasks, verbose, err, errlen);
-		for (i = 0; i < hl.n; i++)
-			psiplace_topo_free(&t[i]);
-	}
-	free(seq);
-	free(tp);
-	free(t);
-	free(cpus);
-	psiplace_hostlist_free(&hl);
+	if (verbose)
+		fprintf(stderr, "psiplace: LAMA's node order over the allocation is neither block nor cyclic: asking for it rank by rank\n");
+	if (write_hostfile(a.host, a.ntasks, r->place_why, err, errlen) < 0 ||
+	    setenv_said("SLURM_DISTRIBUTION", "arbitrary", verbose, err, errlen) < 0 ||
+	    setenv_said("SLURM_HOSTFILE", ctx.hostfile, verbose, err, errlen) < 0 ||
+	    setenv_said("PSIPLACE_LAMA_LAYOUT", a.layout, verbose, err, errlen) < 0)
+		rc = -1;
+	psiplace_lama_ask_free(&a);
 	return rc;
 }
 

@@ -390,3 +390,48 @@ Test(lama_step, arbitrary_layout_is_checked_against_the_one_asked_for, .init = l
 	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSIPLACE_LAMA_LAYOUT: '0(x4),1' is not the node of each of the step's 12 tasks");
 }
+
+static void ask(const char *const *env, long n, long N, const char *topofile, const char *map,
+		int want_rc, const char *want_hosts, const char *want_layout)
+{
+	struct psiplace_request r;
+	struct psiplace_slurm_cmdline sl = { 0, n, N, 1, false };
+	struct psiplace_lama_ask a;
+	char hosts[256] = "", m[64];
+	size_t i;
+
+	snprintf(m, sizeof(m), "--psi-lama-map=%s", map);
+	request(NULL, ENV(m), &r);
+	cr_assert_eq(psiplace_lama_ask_load(&r, &sl, topofile, fake_getenv, (void *)env, &a), want_rc);
+	for (i = 0; i < a.ntasks; i++)
+		snprintf(hosts + strlen(hosts), sizeof(hosts) - strlen(hosts), "%s%s", i ? " " : "", a.host[i]);
+	cr_assert_str_eq(hosts, want_hosts);
+	cr_assert_str_eq(a.layout ? a.layout : "", want_layout);
+	psiplace_lama_ask_free(&a);
+	psiplace_request_free(&r);
+}
+
+Test(lama_step, ask_over_a_known_allocation)
+{
+	const char *const *env = ENV("SLURM_JOB_NODELIST=n[1-2]", "SLURM_JOB_CPUS_PER_NODE=8(x2)");
+
+	ask(env, 12, -1, "pack:2 core:4 pu:1", "cnsbh", 0,
+	    "n1 n1 n1 n1 n2 n2 n2 n2 n1 n1 n1 n1", "0(x4),1(x4),0(x4)");
+	ask(ENV("SLURM_JOB_NODELIST=n[1-2]", "SLURM_JOB_CPUS_PER_NODE=8(x2)", "SLURM_NTASKS=12"), -1, 2,
+	    "pack:2 core:4 pu:1", "cnsbh", 0, "n1 n1 n1 n1 n2 n2 n2 n2 n1 n1 n1 n1", "0(x4),1(x4),0(x4)");
+}
+
+Test(lama_step, nothing_to_ask_without_everything_known_or_for_block_and_cyclic)
+{
+	const char *const *env = ENV("SLURM_JOB_NODELIST=n[1-2]", "SLURM_JOB_CPUS_PER_NODE=8(x2)");
+
+	ask(env, 12, -1, "pack:2 core:4 pu:1", "nsbch", 1, "", "");         /* cyclic */
+	ask(env, 8, -1, "pack:2 core:4 pu:1", "csbnh", 1, "", "");          /* block */
+	ask(env, -1, -1, "pack:2 core:4 pu:1", "cnsbh", 1, "", "");         /* no task count */
+	ask(env, 12, 1, "pack:2 core:4 pu:1", "cnsbh", 1, "", "");          /* -N 1 of 2 nodes */
+	ask(env, 12, -1, "/nonexistent/%n.xml", "cnsbh", 1, "", "");        /* real nodes */
+	ask(env, 12, -1, NULL, "cnsbh", 1, "", "");                         /* no TopologyFile */
+	ask(ENV("SLURM_JOB_NODELIST=n[1-2]", "SLURM_JOB_CPUS_PER_NODE=6(x2)"), 12, -1,
+	    "pack:2 core:4 pu:1", "cnsbh", 1, "", "");                      /* 8 tasks > 6 CPUs */
+	ask(ENV("SLURM_JOB_NODELIST=n[1-2]"), 12, -1, "pack:2 core:4 pu:1", "cnsbh", 1, "", "");
+}

@@ -1,0 +1,105 @@
+/* LAMA over a known allocation (srun inside a job): the layout to ask
+ * Slurm for rank by rank when LAMA's node order is neither block nor
+ * cyclic.  Needs every node's topology, which only TopologyFile gives
+ * away from the node. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "psiplace/error.h"
+#include "psiplace/hostlist.h"
+#include "psiplace/lama_step.h"
+#include "psiplace/siteconf.h"
+
+void psiplace_lama_ask_free(struct psiplace_lama_ask *a)
+{
+	free(a->host);
+	free(a->layout);
+	psiplace_hostlist_free(&a->hosts);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Every node's topology from TopologyFile (each node its file when the
+ * pattern has %n); 1 when one is missing or unreadable. */
+static int load_topologies(const char *pattern, const struct psiplace_hostlist *hl,
+			   struct psiplace_topo *t)
+{
+	char path[1024], e[PSIPLACE_ERRLEN];
+	size_t i;
+
+	for (i = 0; pattern && *pattern && i < hl->n; i++) {
+		psiplace_topology_path(pattern, hl->host[i], path, sizeof(path));
+		if ((strstr(pattern, "%n") && access(path, R_OK) != 0) ||
+		    psiplace_topo_load(path, NULL, &t[i], e, sizeof(e)) < 0)
+			break;
+	}
+	if (pattern && *pattern && i == hl->n)
+		return 0;
+	while (i--)
+		psiplace_topo_free(&t[i]);
+	return 1;
+}
+
+/* LAMA's layout over the loaded nodes; 0 with a->host/layout set when it
+ * is arbitrary, 1 otherwise (or when it does not fit, or LAMA fails: the
+ * step reports that). */
+static int layout_over(const struct psiplace_request *r, const uint32_t *cpus, size_t ntasks,
+		       const struct psiplace_topo *t, struct psiplace_lama_ask *a)
+{
+	const struct psiplace_topo **tp = calloc(a->hosts.n, sizeof(*tp));
+	unsigned *seq = malloc(ntasks * sizeof(*seq));
+	struct psiplace_lama_opts o;
+	enum psiplace_lama_dist d;
+	char e[PSIPLACE_ERRLEN];
+	size_t i;
+	int rc = 1;
+
+	for (i = 0; tp && i < a->hosts.n; i++)
+		tp[i] = &t[i];
+	if (tp && seq && psiplace_lama_opts_of_request(r, &o, e, sizeof(e)) == 0 &&
+	    psiplace_lama_alloc_layout(&o, (unsigned)a->hosts.n, tp, (const unsigned *)cpus, ntasks,
+				       &d, seq, e, sizeof(e)) == 0 &&
+	    d == PSIPLACE_LAMA_DIST_ARBITRARY &&
+	    (a->host = malloc(ntasks * sizeof(*a->host))) &&
+	    (a->layout = psiplace_lama_layout_format(seq, ntasks, (unsigned)a->hosts.n))) {
+		for (i = 0; i < ntasks; i++)
+			a->host[i] = a->hosts.host[seq[i]];
+		a->ntasks = ntasks;
+		rc = 0;
+	}
+	free(tp);
+	free(seq);
+	return rc;
+}
+
+int psiplace_lama_ask_load(const struct psiplace_request *r, const struct psiplace_slurm_cmdline *sl,
+			   const char *topology_file, psiplace_getenv_fn get, void *arg,
+			   struct psiplace_lama_ask *a)
+{
+	const char *list = get("SLURM_JOB_NODELIST", arg), *cpn = get("SLURM_JOB_CPUS_PER_NODE", arg);
+	const char *nt = get("SLURM_NTASKS", arg);
+	long ntasks = sl && sl->ntasks > 0 ? sl->ntasks : nt ? strtol(nt, NULL, 10) : -1;
+	struct psiplace_topo *t = NULL;
+	uint32_t *cpus = NULL, ncpus = 0;
+	char e[PSIPLACE_ERRLEN];
+	size_t i;
+	int rc = 1;
+
+	memset(a, 0, sizeof(*a));
+	if (!list || !cpn || ntasks <= 0 || ntasks > PSIPLACE_STEP_MAX_NODES ||
+	    psiplace_hostlist_expand(list, "SLURM_JOB_NODELIST", &a->hosts, e, sizeof(e)) < 0)
+		return 1;
+	if ((!sl || sl->nnodes <= 0 || (size_t)sl->nnodes == a->hosts.n) &&
+	    psiplace_tasks_per_node_parse(cpn, &cpus, &ncpus, e, sizeof(e)) == 0 &&
+	    ncpus == a->hosts.n && (t = calloc(a->hosts.n, sizeof(*t))) &&
+	    load_topologies(topology_file, &a->hosts, t) == 0) {
+		rc = layout_over(r, cpus, (size_t)ntasks, t, a);
+		for (i = 0; i < a->hosts.n; i++)
+			psiplace_topo_free(&t[i]);
+	}
+	free(t);
+	free(cpus);
+	if (rc)
+		psiplace_lama_ask_free(a);
+	return rc;
+}
