@@ -45,3 +45,17 @@ void psiplace_quote(char *dst, size_t dstlen, const char *src, size_t max)
 	}
 	dst[o] = '\0';
 }
+
+int psiplace_seterr_at(char *err, size_t errlen, const char *what, const char *input,
+		       size_t pos, const char *accepted, const char *fmt, ...)
+{
+	char why[160], q[80];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	psiplace_quote(q, sizeof(q), input, 48);
+	return psiplace_seterr(err, errlen, "%s: '%s': %s at character %zu; accepted: %s", what, q,
+			       why, pos + 1, accepted);
+}

@@ -26,15 +26,13 @@ static int fail(const struct ctx *c, size_t pos, const char *fmt, ...)
 
 static int fail(const struct ctx *c, size_t pos, const char *fmt, ...)
 {
-	char why[160], q[80];
+	char why[160];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	psiplace_quote(q, sizeof(q), c->s, 48);
-	return psiplace_seterr(c->err, c->errlen, "%s: '%s': %s at character %zu; accepted: %s",
-			       c->what, q, why, pos + 1, ACCEPTED);
+	return psiplace_seterr_at(c->err, c->errlen, c->what, c->s, pos, ACCEPTED, "%s", why);
 }
 
 static int is_sep(char ch)

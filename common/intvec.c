@@ -22,15 +22,13 @@ static int fail(const struct cursor *c, const char *fmt, ...)
 
 static int fail(const struct cursor *c, const char *fmt, ...)
 {
-	char why[160], q[80];
+	char why[160];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	psiplace_quote(q, sizeof(q), c->s, 48);
-	return psiplace_seterr(c->err, c->errlen, "%s: '%s': %s at character %zu; accepted: %s",
-			       c->what, q, why, c->pos + 1, ACCEPTED);
+	return psiplace_seterr_at(c->err, c->errlen, c->what, c->s, c->pos, ACCEPTED, "%s", why);
 }
 
 static int is_digit(char ch)

@@ -19,6 +19,12 @@ extern "C" {
 int psiplace_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The common message of the list parsers, and -1:
+ * "WHAT: 'INPUT': WHY at character POS+1; accepted: ACCEPTED" (INPUT quoted). */
+int psiplace_seterr_at(char *err, size_t errlen, const char *what, const char *input,
+		       size_t pos, const char *accepted, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+
 /* Quote an untrusted value for a message: at most max bytes, control and
  * non-ASCII bytes as \xHH, result always NUL-terminated. */
 void psiplace_quote(char *dst, size_t dstlen, const char *src, size_t max);
