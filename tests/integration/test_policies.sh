@@ -86,5 +86,22 @@ check_eq "LASTAVAILABLE, 10-hour job: n3 is blocked by its reservation, n4" n4 "
 scontrol delete ReservationName=later
 check_eq "LASTAVAILABLE without reservations: n4" n4 "$(srun_node -t 60)"
 
+# --- site files: a bad metrics line is skipped, a bad psiplace.conf is fatal at start
+set_metrics "n1 load1=0" "n2 load1=oops" "n3 load1=15" "n4 load1=11"
+check_eq "a malformed metrics line is skipped (n2 keeps no load): CPULOAD takes n2" n2 \
+  "$(srun_node --psi-alloc-policy=cpuload)"
+check_match "slurmctld logged the skipped metrics line" 'metrics:2: not a number, line skipped' \
+  "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 check_match "slurmctld still answers" 'UP' "$(scontrol ping)"
+"$cluster" stop >/dev/null 2>&1
+conf_dir=$PSIPLACE_TESTBED_DIR/etc
+cp "$conf_dir/psiplace.conf" "$work/psiplace.conf.good"
+printf 'NodeName=n1 Speed=fast\n' >>"$conf_dir/psiplace.conf"
+bad_line=$(wc -l <"$conf_dir/psiplace.conf")
+: >"$PSIPLACE_TESTBED_DIR/log/slurmctld.log"
+timeout 60 slurmctld -D -i -f "$SLURM_CONF" >/dev/null 2>&1; rc=$?
+check_eq "slurmctld refuses to start with a bad psiplace.conf" 1 "$([ $rc -ne 0 ] && [ $rc -ne 124 ] && echo 1 || echo 0)"
+check_match "the fatal line names the file and the line" \
+  "fatal: select/psiplace_cons_tres: .*psiplace.conf:$bad_line: " "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+cp "$work/psiplace.conf.good" "$conf_dir/psiplace.conf"
 tb_finish
