@@ -86,6 +86,15 @@ check_eq "LASTAVAILABLE, 10-hour job: n3 is blocked by its reservation, n4" n4 "
 scontrol delete ReservationName=later
 check_eq "LASTAVAILABLE without reservations: n4" n4 "$(srun_node -t 60)"
 
+# --- the site's Weight tiers stay the major key unless PolicyOverridesWeight=yes
+scontrol update NodeName=n4 Weight=10
+check_eq "n4 in a heavier Weight tier: LASTAVAILABLE takes n3" n3 "$(srun_node)"
+"$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE PolicyOverridesWeight=yes >/dev/null
+scontrol update NodeName=n4 Weight=10 # reconfigure restored slurm.conf's Weight
+check_eq "n4 is still in the heavier tier" "Weight=10" "$(scontrol show node n4 | grep -o 'Weight=[0-9]*')"
+check_eq "PolicyOverridesWeight=yes: LASTAVAILABLE takes n4 despite its Weight" n4 "$(srun_node)"
+"$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE >/dev/null # also restores Weight=1
+
 # --- site files: a bad metrics line is skipped, a bad psiplace.conf is fatal at start
 set_metrics "n1 load1=0" "n2 load1=oops" "n3 load1=15" "n4 load1=11"
 check_eq "a malformed metrics line is skipped (n2 keeps no load): CPULOAD takes n2" n2 \
