@@ -1,32 +1,111 @@
-/* psiplace check-config: validate a plugstack.conf's psiplace line the way
- * both plugins will read it. */
+/* psiplace check-config: validate a site's psiplace configuration the way
+ * the plugins read it — the psiplace line of plugstack.conf, psiplace.conf
+ * and the metrics file it names — and print what they will use. */
+#include <libgen.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "commands.h"
 #include "psiplace/error.h"
+#include "psiplace/metrics.h"
+#include "psiplace/psiconf.h"
 #include "psiplace/siteconf.h"
+
+static const char check_usage[] =
+	"check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]";
+
+/* FILE beside slurm.conf ($SLURM_CONF, else /etc/slurm/slurm.conf), where
+ * the plugins look for it. */
+static void beside_slurm_conf(const char *file, char *out, size_t len)
+{
+	const char *conf = getenv("SLURM_CONF");
+	char *copy = strdup(conf && *conf ? conf : "/etc/slurm/slurm.conf");
+
+	snprintf(out, len, "%s/%s", copy ? dirname(copy) : "/etc/slurm", file);
+	free(copy);
+}
+
+static void print_site(const struct psiplace_siteconf *c)
+{
+	printf("NodeAllocationPolicy=%s\n", psiplace_policy_name(c->policy));
+	printf("PriorityFunction=%s\n", c->priority_function ? c->priority_function : "");
+	printf("NodesSort=%s\n", c->nodes_sort ? c->nodes_sort : "");
+	printf("DefaultPlacement=%s\n", c->placement == PSIPLACE_PLACEMENT_PSI ? "psi" : "slurm");
+	printf("PsiStrict=%s\n", c->psi_strict ? "yes" : "no");
+	printf("PolicyOverridesWeight=%s\n", c->policy_overrides_weight ? "yes" : "no");
+	printf("AllowUserCpumap=%s\n", c->allow_user_cpumap ? "yes" : "no");
+	printf("TopologyFile=%s\n", c->topology_file ? c->topology_file : "");
+	printf("Verbose=%s\n", c->verbose ? "yes" : "no");
+}
+
+static void warn_line(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "psiplace: warning: %s\n", msg);
+}
+
+/* psiplace.conf (optional) and the metrics file it names. */
+static int check_psiconf(const char *path)
+{
+	struct psiplace_psiconf pc;
+	struct psiplace_metrics m;
+	char err[PSIPLACE_ERRLEN];
+
+	if (psiplace_psiconf_read_file(path, true, &pc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err);
+		return 1;
+	}
+	printf("psiplace.conf=%s (%zu nodes)\n", path, pc.n);
+	if (pc.metrics_file) {
+		if (psiplace_metrics_read_file(pc.metrics_file, &m, warn_line, NULL, err,
+					       sizeof(err)) < 0) {
+			/* Not fatal for the daemons either: it is re-read when it appears. */
+			fprintf(stderr, "psiplace: warning: MetricsFile: %s\n", err);
+		} else {
+			printf("MetricsFile=%s (%zu nodes, %zu lines skipped%s)\n", pc.metrics_file,
+			       m.n, m.skipped, m.partial ? ", unterminated last line ignored" : "");
+			psiplace_metrics_free(&m);
+		}
+	}
+	psiplace_psiconf_free(&pc);
+	return 0;
+}
 
 int cmd_check_config(int argc, char **argv)
 {
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN];
+	char err[PSIPLACE_ERRLEN], plugstack[4096], psiconf[4096];
+	const char *stack_arg = NULL, *conf_arg = NULL;
+	int i, rc;
 
-	if (argc != 2)
-		return cli_usage_error("check-config takes one argument, the plugstack.conf path");
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--psiplace-conf") && i + 1 < argc)
+			conf_arg = argv[++i];
+		else if (!strncmp(argv[i], "--psiplace-conf=", 16))
+			conf_arg = argv[i] + 16;
+		else if (argv[i][0] != '-' && !stack_arg)
+			stack_arg = argv[i];
+		else
+			return cli_usage_error("check-config: unexpected '%s'; usage: psiplace %s",
+					       argv[i], check_usage);
+	}
+	if (stack_arg)
+		snprintf(plugstack, sizeof(plugstack), "%s", stack_arg);
+	else
+		beside_slurm_conf("plugstack.conf", plugstack, sizeof(plugstack));
+	if (conf_arg)
+		snprintf(psiconf, sizeof(psiconf), "%s", conf_arg);
+	else
+		beside_slurm_conf("psiplace.conf", psiconf, sizeof(psiconf));
+
 	psiplace_siteconf_init(&c);
-	if (psiplace_siteconf_read_plugstack(argv[1], &c, err, sizeof(err)) < 0) {
+	if (psiplace_siteconf_read_plugstack(plugstack, &c, err, sizeof(err)) < 0) {
 		fprintf(stderr, "psiplace: error: %s\n", err);
 		return 1;
 	}
-	printf("NodeAllocationPolicy=%s\n", psiplace_policy_name(c.policy));
-	printf("PriorityFunction=%s\n", c.priority_function ? c.priority_function : "");
-	printf("NodesSort=%s\n", c.nodes_sort ? c.nodes_sort : "");
-	printf("DefaultPlacement=%s\n", c.placement == PSIPLACE_PLACEMENT_PSI ? "psi" : "slurm");
-	printf("PsiStrict=%s\n", c.psi_strict ? "yes" : "no");
-	printf("PolicyOverridesWeight=%s\n", c.policy_overrides_weight ? "yes" : "no");
-	printf("AllowUserCpumap=%s\n", c.allow_user_cpumap ? "yes" : "no");
-	printf("TopologyFile=%s\n", c.topology_file ? c.topology_file : "");
-	printf("Verbose=%s\n", c.verbose ? "yes" : "no");
+	print_site(&c);
 	psiplace_siteconf_free(&c);
-	return 0;
+	rc = check_psiconf(psiconf);
+	return rc;
 }

@@ -12,7 +12,7 @@ static const struct {
 	const char *usage;
 } commands[] = {
 	{ "check-config", cmd_check_config,
-	  "check-config PLUGSTACK.CONF     validate the psiplace line of a plugstack.conf" },
+	  "check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]  validate the site configuration as the plugins read it" },
 	{ "spawn-plan", cmd_spawn_plan,
 	  "spawn-plan [OPTIONS]            parallel spawn plan of a malleable MPI expansion" },
 	{ "map", cmd_map,
