@@ -45,11 +45,6 @@ static int opt_alloc_policy(int val, const char *optarg, int remote)
 		spank_user_error("%s", err);
 		return -1;
 	}
-	if (!psiplace_policy_supported(ctx.job_policy)) {
-		spank_user_error("--psi-alloc-policy: '%s' (%s) is not yet supported by this psiplace build; supported: FIRSTAVAILABLE, LASTAVAILABLE",
-				 optarg, psiplace_policy_name(ctx.job_policy));
-		return -1;
-	}
 	return psiplace_opts_set(&ctx.cbopts, PSIPLACE_OPT_ALLOC_POLICY, optarg);
 }
 
@@ -126,11 +121,6 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	ctx.verbose = getenv("PSI_VERBOSE") != NULL;
 	if (psiplace_siteconf_parse(ac, av, &ctx.site, err, sizeof(err)) < 0) {
 		spank_user_error("plugstack.conf psiplace line: %s", err);
-		return -1;
-	}
-	if (!psiplace_policy_supported(ctx.site.policy)) {
-		spank_user_error("plugstack.conf psiplace line: NodeAllocationPolicy=%s is not yet supported by this psiplace build",
-				 psiplace_policy_name(ctx.site.policy));
 		return -1;
 	}
 	if (ctx.site.verbose)
