@@ -19,6 +19,24 @@ tb_start() {
   trap '"$cluster" stop >/dev/null 2>&1' EXIT
 }
 
+# Start a 5-node testbed for placement tests: n1..n4 are fake nodes described
+# by the hwloc topologies cluster.sh writes for them (TopologyFile, dry runs
+# only); n5 is declared like this machine (real binding).  Placement input
+# from the caller's environment is cleared so it cannot leak into a check.
+topo=$PSIPLACE_TESTBED_DIR/etc/topo
+tb_start_placement() {
+  export PSIPLACE_REAL_NODE=1 PSIPLACE_POLICY=LASTAVAILABLE
+  export PSIPLACE_PLUGSTACK_ARGS="TopologyFile=$topo/%n.xml"
+  unset PSI_NODES PSI_HOSTS PSI_HOSTFILE PSI_NODES_SORT PSI_TPP OMP_NUM_THREADS PSI_EXCLUSIVE \
+    PSI_OVERBOOK PSI_LOOP_NODES_FIRST PSI_WAIT __PSI_CPUMAP __PSI_NO_PINPROC __PSI_NO_BINDMEM \
+    __PSI_NO_MEMBIND PSI_VERBOSE SLURM_DISTRIBUTION SBATCH_DISTRIBUTION \
+    OMPI_MCA_rmaps_lama_map OMPI_MCA_rmaps_lama_bind OMPI_MCA_rmaps_lama_mppr OMPI_MCA_rmaps_lama_ordering
+  tb_start
+}
+
+# --psi-verbose lines of a step, sorted by global task id: "G NODE CPUS MEMS".
+report() { grep -E '^psiplace: [^ ]+ task [0-9]+ \(local' | sed -E 's/^psiplace: ([^ ]+) task ([0-9]+) \(local [0-9]+\): cpus ([^ ]+) mems ([^ ]+).*/\2 \1 \3 \4/' | sort -n | paste -sd';'; }
+
 ok() { tb_pass=$((tb_pass + 1)); echo "ok $((tb_pass + tb_fail)) - $1"; }
 not_ok() {
   tb_fail=$((tb_fail + 1)); tb_failed+=("$1")

@@ -5,24 +5,9 @@
 # binding is checked there.
 source "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-topo=$work/topo
-mkdir -p "$topo"
-# The fake nodes exactly as slurm.conf declares them (ThreadsPerCore=1).
-lstopo --input "pack:1 core:4 pu:1" --of xml "$topo/n1.xml" 2>/dev/null
-lstopo --input "pack:2 core:4 pu:1" --of xml "$topo/n2.xml" 2>/dev/null
-lstopo --input "pack:2 core:8 pu:1" --of xml "$topo/n3.xml" 2>/dev/null
-lstopo --input "pack:2 core:6 pu:1" --of xml "$topo/n4.xml" 2>/dev/null
-export PSIPLACE_REAL_NODE=1 PSIPLACE_POLICY=LASTAVAILABLE
-export PSIPLACE_PLUGSTACK_ARGS="TopologyFile=$topo/%n.xml"
-tb_start
+tb_start_placement
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
-unset PSI_NODES PSI_HOSTS PSI_HOSTFILE PSI_NODES_SORT PSI_TPP OMP_NUM_THREADS PSI_EXCLUSIVE \
-  PSI_OVERBOOK PSI_LOOP_NODES_FIRST PSI_WAIT __PSI_CPUMAP __PSI_NO_PINPROC __PSI_NO_BINDMEM \
-  __PSI_NO_MEMBIND PSI_VERBOSE SLURM_DISTRIBUTION SBATCH_DISTRIBUTION \
-  OMPI_MCA_rmaps_lama_map OMPI_MCA_rmaps_lama_bind OMPI_MCA_rmaps_lama_mppr OMPI_MCA_rmaps_lama_ordering
 
-# Report lines of a run, sorted by global task id: "G NODE CPUS MEMS".
-report() { grep -E '^psiplace: [^ ]+ task [0-9]+ \(local' | sed -E 's/^psiplace: ([^ ]+) task ([0-9]+) \(local [0-9]+\): cpus ([^ ]+) mems ([^ ]+).*/\2 \1 \3 \4/' | sort -n | paste -sd';'; }
 # What the tasks themselves print, sorted: "RANK NODE PSIPLACE_CPUS".
 tasks() { grep -E '^[0-9]+ n[0-9] ' | sort -n | paste -sd';'; }
 say='echo "$SLURM_PROCID $SLURMD_NODENAME $PSIPLACE_CPUS"'

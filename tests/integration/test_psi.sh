@@ -4,25 +4,11 @@
 # declared like this machine, so real binding is checked there.
 source "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-topo=$work/topo
-mkdir -p "$topo"
-# The fake nodes exactly as slurm.conf declares them (ThreadsPerCore=1).
-lstopo --input "pack:1 core:4 pu:1" --of xml "$topo/n1.xml" 2>/dev/null
-lstopo --input "pack:2 core:4 pu:1" --of xml "$topo/n2.xml" 2>/dev/null
-lstopo --input "pack:2 core:8 pu:1" --of xml "$topo/n3.xml" 2>/dev/null
-lstopo --input "pack:2 core:6 pu:1" --of xml "$topo/n4.xml" 2>/dev/null
-export PSIPLACE_REAL_NODE=1 PSIPLACE_POLICY=LASTAVAILABLE
-export PSIPLACE_PLUGSTACK_ARGS="TopologyFile=$topo/%n.xml"
-tb_start
+tb_start_placement
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
-unset PSI_NODES PSI_HOSTS PSI_HOSTFILE PSI_NODES_SORT PSI_TPP OMP_NUM_THREADS PSI_EXCLUSIVE \
-  PSI_OVERBOOK PSI_LOOP_NODES_FIRST PSI_WAIT __PSI_CPUMAP __PSI_NO_PINPROC __PSI_NO_BINDMEM \
-  __PSI_NO_MEMBIND PSI_VERBOSE
 
 # Expected report of a whole-node step: NODE TASKS CPUS-PER-TASK.
 whole() { local i c out=""; for ((i = 0; i < $2; i++)); do c=$((i * $3)); [ "$3" -gt 1 ] && c="$c-$((c + $3 - 1))"; out="$out${out:+;}$i $1 $c 0"; done; echo "$out"; }
-# Report lines of a dry run, sorted by global task id: "G CPUS MEMS".
-report() { grep -E '^psiplace: [^ ]+ task [0-9]+ \(local' | sed -E 's/^psiplace: ([^ ]+) task ([0-9]+) \(local [0-9]+\): cpus ([^ ]+) mems ([^ ]+).*/\2 \1 \3 \4/' | sort -n | paste -sd';'; }
 ntasks_line() { sed -n 's/.*NumCPUs=\([0-9]*\).*/\1/p'; }
 
 # --- options are registered everywhere
