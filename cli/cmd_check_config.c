@@ -8,9 +8,9 @@
 
 #include "commands.h"
 #include "psiplace/error.h"
-#include "psiplace/metrics.h"
-#include "psiplace/psiconf.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/metrics_file.h"
+#include "psiplace/psiplace_conf.h"
+#include "psiplace/plugstack_line.h"
 
 static const char check_usage[] =
 	"check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]";

@@ -9,12 +9,12 @@
 
 #include "commands.h"
 #include "psiplace/error.h"
-#include "psiplace/metrics.h"
+#include "psiplace/metrics_file.h"
 #include "psiplace/nodetable.h"
 #include "psiplace/readfile.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
-#include "psiplace/psiconf.h"
+#include "psiplace/psiplace_conf.h"
 
 struct rank_args {
 	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics;

@@ -7,8 +7,8 @@
 
 #include "map_backend.h"
 #include "psiplace/error.h"
-#include "psiplace/psi_place.h"
-#include "psiplace/request.h"
+#include "psiplace/psi_slots.h"
+#include "psiplace/user_request.h"
 
 /* The options that choose this backend; the node-choice ones have no
  * effect on one map but are accepted as srun accepts them. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/lama_step.h"
+#include "psiplace/lama_launch.h"
 
 int psiplace_lama_opts_of_request(const struct psiplace_request *r, struct psiplace_lama_opts *o,
 				  char *err, size_t errlen)

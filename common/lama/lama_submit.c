@@ -8,8 +8,8 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
-#include "psiplace/lama_step.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/lama_launch.h"
+#include "psiplace/plugstack_line.h"
 
 void psiplace_lama_ask_free(struct psiplace_lama_ask *a)
 {

@@ -8,7 +8,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
-#include "psiplace/names.h"
+#include "psiplace/hostnames.h"
 
 #define NUM_MAXDIGITS 9
 

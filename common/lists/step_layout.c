@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/step.h"
+#include "psiplace/step_layout.h"
 
 static int num(const char **p, unsigned long max, unsigned long *v)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy_internal.h"
+#include "engine_internal.h"
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"

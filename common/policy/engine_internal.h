@@ -1,6 +1,6 @@
 /* Shared by the engine's files (common/policy*.c); not a public header. */
-#ifndef PSIPLACE_POLICY_INTERNAL_H
-#define PSIPLACE_POLICY_INTERNAL_H
+#ifndef PSIPLACE_ENGINE_INTERNAL_H
+#define PSIPLACE_ENGINE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>

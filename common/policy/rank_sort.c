@@ -3,7 +3,7 @@
  * unique (pos breaks every tie), so Hoare partitioning always shrinks. */
 #include <stdlib.h>
 
-#include "policy_internal.h"
+#include "engine_internal.h"
 
 #define SMALL 16
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy_internal.h"
+#include "engine_internal.h"
 #include "psiplace/error.h"
 
 #define MAX_WIDENINGS 32 /* tiers tried one by one before sorting them */

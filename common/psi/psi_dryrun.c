@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/psi_place.h"
-#include "psiplace/request.h"
+#include "psiplace/psi_slots.h"
+#include "psiplace/user_request.h"
 
 void psiplace_psi_opts_of_request(const struct psiplace_request *r, struct psiplace_psi_opts *o)
 {

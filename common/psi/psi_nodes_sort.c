@@ -2,7 +2,7 @@
  * total-order sort (psmgmt's getCandidateList/sortCandidates pipeline). */
 #include <stdlib.h>
 
-#include "psiplace/psi.h"
+#include "psiplace/psi_values.h"
 
 double psiplace_psi_rating(enum psiplace_nodes_sort mode, const struct psiplace_node *node)
 {

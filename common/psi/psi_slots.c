@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/psi_place.h"
+#include "psiplace/psi_slots.h"
 
 static int cmp_slot(const void *a, const void *b, void *arg)
 {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "psiplace/error.h"
-#include "psiplace/psi.h"
+#include "psiplace/psi_values.h"
 
 #define NODES_ACCEPTED "a comma list of node ids N or ranges A-B, decimal or 0x hex (e.g. 0,2-5,0x10)"
 #define CPUMAP_ACCEPTED "a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)"

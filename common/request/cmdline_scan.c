@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/request.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/user_request.h"
+#include "psiplace/plugstack_line.h"
 
 static const struct {
 	const char *name;

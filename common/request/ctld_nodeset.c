@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
-#include "psiplace/psi.h"
+#include "psiplace/ctld_request.h"
+#include "psiplace/psi_values.h"
 
 static int cmp_name(const void *a, const void *b, void *names)
 {

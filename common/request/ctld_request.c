@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
-#include "psiplace/request.h"
+#include "psiplace/ctld_request.h"
+#include "psiplace/user_request.h"
 
 void psiplace_jobreq_init(struct psiplace_jobreq *r)
 {

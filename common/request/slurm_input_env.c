@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psiplace/lama_step.h"
-#include "psiplace/request.h"
+#include "psiplace/lama_launch.h"
+#include "psiplace/user_request.h"
 
 struct tr {
 	struct psiplace_slurm_env *out;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
-#include "psiplace/request.h"
+#include "psiplace/ctld_request.h"
+#include "psiplace/user_request.h"
 
 /* "--psi-tpp" for messages: static strings, valid for the request's life. */
 static const char *const dashed[PSIPLACE_OPT_COUNT] = {

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "psiplace/error.h"
-#include "psiplace/metrics.h"
+#include "psiplace/metrics_file.h"
 #include "psiplace/readfile.h"
 #include "textparse.h"
 

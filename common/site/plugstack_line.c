@@ -11,7 +11,7 @@
 #include "psiplace/error.h"
 #include "psiplace/priorityf.h"
 #include "psiplace/readfile.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/plugstack_line.h"
 
 #define MAX_INCLUDE_DEPTH 8
 #define MAX_FILE_BYTES (1 << 20)

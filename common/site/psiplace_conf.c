@@ -8,7 +8,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
-#include "psiplace/psiconf.h"
+#include "psiplace/psiplace_conf.h"
 #include "psiplace/readfile.h"
 #include "textparse.h"
 

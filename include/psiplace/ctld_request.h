@@ -3,18 +3,18 @@
  * spank_job_control_setenv().  In slurmctld it arrives in the job's
  * spank_job_env as NAME=value strings: untrusted, parsed again with
  * bounds. */
-#ifndef PSIPLACE_JOBREQ_H
-#define PSIPLACE_JOBREQ_H
+#ifndef PSIPLACE_CTLD_REQUEST_H
+#define PSIPLACE_CTLD_REQUEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "psiplace/names.h"
+#include "psiplace/hostnames.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
-#include "psiplace/psi.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/psi_values.h"
+#include "psiplace/plugstack_line.h"
 
 #ifdef __cplusplus
 extern "C" {

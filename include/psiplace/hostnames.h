@@ -1,8 +1,8 @@
 /* psiplace — an ordered list of host names with repeats (PSI_HOSTS,
  * hostfile slots, the job's PSI node set), grown from Slurm hostlist
  * expressions (psiplace/hostlist.h) and written back compactly. */
-#ifndef PSIPLACE_NAMES_H
-#define PSIPLACE_NAMES_H
+#ifndef PSIPLACE_HOSTNAMES_H
+#define PSIPLACE_HOSTNAMES_H
 
 #include <stddef.h>
 

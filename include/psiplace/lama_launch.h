@@ -3,16 +3,16 @@
  * sets at submission.  Pure: no Slurm headers; the plugin passes the
  * gathered request, the node's topology and the step as Slurm laid it
  * out. */
-#ifndef PSIPLACE_LAMA_STEP_H
-#define PSIPLACE_LAMA_STEP_H
+#ifndef PSIPLACE_LAMA_LAUNCH_H
+#define PSIPLACE_LAMA_LAUNCH_H
 
 #include <stddef.h>
 
 #include "psiplace/binding.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/lama.h"
-#include "psiplace/request.h"
-#include "psiplace/step.h"
+#include "psiplace/user_request.h"
+#include "psiplace/step_layout.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,8 +6,8 @@
  * through the log callback, never fatal.  The last line counts only when
  * it ends with a newline (monitoring may be writing it as we read).  A
  * node on several lines: later values override earlier ones per key. */
-#ifndef PSIPLACE_METRICS_H
-#define PSIPLACE_METRICS_H
+#ifndef PSIPLACE_METRICS_FILE_H
+#define PSIPLACE_METRICS_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * plugstack.conf.  One line configures both plugins: the SPANK plugin
  * receives it as argc/argv, select/psiplace_cons_tres finds the line
  * itself through slurm.conf's PlugStackConfig. */
-#ifndef PSIPLACE_SITECONF_H
-#define PSIPLACE_SITECONF_H
+#ifndef PSIPLACE_PLUGSTACK_LINE_H
+#define PSIPLACE_PLUGSTACK_LINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * node when one is full or one task per node in turn, overbooking in
  * rounds only when asked.  Pure: the SPANK plugin and `psiplace map`
  * call the same functions. */
-#ifndef PSIPLACE_PSI_PLACE_H
-#define PSIPLACE_PSI_PLACE_H
+#ifndef PSIPLACE_PSI_SLOTS_H
+#define PSIPLACE_PSI_SLOTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,14 +3,14 @@
  * Each parser takes `what`, the variable or option the value came from,
  * for its one-line error ("PSI_NODES: 'x' is not ...; accepted: ...").
  * Precedence between the variables lives in request.h. */
-#ifndef PSIPLACE_PSI_H
-#define PSIPLACE_PSI_H
+#ifndef PSIPLACE_PSI_VALUES_H
+#define PSIPLACE_PSI_VALUES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "psiplace/names.h"
+#include "psiplace/hostnames.h"
 #include "psiplace/policy.h"
 
 #ifdef __cplusplus

@@ -9,8 +9,8 @@
  * NodeName takes a Slurm hostlist expression.  A node may appear on
  * several lines, but each attribute is set once.  Errors are fatal for
  * the daemon and read "FILE:LINE: message". */
-#ifndef PSIPLACE_PSICONF_H
-#define PSIPLACE_PSICONF_H
+#ifndef PSIPLACE_PSIPLACE_CONF_H
+#define PSIPLACE_PSIPLACE_CONF_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * it runs.  The SPANK plugin fills it from Slurm (SLURM_STEP_NODELIST,
  * SLURM_STEP_TASKS_PER_NODE, the tasks' global ids); backends that need
  * the whole step (LAMA) compute it from here without communication. */
-#ifndef PSIPLACE_STEP_H
-#define PSIPLACE_STEP_H
+#ifndef PSIPLACE_STEP_LAYOUT_H
+#define PSIPLACE_STEP_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>

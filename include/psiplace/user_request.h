@@ -6,18 +6,18 @@
  * One parser for the SPANK plugin (local, allocator and remote context)
  * and the CLI.  The LAMA strings are only collected here; include
  * psiplace/lama.h to turn them into LAMA options. */
-#ifndef PSIPLACE_REQUEST_H
-#define PSIPLACE_REQUEST_H
+#ifndef PSIPLACE_USER_REQUEST_H
+#define PSIPLACE_USER_REQUEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "psiplace/error.h"
-#include "psiplace/names.h"
+#include "psiplace/hostnames.h"
 #include "psiplace/policy.h"
-#include "psiplace/psi.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/psi_values.h"
+#include "psiplace/plugstack_line.h"
 
 #ifdef __cplusplus
 extern "C" {

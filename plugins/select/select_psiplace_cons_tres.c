@@ -30,9 +30,9 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
+#include "psiplace/ctld_request.h"
 #include "psiplace/policy.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/plugstack_line.h"
 #include "site.h"
 
 

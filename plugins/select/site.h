@@ -7,11 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "psiplace/metrics.h"
+#include "psiplace/metrics_file.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
-#include "psiplace/psiconf.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/psiplace_conf.h"
+#include "psiplace/plugstack_line.h"
 
 /* slurmctld's data is not exported by libslurm: programs that link libslurm
  * and load every select plugin (slurm_init()) must still be able to dlopen

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
+#include "psiplace/ctld_request.h"
 #include "spank_ctx.h"
 
 SPANK_PLUGIN(psiplace, 1);

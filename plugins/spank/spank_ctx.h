@@ -11,9 +11,9 @@
 
 #include "psiplace/binding.h"
 #include "psiplace/policy.h"
-#include "psiplace/request.h"
-#include "psiplace/siteconf.h"
-#include "psiplace/step.h"
+#include "psiplace/user_request.h"
+#include "psiplace/plugstack_line.h"
+#include "psiplace/step_layout.h"
 #include "psiplace/topo.h"
 
 /* A placement backend: bindings for the node's local tasks (out has

@@ -11,8 +11,8 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
-#include "psiplace/lama_step.h"
-#include "psiplace/psi_place.h"
+#include "psiplace/lama_launch.h"
+#include "psiplace/psi_slots.h"
 #include "spank_ctx.h"
 
 #define ctx psiplace_spank
@@ -28,7 +28,7 @@ static int spank_psi_backend(const struct psiplace_request *r, const struct psip
 }
 
 /* LAMA: the layout checked against LAMA's node order, then this node's
- * tasks mapped from its own topology (psiplace/lama_step.h). */
+ * tasks mapped from its own topology (psiplace/lama_launch.h). */
 static int spank_lama_backend(const struct psiplace_request *r, const struct psiplace_topo *t,
 			      const struct psiplace_step *step, struct psiplace_binding *out,
 			      char *err, size_t errlen)

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
-#include "psiplace/lama_step.h"
+#include "psiplace/ctld_request.h"
+#include "psiplace/lama_launch.h"
 #include "spank_ctx.h"
 
 #define ctx psiplace_spank

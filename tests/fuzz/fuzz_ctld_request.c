@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
+#include "psiplace/ctld_request.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 #include <stdint.h>
 
 #include "psiplace/error.h"
-#include "psiplace/metrics.h"
+#include "psiplace/metrics_file.h"
 
 static void quiet(void *arg, const char *msg)
 {

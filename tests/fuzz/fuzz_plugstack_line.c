@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/plugstack_line.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

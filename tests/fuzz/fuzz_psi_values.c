@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/psi.h"
-#include "psiplace/step.h"
+#include "psiplace/psi_values.h"
+#include "psiplace/step_layout.h"
 
 /* What psiplace_names_format writes must expand to the same names. */
 static void names_roundtrip(const char *s)

@@ -2,7 +2,7 @@
 #include <stdint.h>
 
 #include "psiplace/error.h"
-#include "psiplace/psiconf.h"
+#include "psiplace/psiplace_conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

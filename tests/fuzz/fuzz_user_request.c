@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
-#include "psiplace/psi_place.h"
-#include "psiplace/request.h"
+#include "psiplace/ctld_request.h"
+#include "psiplace/psi_slots.h"
+#include "psiplace/user_request.h"
 
 static const char *get(const char *name, void *arg)
 {

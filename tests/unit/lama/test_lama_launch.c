@@ -1,6 +1,6 @@
 /* LAMA at step launch: the options of a gathered request, the Slurm
  * distribution set at submission, the layout check and the node's
- * bindings (psiplace/lama_step.h). */
+ * bindings (psiplace/lama_launch.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/lama_step.h"
+#include "psiplace/lama_launch.h"
 
 static char err[PSIPLACE_ERRLEN];
 

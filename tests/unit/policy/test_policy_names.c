@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
+#include "psiplace/ctld_request.h"
 #include "psiplace/policy.h"
 
 Test(policy, names_and_moab_aliases_case_insensitive)

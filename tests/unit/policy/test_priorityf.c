@@ -5,7 +5,7 @@
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/plugstack_line.h"
 
 static const struct psiplace_gmetric gm[] = { { "temp", 42.5 }, { "fan", 3.0 } };
 

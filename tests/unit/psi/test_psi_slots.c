@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/psi_place.h"
+#include "psiplace/psi_slots.h"
 #include "psiplace/topo.h"
 
 static char err[PSIPLACE_ERRLEN];

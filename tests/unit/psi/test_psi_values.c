@@ -7,9 +7,9 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/names.h"
-#include "psiplace/psi.h"
-#include "psiplace/step.h"
+#include "psiplace/hostnames.h"
+#include "psiplace/psi_values.h"
+#include "psiplace/step_layout.h"
 
 static char err[PSIPLACE_ERRLEN];
 

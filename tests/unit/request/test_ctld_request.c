@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
+#include "psiplace/ctld_request.h"
 
 static int parse(const char *const *env, size_t n, struct psiplace_jobreq *r, char *err)
 {

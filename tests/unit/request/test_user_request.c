@@ -7,8 +7,8 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/jobreq.h"
-#include "psiplace/request.h"
+#include "psiplace/ctld_request.h"
+#include "psiplace/user_request.h"
 
 static char err[PSIPLACE_ERRLEN];
 

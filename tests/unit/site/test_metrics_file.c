@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "psiplace/error.h"
-#include "psiplace/metrics.h"
+#include "psiplace/metrics_file.h"
 
 struct logbuf {
 	char text[4096];

@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/siteconf.h"
+#include "psiplace/plugstack_line.h"
 
 static int parse(struct psiplace_siteconf *c, char *err, int argc, ...)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
-#include "psiplace/psiconf.h"
+#include "psiplace/psiplace_conf.h"
 
 static int parse(const char *text, struct psiplace_psiconf *c, char *err)
 {
