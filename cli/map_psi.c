@@ -80,7 +80,7 @@ static int psi_apply(void *st, const char *opt, const char *value, char *err, si
 	struct psi_state *s = st;
 	int o = claimed_opt(opt);
 
-	if (o < 0 || psiplace_request_check_option(o, value, &s->site, err, errlen) < 0)
+	if (o < 0 || psiplace_user_request_check_option(o, value, &s->site, err, errlen) < 0)
 		return -1;
 	return psiplace_opts_set(&s->opts, o, value) < 0 ? psiplace_seterr(err, errlen, "out of memory") : 0;
 }
@@ -114,7 +114,7 @@ static void add_param(struct map_result *out, const char *name, const char *text
 	out->nparams++;
 }
 
-static int fill(const struct psiplace_request *r, size_t ntasks, const unsigned *node_of,
+static int fill(const struct psiplace_user_request *r, size_t ntasks, const unsigned *node_of,
 		const struct psiplace_binding *b, struct map_result *out, char *err, size_t errlen)
 {
 	size_t i;
@@ -150,8 +150,8 @@ static int psi_place(void *st, unsigned nnodes, const struct psiplace_topo *cons
 		     char *err, size_t errlen)
 {
 	struct psi_state *s = st;
-	struct psiplace_request_src src = { s->env ? env_get : NULL, NULL, &s->opts, &s->site, false };
-	struct psiplace_request r;
+	struct psiplace_user_request_src src = { s->env ? env_get : NULL, NULL, &s->opts, &s->site, false };
+	struct psiplace_user_request r;
 	struct psiplace_psi_opts o;
 	struct psiplace_binding *b = NULL;
 	unsigned *node_of = NULL;
@@ -159,7 +159,7 @@ static int psi_place(void *st, unsigned nnodes, const struct psiplace_topo *cons
 
 	if (ntasks > 0xffffffffu)
 		return psiplace_seterr(err, errlen, "-n: at most %u tasks", 0xffffffffu);
-	if (psiplace_request_gather(&src, &r, err, errlen) < 0)
+	if (psiplace_user_request_gather(&src, &r, err, errlen) < 0)
 		return -1;
 	if (r.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", r.warning);
@@ -171,7 +171,7 @@ static int psi_place(void *st, unsigned nnodes, const struct psiplace_topo *cons
 		rc = fill(&r, ntasks, node_of, b, out, err, errlen);
 	psiplace_bindings_free(b, ntasks);
 	free(node_of);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	return rc;
 }
 

@@ -8,7 +8,7 @@
 #include "psiplace/error.h"
 #include "psiplace/lama_launch.h"
 
-int psiplace_lama_opts_of_request(const struct psiplace_request *r, struct psiplace_lama_opts *o,
+int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct psiplace_lama_opts *o,
 				  char *err, size_t errlen)
 {
 	const struct psiplace_lama_strings *l = &r->lama_strings;
@@ -29,7 +29,7 @@ int psiplace_lama_opts_of_request(const struct psiplace_request *r, struct psipl
 	return psiplace_lama_finish(o, err, errlen);
 }
 
-int psiplace_lama_request_dist(const struct psiplace_request *r, enum psiplace_lama_dist *dist,
+int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psiplace_lama_dist *dist,
 			       char *err, size_t errlen)
 {
 	struct psiplace_lama_opts o;
@@ -293,7 +293,7 @@ static void lama_summary(const struct psiplace_lama_opts *o, const struct psipla
 		 : mask == 2 ? "cyclic" : s->lama_layout ? "arbitrary, as psiplace asked" : "arbitrary");
 }
 
-int psiplace_lama_place_node(const struct psiplace_request *r, const struct psiplace_topo *t,
+int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			     const struct psiplace_step *s, struct psiplace_binding *out,
 			     char *summary, size_t sumlen, char *err, size_t errlen)
 {

@@ -43,7 +43,7 @@ static int load_topologies(const char *pattern, const struct psiplace_hostlist *
 /* LAMA's layout over the loaded nodes; 0 with a->host/layout set when it
  * is arbitrary, 1 otherwise (or when it does not fit, or LAMA fails: the
  * step reports that). */
-static int layout_over(const struct psiplace_request *r, const uint32_t *cpus, size_t ntasks,
+static int layout_over(const struct psiplace_user_request *r, const uint32_t *cpus, size_t ntasks,
 		       const struct psiplace_topo *t, struct psiplace_lama_ask *a)
 {
 	const struct psiplace_topo **tp = calloc(a->hosts.n, sizeof(*tp));
@@ -72,7 +72,7 @@ static int layout_over(const struct psiplace_request *r, const uint32_t *cpus, s
 	return rc;
 }
 
-int psiplace_lama_ask_load(const struct psiplace_request *r, const struct psiplace_slurm_cmdline *sl,
+int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct psiplace_slurm_cmdline *sl,
 			   const char *topology_file, psiplace_getenv_fn get, void *arg,
 			   struct psiplace_lama_ask *a)
 {

@@ -8,7 +8,7 @@
 #include "psiplace/psi_slots.h"
 #include "psiplace/user_request.h"
 
-void psiplace_psi_opts_of_request(const struct psiplace_request *r, struct psiplace_psi_opts *o)
+void psiplace_psi_opts_of_request(const struct psiplace_user_request *r, struct psiplace_psi_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->tpp = r->tpp ? r->tpp : 1;

@@ -42,7 +42,7 @@ static int add_candidate(uint32_t idx, unsigned char *seen, uint32_t *cand, size
 	return 0;
 }
 
-int psiplace_jobreq_candidates(const struct psiplace_jobreq *r, const char *const *names,
+int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, const char *const *names,
 			       size_t nnodes, uint32_t **cand, size_t *ncand, char *err,
 			       size_t errlen)
 {
@@ -99,7 +99,7 @@ oom:
 	return psiplace_seterr(err, errlen, "PSI node set: out of memory");
 }
 
-enum psiplace_psi_next psiplace_jobreq_psi_order(const struct psiplace_jobreq *r,
+enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
 						  const struct psiplace_siteconf *site,
 						  const struct psiplace_node *nodes, size_t nnodes,
 						  uint32_t **order, size_t *norder,
@@ -123,7 +123,7 @@ enum psiplace_psi_next psiplace_jobreq_psi_order(const struct psiplace_jobreq *r
 	}
 	for (i = 0; i < nnodes; i++)
 		names[i] = nodes[i].name ? nodes[i].name : "";
-	rc = psiplace_jobreq_candidates(r, names, nnodes, order, norder, err, errlen);
+	rc = psiplace_ctld_request_candidates(r, names, nnodes, order, norder, err, errlen);
 	free(names);
 	if (rc < 0)
 		return PSIPLACE_PSI_NEXT_ERROR;

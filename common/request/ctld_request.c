@@ -7,18 +7,18 @@
 #include "psiplace/ctld_request.h"
 #include "psiplace/user_request.h"
 
-void psiplace_jobreq_init(struct psiplace_jobreq *r)
+void psiplace_ctld_request_init(struct psiplace_ctld_request *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->policy = PSIPLACE_POLICY_NONE;
 	psiplace_names_init(&r->psi_hosts);
 }
 
-void psiplace_jobreq_free(struct psiplace_jobreq *r)
+void psiplace_ctld_request_free(struct psiplace_ctld_request *r)
 {
 	free(r->psi_node_ids);
 	psiplace_names_free(&r->psi_hosts);
-	psiplace_jobreq_init(r);
+	psiplace_ctld_request_init(r);
 }
 
 /* The value of NAME=value when entry names `name`, else NULL. */
@@ -31,7 +31,7 @@ static const char *match(const char *entry, const char *name)
 	return entry + n + 1;
 }
 
-int psiplace_jobreq_set_policy(struct psiplace_jobreq *r, const char *value, const char *what,
+int psiplace_ctld_request_set_policy(struct psiplace_ctld_request *r, const char *value, const char *what,
 			       char *err, size_t errlen)
 {
 	if (r->policy != PSIPLACE_POLICY_NONE)
@@ -39,7 +39,7 @@ int psiplace_jobreq_set_policy(struct psiplace_jobreq *r, const char *value, con
 	return psiplace_policy_parse(value, what, &r->policy, err, errlen);
 }
 
-int psiplace_jobreq_set_priority(struct psiplace_jobreq *r, const char *value, const char *what,
+int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const char *value, const char *what,
 				 char *err, size_t errlen)
 {
 	struct psiplace_priorityf *f;
@@ -54,7 +54,7 @@ int psiplace_jobreq_set_priority(struct psiplace_jobreq *r, const char *value, c
 	return 0;
 }
 
-int psiplace_jobreq_finish(struct psiplace_jobreq *r, const char *policy_what,
+int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *policy_what,
 			   const char *priority_what, char *err, size_t errlen)
 {
 	if (!r->priority[0])
@@ -79,7 +79,7 @@ static int too_long(const char *v, const char *name, char *err, size_t errlen)
 }
 
 /* The PSI node-choice entries; node lists may be long (compacted hostlists). */
-static int parse_psi_entry(struct psiplace_jobreq *r, const char *entry, char *err, size_t errlen)
+static int parse_psi_entry(struct psiplace_ctld_request *r, const char *entry, char *err, size_t errlen)
 {
 	const char *v;
 
@@ -114,29 +114,29 @@ static int parse_psi_entry(struct psiplace_jobreq *r, const char *entry, char *e
 	return 0;
 }
 
-static int parse_entry(struct psiplace_jobreq *r, const char *entry, char *err, size_t errlen)
+static int parse_entry(struct psiplace_ctld_request *r, const char *entry, char *err, size_t errlen)
 {
 	const char *v;
 
 	if ((v = match(entry, PSIPLACE_ENV_ALLOC_POLICY))) {
 		if (too_long(v, PSIPLACE_ENV_ALLOC_POLICY, err, errlen) < 0)
 			return -1;
-		return psiplace_jobreq_set_policy(r, v, PSIPLACE_ENV_ALLOC_POLICY, err, errlen);
+		return psiplace_ctld_request_set_policy(r, v, PSIPLACE_ENV_ALLOC_POLICY, err, errlen);
 	}
 	if ((v = match(entry, PSIPLACE_ENV_ALLOC_PRIORITY))) {
 		if (too_long(v, PSIPLACE_ENV_ALLOC_PRIORITY, err, errlen) < 0)
 			return -1;
-		return psiplace_jobreq_set_priority(r, v, PSIPLACE_ENV_ALLOC_PRIORITY, err, errlen);
+		return psiplace_ctld_request_set_priority(r, v, PSIPLACE_ENV_ALLOC_PRIORITY, err, errlen);
 	}
 	return parse_psi_entry(r, entry, err, errlen);
 }
 
-static int from_env(const char *const *env, size_t n, struct psiplace_jobreq *r, bool keep_lists,
+static int from_env(const char *const *env, size_t n, struct psiplace_ctld_request *r, bool keep_lists,
 		    char *err, size_t errlen)
 {
 	size_t i;
 
-	psiplace_jobreq_init(r);
+	psiplace_ctld_request_init(r);
 	if (!env)
 		return 0;
 	if (n > PSIPLACE_JOBENV_MAX_ENTRIES)
@@ -144,13 +144,13 @@ static int from_env(const char *const *env, size_t n, struct psiplace_jobreq *r,
 				       n, PSIPLACE_JOBENV_MAX_ENTRIES);
 	for (i = 0; i < n; i++) {
 		if (env[i] && parse_entry(r, env[i], err, errlen) < 0) {
-			psiplace_jobreq_free(r);
+			psiplace_ctld_request_free(r);
 			return -1;
 		}
 	}
-	if (psiplace_jobreq_finish(r, PSIPLACE_ENV_ALLOC_POLICY, PSIPLACE_ENV_ALLOC_PRIORITY, err,
+	if (psiplace_ctld_request_finish(r, PSIPLACE_ENV_ALLOC_POLICY, PSIPLACE_ENV_ALLOC_PRIORITY, err,
 				   errlen) < 0) {
-		psiplace_jobreq_free(r);
+		psiplace_ctld_request_free(r);
 		return -1;
 	}
 	if (r->psi_node_ids || r->psi_hosts.n || r->psi_sort != PSIPLACE_SORT_UNSET)
@@ -165,19 +165,19 @@ static int from_env(const char *const *env, size_t n, struct psiplace_jobreq *r,
 	return 0;
 }
 
-int psiplace_jobreq_from_env(const char *const *env, size_t n,
-			     struct psiplace_jobreq *r, char *err, size_t errlen)
+int psiplace_ctld_request_from_env(const char *const *env, size_t n,
+			     struct psiplace_ctld_request *r, char *err, size_t errlen)
 {
 	return from_env(env, n, r, false, err, errlen);
 }
 
-int psiplace_jobreq_from_env_nodes(const char *const *env, size_t n, struct psiplace_jobreq *r,
+int psiplace_ctld_request_from_env_nodes(const char *const *env, size_t n, struct psiplace_ctld_request *r,
 				   char *err, size_t errlen)
 {
 	return from_env(env, n, r, true, err, errlen);
 }
 
-int psiplace_jobreq_env_of_request(const struct psiplace_request *req, const char *name[4],
+int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req, const char *name[4],
 				   char *value[4], size_t *n, char *err, size_t errlen)
 {
 	size_t k = 0, i;

@@ -80,7 +80,7 @@ static void balance(struct tr *t, enum psiplace_client client, const struct psip
 
 /* Ranks are Slurm's task ids: ask for the distribution that gives them
  * LAMA's node order (checked again at launch). */
-static void lama_distribution(struct tr *t, const struct psiplace_request *r,
+static void lama_distribution(struct tr *t, const struct psiplace_user_request *r,
 			      enum psiplace_client client)
 {
 	enum psiplace_lama_dist d;
@@ -98,7 +98,7 @@ static void lama_distribution(struct tr *t, const struct psiplace_request *r,
 			client_name(client), psiplace_lama_dist_name(d));
 }
 
-void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_client client,
+void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum psiplace_client client,
 				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm,
 				psiplace_getenv_fn get, void *arg, const char *hostfile_path,
 				struct psiplace_slurm_env *out)

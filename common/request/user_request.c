@@ -63,7 +63,7 @@ static const char *const *vars_of(enum psiplace_opt o)
 	}
 }
 
-void psiplace_request_init(struct psiplace_request *r)
+void psiplace_user_request_init(struct psiplace_user_request *r)
 {
 	memset(r, 0, sizeof(*r));
 	psiplace_names_init(&r->hosts);
@@ -71,17 +71,17 @@ void psiplace_request_init(struct psiplace_request *r)
 	r->pin = r->bindmem = true;
 }
 
-void psiplace_request_free(struct psiplace_request *r)
+void psiplace_user_request_free(struct psiplace_user_request *r)
 {
 	free(r->node_ids);
 	free(r->cpumap);
 	psiplace_names_free(&r->hosts);
 	psiplace_opts_free(&r->own);
-	psiplace_request_init(r);
+	psiplace_user_request_init(r);
 }
 
-static void note(struct psiplace_request *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct psiplace_request *r, const char *fmt, ...)
+static void note(struct psiplace_user_request *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct psiplace_user_request *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -93,8 +93,8 @@ static void note(struct psiplace_request *r, const char *fmt, ...)
 }
 
 struct gather {
-	const struct psiplace_request_src *src;
-	struct psiplace_request *r;
+	const struct psiplace_user_request_src *src;
+	struct psiplace_user_request *r;
 	char *err;
 	size_t errlen;
 };
@@ -133,15 +133,15 @@ static bool given(struct gather *g, enum psiplace_opt o)
 /* Policy and PRIORITYF checked by the same code slurmctld runs on them. */
 static int gather_policy(struct gather *g)
 {
-	struct psiplace_request *r = g->r;
-	struct psiplace_jobreq j;
+	struct psiplace_user_request *r = g->r;
+	struct psiplace_ctld_request j;
 	const char *pfrom, *ffrom, *p = lookup(g, PSIPLACE_OPT_ALLOC_POLICY, &pfrom);
 	const char *prio = lookup(g, PSIPLACE_OPT_ALLOC_PRIORITY, &ffrom);
 
-	psiplace_jobreq_init(&j);
-	if ((p && psiplace_jobreq_set_policy(&j, p, pfrom, g->err, g->errlen) < 0) ||
-	    (prio && psiplace_jobreq_set_priority(&j, prio, ffrom, g->err, g->errlen) < 0) ||
-	    psiplace_jobreq_finish(&j, pfrom ? pfrom : "--psi-alloc-policy",
+	psiplace_ctld_request_init(&j);
+	if ((p && psiplace_ctld_request_set_policy(&j, p, pfrom, g->err, g->errlen) < 0) ||
+	    (prio && psiplace_ctld_request_set_priority(&j, prio, ffrom, g->err, g->errlen) < 0) ||
+	    psiplace_ctld_request_finish(&j, pfrom ? pfrom : "--psi-alloc-policy",
 				   ffrom ? ffrom : "--psi-alloc-priority", g->err, g->errlen) < 0)
 		return -1;
 	r->policy = j.policy;
@@ -151,7 +151,7 @@ static int gather_policy(struct gather *g)
 
 static int parse_nodeset(struct gather *g, enum psiplace_opt o, const char *val, const char *from)
 {
-	struct psiplace_request *r = g->r;
+	struct psiplace_user_request *r = g->r;
 
 	r->nodeset_from = from;
 	r->nodeset = o == PSIPLACE_OPT_NODES ? PSIPLACE_NODESET_IDS
@@ -209,7 +209,7 @@ static int gather_nodeset(struct gather *g)
 
 static int gather_node_choice(struct gather *g)
 {
-	struct psiplace_request *r = g->r;
+	struct psiplace_user_request *r = g->r;
 	const char *from, *v;
 
 	if (gather_policy(g) < 0 || gather_nodeset(g) < 0)
@@ -259,7 +259,7 @@ static int gather_lama(struct gather *g)
 
 static int gather_cpumap(struct gather *g, bool allowed)
 {
-	struct psiplace_request *r = g->r;
+	struct psiplace_user_request *r = g->r;
 	const char *from, *v = lookup(g, PSIPLACE_OPT_CPUMAP, &from);
 
 	if (!v)
@@ -276,7 +276,7 @@ static int gather_cpumap(struct gather *g, bool allowed)
 }
 
 /* The PSI task placement inputs that exclude LAMA, for the error line. */
-static const char *psi_placement_input(const struct psiplace_request *r, struct gather *g)
+static const char *psi_placement_input(const struct psiplace_user_request *r, struct gather *g)
 {
 	const char *from;
 
@@ -301,7 +301,7 @@ static const char *lama_input(const struct psiplace_lama_strings *l)
 static int gather_placement(struct gather *g)
 {
 	const struct psiplace_siteconf *site = g->src->site;
-	struct psiplace_request *r = g->r;
+	struct psiplace_user_request *r = g->r;
 	const char *from, *v, *psi;
 
 	if ((v = lookup(g, PSIPLACE_OPT_TPP, &from))) {
@@ -344,25 +344,25 @@ static int gather_placement(struct gather *g)
 	return 0;
 }
 
-int psiplace_request_gather(const struct psiplace_request_src *src, struct psiplace_request *r,
+int psiplace_user_request_gather(const struct psiplace_user_request_src *src, struct psiplace_user_request *r,
 			    char *err, size_t errlen)
 {
 	struct gather g = { src, r, err, errlen };
 
-	psiplace_request_init(r);
+	psiplace_user_request_init(r);
 	if (gather_node_choice(&g) < 0 || gather_placement(&g) < 0) {
-		psiplace_request_free(r);
+		psiplace_user_request_free(r);
 		return -1;
 	}
 	return 0;
 }
 
-int psiplace_request_check_option(enum psiplace_opt o, const char *value,
+int psiplace_user_request_check_option(enum psiplace_opt o, const char *value,
 				  const struct psiplace_siteconf *site, char *err, size_t errlen)
 {
 	struct psiplace_opts opts;
-	struct psiplace_request_src src = { NULL, NULL, &opts, site, false };
-	struct psiplace_request r;
+	struct psiplace_user_request_src src = { NULL, NULL, &opts, site, false };
+	struct psiplace_user_request r;
 	int rc;
 
 	/* Files are read and node lists expanded in gather, not per option. */
@@ -382,9 +382,9 @@ int psiplace_request_check_option(enum psiplace_opt o, const char *value,
 	} else if (o == PSIPLACE_OPT_HOSTFILE && (!value || !*value)) {
 		rc = psiplace_seterr(err, errlen, "--psi-hostfile: '' is empty; accepted: the path of a host file");
 	} else {
-		rc = psiplace_request_gather(&src, &r, err, errlen);
+		rc = psiplace_user_request_gather(&src, &r, err, errlen);
 		if (rc == 0)
-			psiplace_request_free(&r);
+			psiplace_user_request_free(&r);
 	}
 	psiplace_opts_free(&opts);
 	return rc;

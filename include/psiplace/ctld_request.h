@@ -33,7 +33,7 @@ extern "C" {
 #define PSIPLACE_JOBENV_MAX_VALUE 4096
 #define PSIPLACE_JOBENV_MAX_LIST 65536 /* node id and host lists */
 
-struct psiplace_jobreq {
+struct psiplace_ctld_request {
 	enum psiplace_policy policy; /* PSIPLACE_POLICY_NONE: not requested */
 	/* The job's PRIORITYF as given (validated; compile it where it is
 	 * used); empty: none.  A function implies PRIORITY. */
@@ -48,20 +48,20 @@ struct psiplace_jobreq {
 	enum psiplace_nodes_sort psi_sort; /* UNSET: site NodesSort, else PROC */
 };
 
-void psiplace_jobreq_init(struct psiplace_jobreq *r);
-/* Release what psiplace_jobreq_from_env_nodes allocated. */
-void psiplace_jobreq_free(struct psiplace_jobreq *r);
+void psiplace_ctld_request_init(struct psiplace_ctld_request *r);
+/* Release what psiplace_ctld_request_from_env_nodes allocated. */
+void psiplace_ctld_request_free(struct psiplace_ctld_request *r);
 
 /* Set the policy or the function from one option or variable (`what`
  * names it for the error line).  Each may be called once per request. */
-int psiplace_jobreq_set_policy(struct psiplace_jobreq *r, const char *value,
+int psiplace_ctld_request_set_policy(struct psiplace_ctld_request *r, const char *value,
 			       const char *what, char *err, size_t errlen);
-int psiplace_jobreq_set_priority(struct psiplace_jobreq *r, const char *value,
+int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const char *value,
 				 const char *what, char *err, size_t errlen);
 
 /* After the setters: a function implies PRIORITY; with another explicit
  * policy it is an error naming both. */
-int psiplace_jobreq_finish(struct psiplace_jobreq *r, const char *policy_what,
+int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *policy_what,
 			   const char *priority_what, char *err, size_t errlen);
 
 /* Parse a job's spank environment (env[0..n-1], entries may be NULL):
@@ -71,22 +71,22 @@ int psiplace_jobreq_finish(struct psiplace_jobreq *r, const char *policy_what,
  * reset to the defaults and err says what was wrong.  PSI node lists are
  * validated but not kept (psi says whether the job uses PSI node choice):
  * r owns no memory afterwards. */
-int psiplace_jobreq_from_env(const char *const *env, size_t n,
-			     struct psiplace_jobreq *r, char *err,
+int psiplace_ctld_request_from_env(const char *const *env, size_t n,
+			     struct psiplace_ctld_request *r, char *err,
 			     size_t errlen);
 
 /* The same, keeping the PSI node lists (psi_node_ids, psi_hosts) for
- * psiplace_jobreq_candidates and psiplace_jobreq_psi_order; release them
- * with psiplace_jobreq_free(). */
-int psiplace_jobreq_from_env_nodes(const char *const *env, size_t n, struct psiplace_jobreq *r,
+ * psiplace_ctld_request_candidates and psiplace_ctld_request_psi_order; release them
+ * with psiplace_ctld_request_free(). */
+int psiplace_ctld_request_from_env_nodes(const char *const *env, size_t n, struct psiplace_ctld_request *r,
 				   char *err, size_t errlen);
 
 /* The entries the SPANK plugin passes to spank_job_control_setenv for the
  * node-choice part of a request: name[i]=value[i], i < *n (at most 4).
  * value[] is malloc'd (free each).  -1 with err when a list does not fit
  * PSIPLACE_JOBENV_MAX_LIST bytes. */
-struct psiplace_request;
-int psiplace_jobreq_env_of_request(const struct psiplace_request *req, const char *name[4],
+struct psiplace_user_request;
+int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req, const char *name[4],
 				   char *value[4], size_t *n, char *err, size_t errlen);
 
 /* The PSI candidate list of a job: indexes into the cluster's nodes
@@ -94,11 +94,11 @@ int psiplace_jobreq_env_of_request(const struct psiplace_request *req, const cha
  * order; *cand is malloc'd.  Node ids beyond the cluster and unknown host
  * names are errors (-1, err names the first one).  A job without a PSI
  * node set gives every node in index order. */
-int psiplace_jobreq_candidates(const struct psiplace_jobreq *r, const char *const *names,
+int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, const char *const *names,
 			       size_t nnodes, uint32_t **cand, size_t *ncand, char *err,
 			       size_t errlen);
 
-/* What the select plugin does with a job after psiplace_jobreq_psi_order. */
+/* What the select plugin does with a job after psiplace_ctld_request_psi_order. */
 enum psiplace_psi_next {
 	PSIPLACE_PSI_NEXT_NONE = 0, /* no policy, no PSI node choice: cons_tres's order */
 	PSIPLACE_PSI_NEXT_DONE,     /* *order is final: candidates sorted by PSI_NODES_SORT */
@@ -114,7 +114,7 @@ enum psiplace_psi_next {
  * weight, threads, alloc_cpus, loads filled).  *order (malloc'd) holds
  * indexes into nodes[]: the job's candidates, in PSI list order or sorted;
  * NULL when the job has no PSI node set and no sort was applied. */
-enum psiplace_psi_next psiplace_jobreq_psi_order(const struct psiplace_jobreq *r,
+enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
 						  const struct psiplace_siteconf *site,
 						  const struct psiplace_node *nodes, size_t nnodes,
 						  uint32_t **order, size_t *norder,

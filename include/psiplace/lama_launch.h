@@ -22,7 +22,7 @@ extern "C" {
  * before OMPI_MCA_rmaps_lama_* variables, so an option always wins and a
  * bad variable an option overrides is never parsed), then
  * psiplace_lama_finish().  -1 with one error line naming the string. */
-int psiplace_lama_opts_of_request(const struct psiplace_request *r, struct psiplace_lama_opts *o,
+int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct psiplace_lama_opts *o,
 				  char *err, size_t errlen);
 
 /* Which of Slurm's distributions the step's layout is, as far as this
@@ -49,14 +49,14 @@ int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct ps
  * task i.  --psi-no-pinproc / --psi-no-bindmem empty the sets.  summary
  * (may be NULL) receives one line for --psi-verbose: the effective map,
  * bind, MPPR, order and the layout seen. */
-int psiplace_lama_place_node(const struct psiplace_request *r, const struct psiplace_topo *t,
+int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			     const struct psiplace_step *s, struct psiplace_binding *out,
 			     char *summary, size_t sumlen, char *err, size_t errlen);
 
 /* The Slurm distribution (block or cyclic) that yields LAMA's node order
  * for a request, from its strings alone (psiplace_lama_choose_dist
  * without topologies).  -1 with err when the LAMA strings are bad. */
-int psiplace_lama_request_dist(const struct psiplace_request *r, enum psiplace_lama_dist *dist,
+int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psiplace_lama_dist *dist,
 			       char *err, size_t errlen);
 
 /* Submission inside a known allocation (srun in a job): LAMA's own layout
@@ -91,7 +91,7 @@ struct psiplace_lama_ask {
  * is arbitrary and fits the allocated CPUs; 1 when there is nothing to
  * ask (a value or a topology missing, block or cyclic, LAMA fails: the
  * step reports that) and *a empty.  Free with psiplace_lama_ask_free. */
-int psiplace_lama_ask_load(const struct psiplace_request *r, const struct psiplace_slurm_cmdline *sl,
+int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct psiplace_slurm_cmdline *sl,
 			   const char *topology_file, psiplace_getenv_fn get, void *arg,
 			   struct psiplace_lama_ask *a);
 void psiplace_lama_ask_free(struct psiplace_lama_ask *a);

@@ -142,7 +142,7 @@ struct psiplace_lama_strings {
 
 #define PSIPLACE_REQUEST_NOTES 8
 
-struct psiplace_request {
+struct psiplace_user_request {
 	/* Node choice (slurmctld). */
 	enum psiplace_policy policy;    /* --psi-alloc-policy; NONE: not given */
 	const char *priority;           /* --psi-alloc-priority (implies PRIORITY) */
@@ -179,7 +179,7 @@ struct psiplace_request {
 	struct psiplace_opts own; /* storage for the strings above */
 };
 
-struct psiplace_request_src {
+struct psiplace_user_request_src {
 	psiplace_getenv_fn getenv;      /* the variables of the job or step */
 	void *env_arg;
 	const struct psiplace_opts *opts; /* options, already merged (may be NULL) */
@@ -191,17 +191,17 @@ struct psiplace_request_src {
 	bool node_choice;
 };
 
-void psiplace_request_init(struct psiplace_request *r);
-void psiplace_request_free(struct psiplace_request *r);
+void psiplace_user_request_init(struct psiplace_user_request *r);
+void psiplace_user_request_free(struct psiplace_user_request *r);
 
 /* Build the validated request.  -1 with one error line (naming the
  * option or variable, the value and what is accepted) on bad input or
  * a forbidden combination; r is then freed and re-initialised. */
-int psiplace_request_gather(const struct psiplace_request_src *src, struct psiplace_request *r,
+int psiplace_user_request_gather(const struct psiplace_user_request_src *src, struct psiplace_user_request *r,
 			    char *err, size_t errlen);
 
 /* Validate one option value on its own (the SPANK option callbacks). */
-int psiplace_request_check_option(enum psiplace_opt o, const char *value,
+int psiplace_user_request_check_option(enum psiplace_opt o, const char *value,
 				  const struct psiplace_siteconf *site, char *err, size_t errlen);
 
 /* Which client is asking (SPANK local context = srun, allocator = sbatch
@@ -228,7 +228,7 @@ struct psiplace_slurm_env {
  * new_job: the client creates an allocation (srun outside a job, sbatch,
  * salloc).  psi_strict: plugstack.conf PsiStrict=yes.  hostfile_path: a file holding the hostfile slots, one name a
  * line, written by the caller when r->nodeset is HOSTFILE. */
-void psiplace_request_slurm_env(const struct psiplace_request *r, enum psiplace_client client,
+void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum psiplace_client client,
 				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get, void *arg,
 				const char *hostfile_path, struct psiplace_slurm_env *out);
 

@@ -319,7 +319,7 @@ static void collect_all(struct cands *a)
 }
 
 /* PSI node sets and PSI_NODES_SORT, with SPEC's allocation precedence. */
-static void plan_psi(job_record_t *job_ptr, const struct psiplace_jobreq *req, struct plan *p)
+static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *req, struct plan *p)
 {
 	struct cands *a = &ctx.all;
 	enum psiplace_policy pol = PSIPLACE_POLICY_NONE;
@@ -328,7 +328,7 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_jobreq *req, s
 	size_t norder = 0, i;
 
 	collect_all(a);
-	switch (psiplace_jobreq_psi_order(req, &ctx.site.conf, a->nodes, a->n, &order, &norder,
+	switch (psiplace_ctld_request_psi_order(req, &ctx.site.conf, a->nodes, a->n, &order, &norder,
 					  &pol, err, sizeof(err))) {
 	case PSIPLACE_PSI_NEXT_NONE:
 		p->policy = PSIPLACE_POLICY_NONE;
@@ -359,12 +359,12 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_jobreq *req, s
  * is hostile: anything malformed is logged and ignored. */
 static void plan_job(job_record_t *job_ptr, struct plan *p)
 {
-	struct psiplace_jobreq req;
+	struct psiplace_ctld_request req;
 	char err[PSIPLACE_ERRLEN];
 
 	memset(p, 0, sizeof(*p));
 	p->policy = ctx.site.conf.policy;
-	if (psiplace_jobreq_from_env_nodes((const char *const *)job_ptr->spank_job_env,
+	if (psiplace_ctld_request_from_env_nodes((const char *const *)job_ptr->spank_job_env,
 					   job_ptr->spank_job_env_size, &req, err, sizeof(err)) < 0) {
 		job_warn(job_ptr, "malformed psiplace request", err);
 		return;
@@ -373,14 +373,14 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, &p->prio, err,
 				       sizeof(err)) < 0) {
 		job_warn(job_ptr, "malformed psiplace request", err);
-		psiplace_jobreq_free(&req);
+		psiplace_ctld_request_free(&req);
 		return;
 	}
 	if (req.psi)
 		plan_psi(job_ptr, &req, p);
 	else if (req.policy != PSIPLACE_POLICY_NONE)
 		p->policy = req.policy;
-	psiplace_jobreq_free(&req);
+	psiplace_ctld_request_free(&req);
 }
 
 /* The arguments of one select_p_job_test call, passed on to cons_tres. */

@@ -49,7 +49,7 @@ static int opt_alloc_policy(int val, const char *optarg, int remote)
 }
 
 /* Every other --psi-* option: validated alone here, combined with the
- * variables by psiplace_request_gather. */
+ * variables by psiplace_user_request_gather. */
 static int opt_psi(int val, const char *optarg, int remote)
 {
 	char err[PSIPLACE_ERRLEN];
@@ -59,7 +59,7 @@ static int opt_psi(int val, const char *optarg, int remote)
 	if (o == PSIPLACE_OPT_VERBOSE)
 		ctx.verbose = 1;
 	/* Files are opened by the submitting client only, never in slurmstepd. */
-	if (!remote && psiplace_request_check_option(o, optarg, &ctx.site, err, sizeof(err)) < 0) {
+	if (!remote && psiplace_user_request_check_option(o, optarg, &ctx.site, err, sizeof(err)) < 0) {
 		spank_user_error("%s", err);
 		return -1;
 	}

@@ -19,7 +19,7 @@
 /* A placement backend: bindings for the node's local tasks (out has
  * step->nlocal entries).  PSI's is spank_psi_backend, LAMA's
  * spank_lama_backend (spank_step.c). */
-typedef int (*psiplace_backend_fn)(const struct psiplace_request *r, const struct psiplace_topo *t,
+typedef int (*psiplace_backend_fn)(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 				   const struct psiplace_step *step, struct psiplace_binding *out,
 				   char *err, size_t errlen);
 
@@ -32,7 +32,7 @@ struct psiplace_spank_ctx {
 	struct psiplace_opts cbopts;
 
 	/* srun/sbatch/salloc */
-	struct psiplace_request req;     /* gathered in slurm_spank_init */
+	struct psiplace_user_request req;     /* gathered in slurm_spank_init */
 	bool have_req;
 	bool new_job;
 	char hostfile[256];              /* temporary SLURM_HOSTFILE; "" none */

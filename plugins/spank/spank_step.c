@@ -17,7 +17,7 @@
 
 #define ctx psiplace_spank
 
-static int spank_psi_backend(const struct psiplace_request *r, const struct psiplace_topo *t,
+static int spank_psi_backend(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			     const struct psiplace_step *step, struct psiplace_binding *out,
 			     char *err, size_t errlen)
 {
@@ -29,7 +29,7 @@ static int spank_psi_backend(const struct psiplace_request *r, const struct psip
 
 /* LAMA: the layout checked against LAMA's node order, then this node's
  * tasks mapped from its own topology (psiplace/lama_launch.h). */
-static int spank_lama_backend(const struct psiplace_request *r, const struct psiplace_topo *t,
+static int spank_lama_backend(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			      const struct psiplace_step *step, struct psiplace_binding *out,
 			      char *err, size_t errlen)
 {
@@ -179,8 +179,8 @@ static int build_bind_list(void)
 
 static int place_step(spank_t sp, char **env, char *err, size_t errlen)
 {
-	struct psiplace_request_src src = { job_getenv, env, &ctx.cbopts, &ctx.site, false };
-	struct psiplace_request r;
+	struct psiplace_user_request_src src = { job_getenv, env, &ctx.cbopts, &ctx.site, false };
+	struct psiplace_user_request r;
 	hwloc_bitmap_t cpus = NULL;
 	psiplace_backend_fn backend = spank_psi_backend;
 	int rc = -1;
@@ -192,13 +192,13 @@ static int place_step(spank_t sp, char **env, char *err, size_t errlen)
 	    (stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT ||
 	     stepid == SLURM_INTERACTIVE_STEP))
 		return 0;
-	if (psiplace_request_gather(&src, &r, err, errlen) < 0)
+	if (psiplace_user_request_gather(&src, &r, err, errlen) < 0)
 		return -1;
 	ctx.place = r.place;
 	ctx.dry_run = r.dry_run;
 	ctx.report = r.verbose || r.dry_run || ctx.verbose;
 	if (!r.place) {
-		psiplace_request_free(&r);
+		psiplace_user_request_free(&r);
 		return 0;
 	}
 	if (r.lama)
@@ -225,7 +225,7 @@ static int place_step(spank_t sp, char **env, char *err, size_t errlen)
 	rc = 0;
 out:
 	hwloc_bitmap_free(cpus);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	return rc;
 }
 

@@ -122,7 +122,7 @@ static int setenv_said(const char *name, const char *value, bool verbose, char *
 
 /* srun in a job knows the allocation: when LAMA's order over it is
  * neither block nor cyclic, ask Slurm for it rank by rank. */
-static int lama_over_allocation(const struct psiplace_request *r,
+static int lama_over_allocation(const struct psiplace_user_request *r,
 				const struct psiplace_slurm_cmdline *sl, bool verbose, char *err,
 				size_t errlen)
 {
@@ -150,7 +150,7 @@ static void say_notes(const char (*notes)[PSIPLACE_ERRLEN], unsigned n)
 		fprintf(stderr, "psiplace: %s\n", notes[i]);
 }
 
-static int translate(const struct psiplace_request *r, enum psiplace_client client,
+static int translate(const struct psiplace_user_request *r, enum psiplace_client client,
 		     const struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
 {
 	struct psiplace_slurm_env se;
@@ -166,7 +166,7 @@ static int translate(const struct psiplace_request *r, enum psiplace_client clie
 	if (r->nodeset == PSIPLACE_NODESET_HOSTFILE && client == PSIPLACE_CLIENT_SRUN &&
 	    write_hostfile(r->hosts.name, r->hosts.n, r->nodeset_from, err, errlen) < 0)
 		return -1;
-	psiplace_request_slurm_env(r, client, ctx.new_job, ctx.site.psi_strict, slurm,
+	psiplace_user_request_slurm_env(r, client, ctx.new_job, ctx.site.psi_strict, slurm,
 				   real_getenv, NULL, ctx.hostfile[0] ? ctx.hostfile : NULL, &se);
 	for (i = 0; i < se.n; i++) {
 		if (setenv(se.var[i].name, se.var[i].value, 1) < 0)
@@ -186,7 +186,7 @@ int spank_submit_init(spank_t sp)
 {
 	char err[PSIPLACE_ERRLEN], **argv = NULL;
 	struct psiplace_opts opts;
-	struct psiplace_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
+	struct psiplace_user_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
 	enum psiplace_client client;
 	struct psiplace_slurm_cmdline slurm = { 0, -1, -1, 0, false };
 	enum psiplace_lama_dist dist;
@@ -209,7 +209,7 @@ int spank_submit_init(spank_t sp)
 	    script_options(argv[slurm.operand], &opts, &slurm, err, sizeof(err)) < 0)
 		goto out;
 	ctx.new_job = client != PSIPLACE_CLIENT_SRUN || !getenv("SLURM_JOB_ID");
-	if (psiplace_request_gather(&src, &ctx.req, err, sizeof(err)) < 0)
+	if (psiplace_user_request_gather(&src, &ctx.req, err, sizeof(err)) < 0)
 		goto out;
 	ctx.have_req = true;
 	/* Bad LAMA strings fail here, before anything is submitted. */
@@ -230,7 +230,7 @@ out:
 
 /* What srun's environment was set from; must not change once the option
  * callbacks have run. */
-static void signature(const struct psiplace_request *r, char *buf, size_t len)
+static void signature(const struct psiplace_user_request *r, char *buf, size_t len)
 {
 	enum psiplace_lama_dist d = PSIPLACE_LAMA_DIST_ARBITRARY;
 	char err[PSIPLACE_ERRLEN];
@@ -242,14 +242,14 @@ static void signature(const struct psiplace_request *r, char *buf, size_t len)
 		 (int)r->nodeset, r->place, r->wait, (int)d);
 }
 
-static int send_node_choice(spank_t sp, const struct psiplace_request *r)
+static int send_node_choice(spank_t sp, const struct psiplace_user_request *r)
 {
 	const char *name[4];
 	char *value[4], err[PSIPLACE_ERRLEN];
 	size_t n, i;
 	int rc = 0;
 
-	if (psiplace_jobreq_env_of_request(r, name, value, &n, err, sizeof(err)) < 0) {
+	if (psiplace_ctld_request_env_of_request(r, name, value, &n, err, sizeof(err)) < 0) {
 		spank_user_error("%s", err);
 		return -1;
 	}
@@ -267,14 +267,14 @@ static int send_node_choice(spank_t sp, const struct psiplace_request *r)
 int spank_submit_post_opt(spank_t sp)
 {
 	char err[PSIPLACE_ERRLEN], before[128], after[128];
-	struct psiplace_request_src src = { real_getenv, NULL, &ctx.cbopts, &ctx.site, true };
-	struct psiplace_request r;
+	struct psiplace_user_request_src src = { real_getenv, NULL, &ctx.cbopts, &ctx.site, true };
+	struct psiplace_user_request r;
 
 	if (!ctx.have_req)
 		return 0;
 	/* The callbacks saw every option Slurm parsed, including forms the
 	 * command-line scan cannot (abbreviations); they are authoritative. */
-	if (psiplace_request_gather(&src, &r, err, sizeof(err)) < 0) {
+	if (psiplace_user_request_gather(&src, &r, err, sizeof(err)) < 0) {
 		spank_user_error("%s", err);
 		return -1;
 	}
@@ -282,10 +282,10 @@ int spank_submit_post_opt(spank_t sp)
 	signature(&r, after, sizeof(after));
 	if (strcmp(before, after)) {
 		spank_user_error("--psi-* options: Slurm parsed an option psiplace could not read before Slurm read its environment (an abbreviated name, or a batch script on standard input); write psiplace's options out in full (e.g. --psi-tpp=2) on the command line or in a script file");
-		psiplace_request_free(&r);
+		psiplace_user_request_free(&r);
 		return -1;
 	}
-	psiplace_request_free(&ctx.req);
+	psiplace_user_request_free(&ctx.req);
 	ctx.req = r;
 	if (ctx.new_job && send_node_choice(sp, &ctx.req) < 0)
 		return -1;
@@ -307,6 +307,6 @@ void spank_submit_exit(void)
 		ctx.hostfile[0] = '\0';
 	}
 	if (ctx.have_req)
-		psiplace_request_free(&ctx.req);
+		psiplace_user_request_free(&ctx.req);
 	ctx.have_req = false;
 }

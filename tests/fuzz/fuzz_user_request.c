@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[PSIPLACE_ERRLEN], **argv = NULL, *value[4];
 	const char *name[4];
 	struct psiplace_opts opts;
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_slurm_env se;
 	struct psiplace_siteconf site;
 	struct psiplace_slurm_cmdline set;
@@ -50,15 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	site.allow_user_cpumap = size & 1;
 	if (psiplace_cmdline_scan(split, argv, &opts, &set, err, sizeof(err)) == 0) {
 		char **env = split < argc ? argv + split + 1 : argv + argc;
-		struct psiplace_request_src src = { get, env, &opts, &site, false };
+		struct psiplace_user_request_src src = { get, env, &opts, &site, false };
 
 		psiplace_opts_from_inherited(get, env, &opts);
-		if (psiplace_request_gather(&src, &r, err, sizeof(err)) == 0) {
-			psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, true, &set, get, env, "/x", &se);
-			if (psiplace_jobreq_env_of_request(&r, name, value, &n, err, sizeof(err)) == 0)
+		if (psiplace_user_request_gather(&src, &r, err, sizeof(err)) == 0) {
+			psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, true, &set, get, env, "/x", &se);
+			if (psiplace_ctld_request_env_of_request(&r, name, value, &n, err, sizeof(err)) == 0)
 				for (i = 0; i < n; i++)
 					free(value[i]);
-			psiplace_request_free(&r);
+			psiplace_user_request_free(&r);
 		}
 	}
 	psiplace_opts_free(&opts);

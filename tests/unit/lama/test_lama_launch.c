@@ -26,11 +26,11 @@ static const char *fake_getenv(const char *name, void *arg)
 #define ENV(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 /* A request from variables and srun options (argv without "srun"). */
-static void request(const char *const *env, const char *const *args, struct psiplace_request *r)
+static void request(const char *const *env, const char *const *args, struct psiplace_user_request *r)
 {
 	struct psiplace_opts opts;
 	struct psiplace_slurm_cmdline sl;
-	struct psiplace_request_src src = { fake_getenv, (void *)env, &opts, NULL, false };
+	struct psiplace_user_request_src src = { fake_getenv, (void *)env, &opts, NULL, false };
 	char *argv[16] = { "srun" };
 	int argc = 1;
 
@@ -39,7 +39,7 @@ static void request(const char *const *env, const char *const *args, struct psip
 		argv[argc++] = (char *)*args;
 	argv[argc++] = "a.out";
 	cr_assert_eq(psiplace_cmdline_scan(argc, argv, &opts, &sl, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(psiplace_request_gather(&src, r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_user_request_gather(&src, r, err, sizeof(err)), 0, "%s", err);
 	psiplace_opts_free(&opts);
 }
 
@@ -57,7 +57,7 @@ static void unload(void)
 
 Test(lama_step, options_beat_variables_and_a_beaten_bad_variable_is_never_parsed)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_lama_opts o;
 
 	request(ENV("OMPI_MCA_rmaps_lama_map=junk", "OMPI_MCA_rmaps_lama_bind=2c"),
@@ -65,12 +65,12 @@ Test(lama_step, options_beat_variables_and_a_beaten_bad_variable_is_never_parsed
 	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(o.map_str, "csbnh");
 	cr_assert_eq(o.bind_width, 2);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(lama_step, map_by_beats_the_map_variable_with_a_note)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_lama_opts o;
 
 	request(ENV("OMPI_MCA_rmaps_lama_map=csbnh"), ENV("--psi-map-by=socket"), &r);
@@ -78,38 +78,38 @@ Test(lama_step, map_by_beats_the_map_variable_with_a_note)
 	cr_assert_str_eq(o.map_str, "sbnch");
 	cr_assert_eq(r.nnotes, 1);
 	cr_assert_str_eq(r.notes[0], "OMPI_MCA_rmaps_lama_map ignored: --psi-map-by is given");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(lama_step, bad_variable_is_an_error_naming_it)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_lama_opts o;
 
 	request(ENV("OMPI_MCA_rmaps_lama_map=sbnh"), NULL, &r);
 	cr_assert(r.lama);
 	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "OMPI_MCA_rmaps_lama_map: 'sbnh' lacks 'c', the level of the binding '1c' (the default binding); a map must contain n, h and the binding level");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(lama_step, distribution_from_the_strings)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	enum psiplace_lama_dist d;
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
 	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_CYCLIC);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-map-by=socket"), &r);
 	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_BLOCK);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-lama-map=nsbch", "--psi-lama-order=s"), &r);
 	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_BLOCK);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 static const char *env_line(const struct psiplace_slurm_env *e)
@@ -126,25 +126,25 @@ static const char *env_line(const struct psiplace_slurm_env *e)
 
 Test(lama_step, submission_sets_the_distribution_unless_the_user_did)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
 	struct psiplace_slurm_cmdline m = { PSIPLACE_SLURM_DISTRIBUTION, 4, 2, 1, false };
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none");
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SBATCH_DISTRIBUTION=cyclic");
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "");
 	cr_assert_str_eq(e.notes[0], "LAMA's node order (--psi-lama-map): salloc has no distribution variable; give the steps -m cyclic");
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &m, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &m, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SLURM_CPU_BIND=none");
 	cr_assert_str_eq(e.notes[0], "LAMA's node order (--psi-lama-map): not setting SLURM_DISTRIBUTION=cyclic, you chose -m/--distribution yourself");
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv,
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv,
 				   (void *)ENV("SLURM_DISTRIBUTION=block"), NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SLURM_CPU_BIND=none");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 /* A step as node `node` sees it. */
@@ -259,7 +259,7 @@ Test(lama_step, changeset_example_on_one_node, .init = load, .fini = unload)
 	uint32_t c8[] = { 8 }, g[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
 	struct psiplace_step s = step(0, 1, c8, 8, g);
 	struct psiplace_binding *b = psiplace_bindings_new(8);
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	char sum[PSIPLACE_ERRLEN];
 
 	request(NULL, ENV("--psi-map-by=socket", "--psi-bind-to=core"), &r);
@@ -268,7 +268,7 @@ Test(lama_step, changeset_example_on_one_node, .init = load, .fini = unload)
 	cr_assert_str_eq(lists(b, 8, 1), "0 0 0 0 0 0 0 0");
 	cr_assert_str_eq(sum, "LAMA map sbnch bind 1c mppr none order natural, Slurm layout one node");
 	psiplace_bindings_free(b, 8);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(lama_step, local_tasks_get_the_sets_of_their_global_ids, .init = load, .fini = unload)
@@ -276,7 +276,7 @@ Test(lama_step, local_tasks_get_the_sets_of_their_global_ids, .init = load, .fin
 	uint32_t c22[] = { 2, 2 }, g[] = { 3, 1 }; /* local 0 is global 3 */
 	struct psiplace_step s = step(1, 2, c22, 2, g);
 	struct psiplace_binding *b = psiplace_bindings_new(2);
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	char sum[PSIPLACE_ERRLEN];
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
@@ -284,7 +284,7 @@ Test(lama_step, local_tasks_get_the_sets_of_their_global_ids, .init = load, .fin
 	cr_assert_str_eq(lists(b, 2, 0), "4 0");
 	cr_assert_str_eq(sum, "LAMA map nsbch bind 1c mppr none order natural, Slurm layout cyclic");
 	psiplace_bindings_free(b, 2);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(lama_step, no_pinproc_and_bind_none_leave_tasks_unbound, .init = load, .fini = unload)
@@ -292,17 +292,17 @@ Test(lama_step, no_pinproc_and_bind_none_leave_tasks_unbound, .init = load, .fin
 	uint32_t c2[] = { 2 }, g[] = { 0, 1 };
 	struct psiplace_step s = step(0, 1, c2, 2, g);
 	struct psiplace_binding *b = psiplace_bindings_new(2);
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	request(NULL, ENV("--psi-map-by=core", "--psi-no-pinproc"), &r);
 	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(lists(b, 2, 0), "- -");
 	cr_assert_str_eq(lists(b, 2, 1), "- -");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-bind-to=none"), &r);
 	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(lists(b, 2, 0), "- -");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	psiplace_bindings_free(b, 2);
 }
 
@@ -311,16 +311,16 @@ Test(lama_step, mppr_oversubscription_fails_the_node, .init = load, .fini = unlo
 	uint32_t c4[] = { 4 }, g[] = { 0, 1, 2, 3 };
 	struct psiplace_step s = step(0, 1, c4, 4, g);
 	struct psiplace_binding *b = psiplace_bindings_new(4);
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	request(NULL, ENV("--psi-lama-mppr=1:s"), &r);
 	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "LAMA detected oversubscription after mapping 2 of 4 processes (map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n); --psi-oversubscribe allows it (Slurm gave the step 8 CPUs on this node)");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-lama-mppr=1:s", "--psi-oversubscribe"), &r);
 	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
 	cr_assert_str_eq(lists(b, 4, 0), "0 4 0 1");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	psiplace_bindings_free(b, 4);
 }
 
@@ -394,7 +394,7 @@ Test(lama_step, arbitrary_layout_is_checked_against_the_one_asked_for, .init = l
 static void ask(const char *const *env, long n, long N, const char *topofile, const char *map,
 		int want_rc, const char *want_hosts, const char *want_layout)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_slurm_cmdline sl = { 0, n, N, 1, false };
 	struct psiplace_lama_ask a;
 	char hosts[256] = "", m[64];
@@ -408,7 +408,7 @@ static void ask(const char *const *env, long n, long N, const char *topofile, co
 	cr_assert_str_eq(hosts, want_hosts);
 	cr_assert_str_eq(a.layout ? a.layout : "", want_layout);
 	psiplace_lama_ask_free(&a);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(lama_step, ask_over_a_known_allocation)

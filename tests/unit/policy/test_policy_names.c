@@ -114,37 +114,37 @@ Test(policy, lastavailable_index_descending_within_weight_tier)
 	rank(PSIPLACE_POLICY_LASTAVAILABLE, true, n, 4, (uint32_t[]){ 0, 2, 3, 1 });
 }
 
-Test(jobreq, absent_request_keeps_defaults)
+Test(ctld_request, absent_request_keeps_defaults)
 {
 	const char *env[] = { "OTHER=1", NULL, "PSIPLACE_ALLOC_POLICYX=FASTEST" };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 
-	cr_assert_eq(psiplace_jobreq_from_env(env, 3, &r, NULL, 0), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 3, &r, NULL, 0), 0);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
-	cr_assert_eq(psiplace_jobreq_from_env(NULL, 0, &r, NULL, 0), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(NULL, 0, &r, NULL, 0), 0);
 }
 
-Test(jobreq, policy_is_read)
+Test(ctld_request, policy_is_read)
 {
 	const char *env[] = { "A=b", "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE" };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 
-	cr_assert_eq(psiplace_jobreq_from_env(env, 2, &r, NULL, 0), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, NULL, 0), 0);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_FIRSTAVAILABLE);
 }
 
-Test(jobreq, hostile_values_rejected_and_reset)
+Test(ctld_request, hostile_values_rejected_and_reset)
 {
 	static char big[PSIPLACE_JOBENV_MAX_VALUE + 40];
 	const char *env[] = { "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE", big };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	memset(big, 'A', sizeof(big) - 1);
 	memcpy(big, "PSIPLACE_ALLOC_POLICY=", 22);
-	cr_assert_eq(psiplace_jobreq_from_env(env, 2, &r, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, err, sizeof(err)), -1);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
 	cr_assert_str_eq(err, "PSIPLACE_ALLOC_POLICY longer than 4096 bytes");
-	cr_assert_eq(psiplace_jobreq_from_env(env, PSIPLACE_JOBENV_MAX_ENTRIES + 1, &r, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, PSIPLACE_JOBENV_MAX_ENTRIES + 1, &r, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "job environment has 4097 entries (at most 4096)");
 }

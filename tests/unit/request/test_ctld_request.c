@@ -5,15 +5,15 @@
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
 
-static int parse(const char *const *env, size_t n, struct psiplace_jobreq *r, char *err)
+static int parse(const char *const *env, size_t n, struct psiplace_ctld_request *r, char *err)
 {
-	return psiplace_jobreq_from_env(env, n, r, err, PSIPLACE_ERRLEN);
+	return psiplace_ctld_request_from_env(env, n, r, err, PSIPLACE_ERRLEN);
 }
 
-Test(jobreq, policy_and_unrelated_entries)
+Test(ctld_request, policy_and_unrelated_entries)
 {
 	const char *env[] = { "FOO=bar", NULL, "PSIPLACE_ALLOC_POLICY=fastest" };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	cr_assert_eq(parse(env, 3, &r, err), 0);
@@ -21,10 +21,10 @@ Test(jobreq, policy_and_unrelated_entries)
 	cr_assert_str_eq(r.priority, "");
 }
 
-Test(jobreq, priority_implies_priority_policy)
+Test(ctld_request, priority_implies_priority_policy)
 {
 	const char *env[] = { "PSIPLACE_ALLOC_PRIORITY=SPEED - LOAD" };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	cr_assert_eq(parse(env, 1, &r, err), 0);
@@ -32,20 +32,20 @@ Test(jobreq, priority_implies_priority_policy)
 	cr_assert_str_eq(r.priority, "SPEED - LOAD");
 }
 
-Test(jobreq, priority_with_explicit_priority_policy_is_fine)
+Test(ctld_request, priority_with_explicit_priority_policy_is_fine)
 {
 	const char *env[] = { "PSIPLACE_ALLOC_POLICY=CustomPriority", "PSIPLACE_ALLOC_PRIORITY=SPEED" };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	cr_assert_eq(parse(env, 2, &r, err), 0);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_PRIORITY);
 }
 
-Test(jobreq, priority_with_other_policy_is_an_error)
+Test(ctld_request, priority_with_other_policy_is_an_error)
 {
 	const char *env[] = { "PSIPLACE_ALLOC_POLICY=FASTEST", "PSIPLACE_ALLOC_PRIORITY=SPEED" };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	cr_assert_eq(parse(env, 2, &r, err), -1);
@@ -54,10 +54,10 @@ Test(jobreq, priority_with_other_policy_is_an_error)
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
 }
 
-Test(jobreq, malformed_priority_resets_to_defaults)
+Test(ctld_request, malformed_priority_resets_to_defaults)
 {
 	const char *env[] = { "PSIPLACE_ALLOC_POLICY=FASTEST", "PSIPLACE_ALLOC_PRIORITY=2**LOAD" };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	cr_assert_eq(parse(env, 2, &r, err), -1);
@@ -67,12 +67,12 @@ Test(jobreq, malformed_priority_resets_to_defaults)
 	cr_assert_str_eq(r.priority, "");
 }
 
-Test(jobreq, duplicates_and_oversize_are_errors)
+Test(ctld_request, duplicates_and_oversize_are_errors)
 {
 	const char *dup[] = { "PSIPLACE_ALLOC_POLICY=FASTEST", "PSIPLACE_ALLOC_POLICY=CPULOAD" };
 	static char big[PSIPLACE_JOBENV_MAX_VALUE + 64];
 	const char *env[] = { big };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	cr_assert_eq(parse(dup, 2, &r, err), -1);
@@ -84,11 +84,11 @@ Test(jobreq, duplicates_and_oversize_are_errors)
 	cr_assert_eq(parse(env, PSIPLACE_JOBENV_MAX_ENTRIES + 1, &r, err), -1);
 }
 
-Test(jobreq, long_but_bounded_priority_rejected_by_compiler)
+Test(ctld_request, long_but_bounded_priority_rejected_by_compiler)
 {
 	static char v[1100 + 32];
 	const char *env[] = { v };
-	struct psiplace_jobreq r;
+	struct psiplace_ctld_request r;
 	char err[PSIPLACE_ERRLEN];
 
 	strcpy(v, "PSIPLACE_ALLOC_PRIORITY=");

@@ -25,12 +25,12 @@ static const char *fake_getenv(const char *name, void *arg)
 }
 
 static int gather(const char *const *env, const char *const *argv, struct psiplace_siteconf *site,
-		  bool node_choice, struct psiplace_request *r)
+		  bool node_choice, struct psiplace_user_request *r)
 {
 	struct psiplace_opts opts;
 	struct psiplace_slurm_cmdline slurm_set;
 	int argc = 0, rc;
-	struct psiplace_request_src src = { fake_getenv, (void *)env, &opts, site, node_choice };
+	struct psiplace_user_request_src src = { fake_getenv, (void *)env, &opts, site, node_choice };
 
 	psiplace_opts_init(&opts);
 	while (argv && argv[argc])
@@ -40,7 +40,7 @@ static int gather(const char *const *env, const char *const *argv, struct psipla
 		return -1;
 	}
 	psiplace_opts_from_inherited(fake_getenv, (void *)env, &opts);
-	rc = psiplace_request_gather(&src, r, err, sizeof(err));
+	rc = psiplace_user_request_gather(&src, r, err, sizeof(err));
 	psiplace_opts_free(&opts);
 	return rc;
 }
@@ -49,46 +49,46 @@ static int gather(const char *const *env, const char *const *argv, struct psipla
 
 Test(request, nothing_given_leaves_slurm_alone)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("OMP_NUM_THREADS=4"), NULL, NULL, true, &r), 0);
 	cr_assert_not(r.place);
 	cr_assert_eq(r.tpp, 1); /* OMP_NUM_THREADS never read */
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request, option_beats_variable_beats_omp)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_TPP=3", "OMP_NUM_THREADS=4"), ENV("srun", "-n", "4", "--psi-tpp=2", "a.out"), NULL, true, &r), 0);
 	cr_assert_eq(r.tpp, 2);
 	cr_assert_str_eq(r.tpp_from, "--psi-tpp");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(ENV("PSI_TPP=3", "OMP_NUM_THREADS=4"), NULL, NULL, true, &r), 0);
 	cr_assert_eq(r.tpp, 3);
 	cr_assert(r.place);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(ENV("PSI_EXCLUSIVE=0", "OMP_NUM_THREADS=4"), NULL, NULL, true, &r), 0);
 	cr_assert(r.exclusive); /* defined = on, whatever the value */
 	cr_assert_eq(r.tpp, 4);
 	cr_assert_str_eq(r.tpp_from, "OMP_NUM_THREADS");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request, omp_num_threads_list_warns_and_uses_one)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST=", "OMP_NUM_THREADS=4,2"), NULL, NULL, true, &r), 0);
 	cr_assert_eq(r.tpp, 1);
 	cr_assert_str_eq(r.warning, "OMP_NUM_THREADS: '4,2' is not a positive integer up to 4096; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request, bad_values_give_one_line)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_TPP=abc"), NULL, NULL, true, &r), -1);
 	cr_assert_str_eq(err, "PSI_TPP: 'abc' is not a positive integer");
@@ -106,7 +106,7 @@ Test(request, bad_values_give_one_line)
 
 Test(request, first_defined_node_set_variable_wins)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_HOSTS=n1 n2", "PSI_NODES=0-1", "PSI_HOSTFILE=/nonexistent"), NULL, NULL, true, &r), 0);
 	cr_assert_eq(r.nodeset, PSIPLACE_NODESET_IDS);
@@ -114,40 +114,40 @@ Test(request, first_defined_node_set_variable_wins)
 	cr_assert_eq(r.nnotes, 2);
 	cr_assert_str_eq(r.notes[0], "PSI_HOSTS ignored: PSI_NODES is given");
 	cr_assert_str_eq(r.notes[1], "PSI_HOSTFILE ignored: PSI_NODES is given");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request, node_set_option_suppresses_variables_and_two_options_conflict)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_NODES=0-1"), ENV("srun", "--psi-hosts=n[1-2]", "true"), NULL, true, &r), 0);
 	cr_assert_eq(r.nodeset, PSIPLACE_NODESET_HOSTS);
 	cr_assert_eq(r.hosts.n, 2);
 	cr_assert_str_eq(r.notes[0], "PSI_NODES ignored: --psi-hosts is given");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-nodes=1", "--psi-hostfile", "f", "true"), NULL, true, &r), -1);
 	cr_assert_str_eq(err, "--psi-nodes and --psi-hostfile cannot be combined; give one of --psi-nodes, --psi-hosts, --psi-hostfile");
 }
 
 Test(request, hostfile_slots_read_in_the_client_only)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_HOSTFILE=" PSIPLACE_TEST_DATA "/psi_hostfile"), NULL, NULL, true, &r), 0);
 	cr_assert_eq(r.nodeset, PSIPLACE_NODESET_HOSTFILE);
 	cr_assert_eq(r.hosts.n, 4);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	/* slurmstepd: presence only, the file is not opened. */
 	cr_assert_eq(gather(ENV("PSI_HOSTFILE=/root/secret"), NULL, NULL, false, &r), 0);
 	cr_assert_eq(r.hosts.n, 0);
 	cr_assert(r.place);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request, inherited_options_from_sbatch_lose_to_own_command_line)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_psi_tpp=4",
 				"SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_psi_loop_nodes_first=",
@@ -155,10 +155,10 @@ Test(request, inherited_options_from_sbatch_lose_to_own_command_line)
 			    NULL, NULL, true, &r), 0);
 	cr_assert_eq(r.tpp, 4);
 	cr_assert(r.loop_nodes_first);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(ENV("_SLURM_SPANK_OPTION_psiplace_psi_tpp=4"), ENV("srun", "--psi-tpp=3", "x"), NULL, true, &r), 0);
 	cr_assert_eq(r.tpp, 3);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request, cmdline_scan_stops_at_the_command_and_skips_values)
@@ -208,7 +208,7 @@ Test(request, batch_script_directives_and_operand)
 
 Test(request, cpumap_needs_allow_user_cpumap)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_siteconf site;
 
 	psiplace_siteconf_init(&site);
@@ -218,12 +218,12 @@ Test(request, cpumap_needs_allow_user_cpumap)
 	cr_assert_null(r.cpumap);
 	cr_assert_not(r.place);
 	cr_assert_str_eq(r.notes[0], "__PSI_CPUMAP ignored: this cluster does not allow user CPU maps (AllowUserCpumap=no)");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	site.allow_user_cpumap = true;
 	cr_assert_eq(gather(ENV("__PSI_CPUMAP=3-0"), NULL, &site, true, &r), 0);
 	cr_assert_eq(r.ncpumap, 4);
 	cr_assert(r.place);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(ENV("__PSI_CPUMAP=a"), NULL, &site, true, &r), -1);
 	cr_assert_str_eq(err, "__PSI_CPUMAP: 'a' is not a CPU map; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
 	psiplace_siteconf_free(&site);
@@ -231,7 +231,7 @@ Test(request, cpumap_needs_allow_user_cpumap)
 
 Test(request, psi_placement_with_lama_is_an_error_naming_both)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_TPP=2"), ENV("srun", "--psi-lama-map=scbnh", "x"), NULL, true, &r), -1);
 	cr_assert_str_eq(err, "PSI_TPP and --psi-lama-map cannot be combined: PSI task placement (TPP, cpumap, loop-nodes-first, overbook) and LAMA mapping exclude each other");
@@ -242,19 +242,19 @@ Test(request, psi_placement_with_lama_is_an_error_naming_both)
 	cr_assert(r.lama);
 	cr_assert_str_eq(r.lama_strings.map_by, "socket");
 	cr_assert_eq(r.tpp, 1);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-map-by=core", "--psi-lama-map=csbnh", "x"), NULL, true, &r), -1);
 	cr_assert_str_eq(err, "--psi-map-by and --psi-lama-map cannot be combined; give a simple level or an expert map string");
 }
 
 Test(request, alloc_priority_implies_priority_policy)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-alloc-priority=SPEED", "x"), NULL, true, &r), 0);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_PRIORITY);
 	cr_assert_not(r.place);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-alloc-policy=fastest", "--psi-alloc-priority=SPEED", "x"), NULL, true, &r), -1);
 	cr_assert_str_eq(err, "--psi-alloc-priority implies PRIORITY, but --psi-alloc-policy is FASTEST; give only one of them");
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-alloc-priority=SPEED+", "x"), NULL, true, &r), -1);
@@ -263,20 +263,20 @@ Test(request, alloc_priority_implies_priority_policy)
 
 Test(request, default_placement_psi_and_no_flags_alone)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_siteconf site;
 
 	cr_assert_eq(gather(ENV("__PSI_NO_PINPROC=", "__PSI_NO_MEMBIND="), NULL, NULL, true, &r), 0);
 	cr_assert_not(r.place);
 	cr_assert_not(r.pin);
 	cr_assert_not(r.bindmem);
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	psiplace_siteconf_init(&site);
 	site.placement = PSIPLACE_PLACEMENT_PSI;
 	cr_assert_eq(gather(NULL, NULL, &site, true, &r), 0);
 	cr_assert(r.place);
 	cr_assert_str_eq(r.place_why, "DefaultPlacement=psi");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	psiplace_siteconf_free(&site);
 }
 
@@ -297,85 +297,85 @@ static const char *slurm_env_line(const struct psiplace_slurm_env *e)
 
 Test(request_slurm_env, srun_gets_cyclic_exclusive_overcommit_cpus)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
 
 	cr_assert_eq(gather(ENV("PSI_EXCLUSIVE="), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SLURM_CPU_BIND=none SLURM_EXCLUSIVE=exclusive");
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SBATCH_EXCLUSIVE=exclusive");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST=", "PSI_OVERBOOK=", "PSI_TPP=2"), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
 	cr_assert_str_eq(e.notes[0], "overbook: srun cannot combine --exclusive with --overcommit; the job is not exclusive (use sbatch or salloc for an exclusive overbooked job)");
 	/* Inside an allocation the step is not exclusive. */
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, false, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, false, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none SLURM_OVERCOMMIT=1 SRUN_CPUS_PER_TASK=2");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request_slurm_env, loop_nodes_first_balances_a_new_allocation)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
 	struct psiplace_slurm_cmdline sl = { 0, 5, 2, 0, false };
 
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST="), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_NTASKS_PER_NODE=3 SLURM_CPU_BIND=none");
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, &sl, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, &sl, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SBATCH_DISTRIBUTION=cyclic");
 	cr_assert_str_eq(e.notes[0], "loop-nodes-first: sbatch has no tasks-per-node variable; give --ntasks-per-node=3 for a balanced allocation");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request_slurm_env, user_choice_wins)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
 	const char *const *env = ENV("PSI_LOOP_NODES_FIRST=", "PSI_TPP=2", "SLURM_DISTRIBUTION=block");
 
 	cr_assert_eq(gather(env, NULL, NULL, true, &r), 0);
 	struct psiplace_slurm_cmdline sl = { PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_CPU_BIND, -1, -1, 0, false };
 
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, (void *)env, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &sl, fake_getenv, (void *)env, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "");
 	cr_assert_eq(e.nnotes, 3);
 	cr_assert_str_eq(e.notes[0], "loop-nodes-first: not setting SLURM_DISTRIBUTION=cyclic, you chose SLURM_DISTRIBUTION yourself");
 	cr_assert_str_eq(e.notes[1], "psiplace binds the tasks: not setting SLURM_CPU_BIND=none, you chose --cpu-bind yourself");
 	cr_assert_str_eq(e.notes[2], "PSI_TPP: not setting SRUN_CPUS_PER_TASK=2, you chose -c/--cpus-per-task yourself");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
 Test(request_slurm_env, salloc_immediate_under_psi_strict_and_hostfile)
 {
-	struct psiplace_request r;
+	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
 
 	cr_assert_eq(gather(ENV("PSI_HOSTFILE=" PSIPLACE_TEST_DATA "/psi_hostfile"), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, NULL, fake_getenv, NULL, "/tmp/hf", &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, NULL, fake_getenv, NULL, "/tmp/hf", &e);
 	cr_assert_str_eq(slurm_env_line(&e), "SALLOC_IMMEDIATE=1 SLURM_HOSTFILE=/tmp/hf");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(ENV("PSI_HOSTS=n1", "PSI_WAIT="), NULL, NULL, true, &r), 0);
-	psiplace_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, true, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "");
-	psiplace_request_free(&r);
+	psiplace_user_request_free(&r);
 }
 
-Test(jobreq, node_choice_round_trips_through_the_job_env)
+Test(ctld_request, node_choice_round_trips_through_the_job_env)
 {
-	struct psiplace_request r;
-	struct psiplace_jobreq j;
+	struct psiplace_user_request r;
+	struct psiplace_ctld_request j;
 	const char *name[4];
 	char *value[4], entries[4][256];
 	const char *env[4];
 	size_t n, i;
 
 	cr_assert_eq(gather(ENV("PSI_HOSTS=n3 n1,n2 n1", "PSI_NODES_SORT=load"), NULL, NULL, true, &r), 0);
-	cr_assert_eq(psiplace_jobreq_env_of_request(&r, name, value, &n, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_env_of_request(&r, name, value, &n, err, sizeof(err)), 0);
 	cr_assert_eq(n, 3);
 	cr_assert_str_eq(name[0], "PSIPLACE_PSI_HOSTS");
 	cr_assert_str_eq(value[0], "n[3,1-2,1]");
@@ -385,7 +385,7 @@ Test(jobreq, node_choice_round_trips_through_the_job_env)
 		env[i] = entries[i];
 		free(value[i]);
 	}
-	cr_assert_eq(psiplace_jobreq_from_env_nodes(env, n, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, n, &j, err, sizeof(err)), 0);
 	cr_assert(j.psi);
 	cr_assert_eq(j.psi_sort, PSIPLACE_SORT_LOAD1);
 	cr_assert_eq(j.psi_hosts.n, 4);
@@ -393,33 +393,33 @@ Test(jobreq, node_choice_round_trips_through_the_job_env)
 		const char *names[4] = { "n0", "n1", "n2", "n3" };
 		uint32_t *cand;
 		size_t nc;
-		cr_assert_eq(psiplace_jobreq_candidates(&j, names, 4, &cand, &nc, err, sizeof(err)), 0);
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 4, &cand, &nc, err, sizeof(err)), 0);
 		cr_assert_eq(nc, 3);
 		cr_assert_eq(cand[0], 3);
 		cr_assert_eq(cand[1], 1);
 		cr_assert_eq(cand[2], 2);
 		free(cand);
-		cr_assert_eq(psiplace_jobreq_candidates(&j, names, 2, &cand, &nc, err, sizeof(err)), -1);
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 2, &cand, &nc, err, sizeof(err)), -1);
 		cr_assert_str_eq(err, "PSIPLACE_PSI_HOSTS: 'n3' is not a node of this cluster");
 	}
-	psiplace_jobreq_free(&j);
-	psiplace_request_free(&r);
+	psiplace_ctld_request_free(&j);
+	psiplace_user_request_free(&r);
 }
 
-Test(jobreq, node_ids_beyond_the_cluster_are_errors)
+Test(ctld_request, node_ids_beyond_the_cluster_are_errors)
 {
 	const char *env[] = { "PSIPLACE_PSI_NODES=0,5" };
-	struct psiplace_jobreq j;
+	struct psiplace_ctld_request j;
 	uint32_t *cand;
 	size_t nc;
 	const char *names[3] = { "a", "b", "c" };
 
-	cr_assert_eq(psiplace_jobreq_from_env_nodes(env, 1, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_jobreq_candidates(&j, names, 3, &cand, &nc, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 3, &cand, &nc, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSIPLACE_PSI_NODES: node id 5 is beyond the cluster's 3 nodes (0-2)");
-	psiplace_jobreq_free(&j);
+	psiplace_ctld_request_free(&j);
 	env[0] = "PSIPLACE_PSI_NODES_SORT=bogus";
-	cr_assert_eq(psiplace_jobreq_from_env_nodes(env, 1, &j, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSIPLACE_PSI_NODES_SORT: 'bogus' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
 }
 
@@ -447,12 +447,12 @@ static const char *order_line(const uint32_t *o, size_t n)
 	return buf;
 }
 
-Test(jobreq, psi_order_follows_the_allocation_precedence)
+Test(ctld_request, psi_order_follows_the_allocation_precedence)
 {
 	struct psiplace_node nodes[4] = { node("n1", 0, 4, 4), node("n2", 1, 8, 0), node("n3", 2, 16, 8),
 					  node("n4", 3, 12, 0) };
 	struct psiplace_siteconf site;
-	struct psiplace_jobreq j;
+	struct psiplace_ctld_request j;
 	enum psiplace_policy pol;
 	uint32_t *o;
 	size_t n;
@@ -461,48 +461,48 @@ Test(jobreq, psi_order_follows_the_allocation_precedence)
 
 	psiplace_siteconf_init(&site);
 	/* PSI list order kept by NONE. */
-	cr_assert_eq(psiplace_jobreq_from_env_nodes(hosts, 2, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 2, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
 	/* Without a sort mode: NodesSort unset = PROC over the set. */
-	psiplace_jobreq_free(&j);
-	cr_assert_eq(psiplace_jobreq_from_env_nodes(hosts, 1, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	psiplace_ctld_request_free(&j);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 2 0"); /* 0/12, 8/16, 4/4 */
 	free(o);
 	/* The cluster's policy comes before NodesSort. */
 	site.policy = PSIPLACE_POLICY_LASTAVAILABLE;
-	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_POLICY);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_POLICY);
 	cr_assert_eq(pol, PSIPLACE_POLICY_LASTAVAILABLE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
-	psiplace_jobreq_free(&j);
+	psiplace_ctld_request_free(&j);
 	/* PSI node choice without a set (e.g. PSI_EXCLUSIVE): every node, NodesSort. */
 	site.policy = PSIPLACE_POLICY_NONE;
 	site.nodes_sort = strdup("proc");
-	cr_assert_eq(psiplace_jobreq_from_env_nodes(plain, 1, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(plain, 1, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 1 2 0"); /* 0: 12 threads before 8 */
 	free(o);
-	psiplace_jobreq_free(&j);
+	psiplace_ctld_request_free(&j);
 	/* No PSI at all: the cluster's policy or nothing. */
-	cr_assert_eq(psiplace_jobreq_from_env_nodes(NULL, 0, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_jobreq_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_NONE);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(NULL, 0, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_NONE);
 	cr_assert_null(o);
 	psiplace_siteconf_free(&site);
 }
 
-Test(jobreq, plain_parse_validates_lists_but_keeps_no_memory)
+Test(ctld_request, plain_parse_validates_lists_but_keeps_no_memory)
 {
 	const char *ok[] = { "PSIPLACE_PSI_NODES=0-3", "PSIPLACE_PSI_HOSTS=n[1-2]" };
 	const char *bad[] = { "PSIPLACE_PSI_HOSTS=n[2-1]" };
-	struct psiplace_jobreq j;
+	struct psiplace_ctld_request j;
 
-	cr_assert_eq(psiplace_jobreq_from_env(ok, 2, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(ok, 2, &j, err, sizeof(err)), 0);
 	cr_assert(j.psi);
 	cr_assert_null(j.psi_node_ids);
 	cr_assert_eq(j.psi_hosts.n, 0);
-	cr_assert_eq(psiplace_jobreq_from_env(bad, 1, &j, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_ctld_request_from_env(bad, 1, &j, err, sizeof(err)), -1);
 	cr_assert_str_eq(err, "PSIPLACE_PSI_HOSTS: 'n[2-1]': range 2-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 }
