@@ -50,18 +50,17 @@ static int check_psiconf(const char *path)
 {
 	struct psiplace_psiconf pc;
 	struct psiplace_metrics m;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	if (psiplace_psiconf_read_file(path, true, &pc, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+	if (psiplace_psiconf_read_file(path, true, &pc, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
 		return 1;
 	}
 	printf("psiplace.conf=%s (%zu nodes)\n", path, pc.n);
 	if (pc.metrics_file) {
-		if (psiplace_metrics_read_file(pc.metrics_file, &m, warn_line, NULL, err,
-					       sizeof(err)) < 0) {
+		if (psiplace_metrics_read_file(pc.metrics_file, &m, warn_line, NULL, &err) < 0) {
 			/* Not fatal for the daemons either: it is re-read when it appears. */
-			fprintf(stderr, "psiplace: warning: MetricsFile: %s\n", err);
+			fprintf(stderr, "psiplace: warning: MetricsFile: %s\n", err.text);
 		} else {
 			printf("MetricsFile=%s (%zu nodes, %zu lines skipped%s)\n", pc.metrics_file,
 			       m.n, m.skipped, m.partial ? ", unterminated last line ignored" : "");
@@ -75,7 +74,8 @@ static int check_psiconf(const char *path)
 int cmd_check_config(int argc, char **argv)
 {
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN], plugstack[4096], psiconf[4096];
+	psiplace_error_t err;
+	char plugstack[4096], psiconf[4096];
 	const char *stack_arg = NULL, *conf_arg = NULL;
 	int i, rc;
 
@@ -100,8 +100,8 @@ int cmd_check_config(int argc, char **argv)
 		beside_slurm_conf("psiplace.conf", psiconf, sizeof(psiconf));
 
 	psiplace_siteconf_init(&c);
-	if (psiplace_siteconf_read_plugstack(plugstack, &c, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+	if (psiplace_siteconf_read_plugstack(plugstack, &c, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
 		return 1;
 	}
 	print_site(&c);

@@ -58,7 +58,7 @@ static int parse_count(const char *opt, const char *s, unsigned long max, unsign
 }
 
 /* Offer an option to the backends; a second backend's option is a conflict. */
-static int backend_option(struct args *a, const char *opt, const char *value, char *err)
+static int backend_option(struct args *a, const char *opt, const char *value, psiplace_error_t *err)
 {
 	size_t b, k;
 
@@ -72,15 +72,15 @@ static int backend_option(struct args *a, const char *opt, const char *value, ch
 						       backends[b]->name);
 		if (!a->first_opt[b][0])
 			snprintf(a->first_opt[b], sizeof(a->first_opt[b]), "%s", opt);
-		if (backends[b]->apply(a->state[b], opt, value, err, PSIPLACE_ERRLEN) < 0)
-			return cli_usage_error("%s", err);
+		if (backends[b]->apply(a->state[b], opt, value, err) < 0)
+			return cli_usage_error("%s", err->text);
 		return 0;
 	}
 	return cli_usage_error("map: unknown option '%s'; usage: psiplace %s", opt, usage_line);
 }
 
 /* "--name=value" or "--name value" for backend options. */
-static int other_option(struct args *a, int argc, char **argv, int *i, char *err)
+static int other_option(struct args *a, int argc, char **argv, int *i, psiplace_error_t *err)
 {
 	char name[64];
 	const char *arg = argv[*i], *eq = strchr(arg, '=');
@@ -105,7 +105,7 @@ static int other_option(struct args *a, int argc, char **argv, int *i, char *err
 	return backend_option(a, name, eq ? eq + 1 : NULL, err) ? 2 : 0;
 }
 
-static int parse_args(struct args *a, int argc, char **argv, char *err)
+static int parse_args(struct args *a, int argc, char **argv, psiplace_error_t *err)
 {
 	int i, rc;
 
@@ -194,13 +194,13 @@ static int parse_tpn(struct args *a, unsigned *tpn)
 }
 
 static int load_topologies(const struct args *a, struct psiplace_topo *loaded,
-			   const struct psiplace_topo **topo, const char **desc, char *err)
+			   const struct psiplace_topo **topo, const char **desc, psiplace_error_t *err)
 {
 	unsigned k, i;
 
 	for (k = 0; k < a->ntopo; k++)
-		if (psiplace_topo_load(a->topo_desc[k], NULL, &loaded[k], err, PSIPLACE_ERRLEN) < 0) {
-			fprintf(stderr, "psiplace: error: --topology: %s\n", err);
+		if (psiplace_topo_load(a->topo_desc[k], NULL, &loaded[k], err) < 0) {
+			fprintf(stderr, "psiplace: error: --topology: %s\n", err->text);
 			while (k--)
 				psiplace_topo_free(&loaded[k]);
 			return 1;
@@ -213,7 +213,7 @@ static int load_topologies(const struct args *a, struct psiplace_topo *loaded,
 	return 0;
 }
 
-static size_t choose_backend(struct args *a, char *err, int *rc)
+static size_t choose_backend(struct args *a, psiplace_error_t *err, int *rc)
 {
 	size_t b, chosen = NBACKENDS;
 
@@ -221,8 +221,8 @@ static size_t choose_backend(struct args *a, char *err, int *rc)
 	for (b = 0; b < NBACKENDS; b++) {
 		int used = 0;
 
-		if (a->env && backends[b]->apply_env(a->state[b], &used, err, PSIPLACE_ERRLEN) < 0) {
-			*rc = cli_usage_error("%s", err);
+		if (a->env && backends[b]->apply_env(a->state[b], &used, err) < 0) {
+			*rc = cli_usage_error("%s", err->text);
 			return 0;
 		}
 		if ((used || a->first_opt[b][0]) && chosen == NBACKENDS)
@@ -235,7 +235,7 @@ static size_t choose_backend(struct args *a, char *err, int *rc)
 	return chosen;
 }
 
-static int run(struct args *a, char *err)
+static int run(struct args *a, psiplace_error_t *err)
 {
 	struct psiplace_topo loaded[MAX_TOPOLOGIES];
 	const struct psiplace_topo **topo = calloc(a->nodes, sizeof(*topo));
@@ -260,9 +260,8 @@ static int run(struct args *a, char *err)
 	r.nnodes = (unsigned)a->nodes;
 	r.topo = topo;
 	r.topo_desc = desc;
-	if (backends[b]->place(a->state[b], (unsigned)a->nodes, topo, a->ntasks, tpn, &r, err,
-			       PSIPLACE_ERRLEN) < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+	if (backends[b]->place(a->state[b], (unsigned)a->nodes, topo, a->ntasks, tpn, &r, err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err->text);
 		rc = 1;
 	} else {
 		if (a->format == FMT_JSON)
@@ -286,7 +285,7 @@ out:
 int cmd_map(int argc, char **argv)
 {
 	struct args a;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	size_t b;
 	int rc;
 
@@ -296,11 +295,11 @@ int cmd_map(int argc, char **argv)
 			fputs("psiplace: error: out of memory\n", stderr);
 			return 1;
 		}
-	rc = parse_args(&a, argc, argv, err);
+	rc = parse_args(&a, argc, argv, &err);
 	if (rc == 3)
 		rc = 0;
 	else if (!rc)
-		rc = run(&a, err);
+		rc = run(&a, &err);
 	for (b = 0; b < NBACKENDS; b++)
 		backends[b]->destroy(a.state[b]);
 	return rc;

@@ -117,11 +117,10 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 
 static int read_file(const char *path, char **text, size_t *len)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	if (psiplace_read_file(path, PSIPLACE_NODETABLE_MAXBYTES, text, len, NULL, err,
-			       sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: --table: %s\n", err);
+	if (psiplace_read_file(path, PSIPLACE_NODETABLE_MAXBYTES, text, len, NULL, &err) < 0) {
+		fprintf(stderr, "psiplace: error: --table: %s\n", err.text);
 		return -1;
 	}
 	return 0;
@@ -157,16 +156,16 @@ static void warn(void *arg, const char *msg)
 static int overlay(const struct rank_args *a, struct psiplace_nodetable *t,
 		   struct psiplace_psiconf *pc, struct psiplace_metrics *m)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	size_t i;
 
-	if (a->psiconf && psiplace_psiconf_read_file(a->psiconf, false, pc, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+	if (a->psiconf && psiplace_psiconf_read_file(a->psiconf, false, pc, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
 		return -1;
 	}
 	if (a->metrics &&
-	    psiplace_metrics_read_file(a->metrics, m, warn, NULL, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+	    psiplace_metrics_read_file(a->metrics, m, warn, NULL, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
 		return -1;
 	}
 	for (i = 0; i < t->n; i++) {
@@ -190,17 +189,18 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	struct psiplace_nodetable t;
 	struct psiplace_psiconf pc;
 	struct psiplace_metrics m;
-	char err[PSIPLACE_ERRLEN], *text;
+	psiplace_error_t err;
+	char *text;
 	uint32_t *order;
 	size_t len, k;
 	int rc;
 
 	if (read_file(a->table, &text, &len) < 0)
 		return 1;
-	rc = psiplace_nodetable_parse(text, len, a->table, &t, err, sizeof(err));
+	rc = psiplace_nodetable_parse(text, len, a->table, &t, &err);
 	free(text);
 	if (rc < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
 		return 1;
 	}
 	psiplace_psiconf_init(&pc);
@@ -215,13 +215,13 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	if (!k && psiplace_policy_is_set(o->policy))
 		k = 1;
 	if (k) {
-		rc = psiplace_choose(o, t.nodes, t.n, k, order, err, sizeof(err));
-	} else if ((rc = psiplace_rank(o, t.nodes, t.n, order, err, sizeof(err))) == 0) {
+		rc = psiplace_choose(o, t.nodes, t.n, k, order, &err);
+	} else if ((rc = psiplace_rank(o, t.nodes, t.n, order, &err)) == 0) {
 		for (size_t i = 0; i < t.n; i++) /* every eligible node */
 			rc += psiplace_node_eligible(&t.nodes[i], job);
 	}
 	if (rc < 0)
-		fprintf(stderr, "psiplace: error: rank: %s\n", err);
+		fprintf(stderr, "psiplace: error: rank: %s\n", err.text);
 	else
 		print_result(o, &t, order, (size_t)rc, a->explain);
 	free(order);
@@ -237,20 +237,20 @@ int cmd_rank(int argc, char **argv)
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts o = { .job = &job };
 	struct psiplace_priorityf *f = NULL;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	int rc;
 
 	if (parse_args(argc, argv, &a) < 0)
 		return 2;
-	if (a.policy && psiplace_policy_parse(a.policy, "--policy", &o.policy, err, sizeof(err)) < 0)
-		return cli_usage_error("%s", err);
+	if (a.policy && psiplace_policy_parse(a.policy, "--policy", &o.policy, &err) < 0)
+		return cli_usage_error("%s", err.text);
 	if (a.priority) {
 		if (a.policy && o.policy != PSIPLACE_POLICY_PRIORITY)
 			return cli_usage_error("--priority implies PRIORITY, but --policy is %s; "
 					       "give only one of them", psiplace_policy_name(o.policy));
 		o.policy = PSIPLACE_POLICY_PRIORITY;
-		if (psiplace_priorityf_compile(a.priority, "--priority", &f, err, sizeof(err)) < 0)
-			return cli_usage_error("%s", err);
+		if (psiplace_priorityf_compile(a.priority, "--priority", &f, &err) < 0)
+			return cli_usage_error("%s", err.text);
 		job.priorityf = f;
 	}
 	if (a.job && parse_job(a.job, &job) != 0) {

@@ -119,11 +119,11 @@ static int positive(const char *opt, const char *s, int max, int *out)
 
 static int vector(const char *what, const char *s, struct psiplace_intvec *v, int status)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	if (psiplace_intvec_parse(s, what, v, err, sizeof(err)) == 0)
+	if (psiplace_intvec_parse(s, what, v, &err) == 0)
 		return 0;
-	fprintf(stderr, "psiplace: error: %s\n", err);
+	fprintf(stderr, "psiplace: error: %s\n", err.text);
 	return status;
 }
 
@@ -138,7 +138,7 @@ static int same_length(const char *what, const struct psiplace_intvec *v,
 
 static int form_vectors(const struct opts *o, struct input *in)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	int rc;
 
 	if (!o->cores || !o->running)
@@ -151,8 +151,8 @@ static int form_vectors(const struct opts *o, struct input *in)
 	    (rc = same_length("--oversubscribe", &in->oversub, in->cores.n, "--cores has")))
 		return rc;
 	if (o->nodelist) {
-		if (psiplace_hostlist_expand(o->nodelist, "--nodelist", &in->hosts, err, sizeof(err)) < 0) {
-			fprintf(stderr, "psiplace: error: %s\n", err);
+		if (psiplace_hostlist_expand(o->nodelist, "--nodelist", &in->hosts, &err) < 0) {
+			fprintf(stderr, "psiplace: error: %s\n", err.text);
 			return 2;
 		}
 		if (in->hosts.n != in->cores.n)
@@ -231,7 +231,7 @@ static int slurm_env(const char *name, const char *alt, const char **out)
 static int form_slurm(const struct opts *o, struct input *in)
 {
 	const char *nodelist, *cpus;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	int rc;
 
 	if (!o->running)
@@ -239,9 +239,9 @@ static int form_slurm(const struct opts *o, struct input *in)
 	if ((rc = slurm_env("SLURM_JOB_NODELIST", "SLURM_NODELIST", &nodelist)) ||
 	    (rc = slurm_env("SLURM_JOB_CPUS_PER_NODE", NULL, &cpus)))
 		return rc;
-	if (psiplace_hostlist_expand(nodelist, "SLURM_JOB_NODELIST", &in->hosts, err, sizeof(err)) < 0 ||
-	    psiplace_intvec_parse(cpus, "SLURM_JOB_CPUS_PER_NODE", &in->cores, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+	if (psiplace_hostlist_expand(nodelist, "SLURM_JOB_NODELIST", &in->hosts, &err) < 0 ||
+	    psiplace_intvec_parse(cpus, "SLURM_JOB_CPUS_PER_NODE", &in->cores, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
 		return 1;
 	}
 	if (in->cores.n != in->hosts.n) {
@@ -304,18 +304,18 @@ int cmd_spawn_plan(int argc, char **argv)
 	struct psiplace_spawn_request req = { 0 };
 	struct psiplace_spawn_plan plan;
 	struct input in = { 0 };
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	struct opts o;
 	int rc;
 
 	if ((rc = parse_args(argc, argv, &o)))
 		return rc == 1 ? 0 : rc;
-	if (o.strategy && psiplace_spawn_strategy_parse(o.strategy, "--strategy", &req.strategy, err, sizeof(err)) < 0)
-		return cli_usage_error("%s", err);
+	if (o.strategy && psiplace_spawn_strategy_parse(o.strategy, "--strategy", &req.strategy, &err) < 0)
+		return cli_usage_error("%s", err.text);
 	if (!o.strategy && o.cores_per_node)
 		req.strategy = PSIPLACE_SPAWN_HYPERCUBE;
-	if (o.method && psiplace_spawn_method_parse(o.method, "--method", &req.method, err, sizeof(err)) < 0)
-		return cli_usage_error("%s", err);
+	if (o.method && psiplace_spawn_method_parse(o.method, "--method", &req.method, &err) < 0)
+		return cli_usage_error("%s", err.text);
 	if ((rc = gather(&o, req.method == PSIPLACE_SPAWN_MERGE, &in))) {
 		release(&in);
 		return rc;
@@ -324,9 +324,9 @@ int cmd_spawn_plan(int argc, char **argv)
 	req.cores = in.cores.v;
 	req.running = in.running.v;
 	req.oversub = in.oversub.v;
-	rc = psiplace_spawn_plan_build(&req, &plan, err, sizeof(err));
+	rc = psiplace_spawn_plan_build(&req, &plan, &err);
 	if (rc < 0) {
-		fprintf(stderr, "psiplace: error: %s\n", err);
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
 		release(&in);
 		return 1;
 	}

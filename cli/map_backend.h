@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "map_result.h"
+#include "psiplace/error.h"
 
 enum map_opt_kind { MAP_OPT_NOT_MINE = 0, MAP_OPT_FLAG, MAP_OPT_VALUE };
 
@@ -18,13 +19,13 @@ struct map_backend {
 	void (*destroy)(void *st);
 	enum map_opt_kind (*option_kind)(const char *opt);
 	/* 0 applied, -1 bad value (err filled). */
-	int (*apply)(void *st, const char *opt, const char *value, char *err, size_t errlen);
+	int (*apply)(void *st, const char *opt, const char *value, psiplace_error_t *err);
 	/* --env: apply the backend's variables; *used set when any was. */
-	int (*apply_env)(void *st, int *used, char *err, size_t errlen);
+	int (*apply_env)(void *st, int *used, psiplace_error_t *err);
 	/* tasks_per_node NULL: the backend decides the counts. */
 	int (*place)(void *st, unsigned nnodes, const struct psiplace_topo *const *topo,
 		     size_t ntasks, const unsigned *tasks_per_node, struct map_result *out,
-		     char *err, size_t errlen);
+		     psiplace_error_t *err);
 };
 
 extern const struct map_backend map_backend_lama;

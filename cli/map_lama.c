@@ -42,12 +42,12 @@ static enum map_opt_kind lama_option_kind(const char *opt)
 	return MAP_OPT_NOT_MINE;
 }
 
-static int lama_apply(void *st, const char *opt, const char *value, char *err, size_t errlen)
+static int lama_apply(void *st, const char *opt, const char *value, psiplace_error_t *err)
 {
-	return psiplace_lama_apply(st, opt, value, err, errlen) < 0 ? -1 : 0;
+	return psiplace_lama_apply(st, opt, value, err) < 0 ? -1 : 0;
 }
 
-static int lama_apply_env(void *st, int *used, char *err, size_t errlen)
+static int lama_apply_env(void *st, int *used, psiplace_error_t *err)
 {
 	size_t i;
 
@@ -57,7 +57,7 @@ static int lama_apply_env(void *st, int *used, char *err, size_t errlen)
 		if (!v)
 			continue;
 		*used = 1;
-		if (psiplace_lama_apply(st, env_vars[i], v, err, errlen) < 0)
+		if (psiplace_lama_apply(st, env_vars[i], v, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -89,7 +89,7 @@ static enum psiplace_lama_dist node_order(const struct psiplace_lama_map *m)
 }
 
 static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_map *m,
-		struct map_result *out, char *err, size_t errlen)
+		struct map_result *out, psiplace_error_t *err)
 {
 	char b[64];
 	size_t i;
@@ -106,7 +106,7 @@ static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_m
 	out->ntasks = m->ntasks;
 	out->task = calloc(m->ntasks ? m->ntasks : 1, sizeof(*out->task));
 	if (!out->task)
-		return psiplace_seterr(err, errlen, "out of memory for %zu tasks", m->ntasks);
+		return psiplace_seterr(err, "out of memory for %zu tasks", m->ntasks);
 	for (i = 0; i < m->ntasks; i++) {
 		struct map_task *t = &out->task[i];
 
@@ -115,7 +115,7 @@ static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_m
 		t->cpus = hwloc_bitmap_alloc();
 		t->mems = hwloc_bitmap_alloc();
 		if (!t->cpus || !t->mems)
-			return psiplace_seterr(err, errlen, "out of memory for %zu tasks", m->ntasks);
+			return psiplace_seterr(err, "out of memory for %zu tasks", m->ntasks);
 		psiplace_lama_task_sets(m, i, t->cpus, t->mems);
 	}
 	return 0;
@@ -123,19 +123,19 @@ static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_m
 
 static int lama_place(void *st, unsigned nnodes, const struct psiplace_topo *const *topo,
 		      size_t ntasks, const unsigned *tasks_per_node, struct map_result *out,
-		      char *err, size_t errlen)
+		      psiplace_error_t *err)
 {
 	struct psiplace_lama_opts *o = st;
 	struct psiplace_lama_map m;
 	int rc;
 
-	if (psiplace_lama_finish(o, err, errlen) < 0)
+	if (psiplace_lama_finish(o, err) < 0)
 		return -1;
-	rc = tasks_per_node ? psiplace_lama_map_counts(o, nnodes, topo, tasks_per_node, &m, err, errlen)
-			    : psiplace_lama_map(o, nnodes, topo, ntasks, &m, err, errlen);
+	rc = tasks_per_node ? psiplace_lama_map_counts(o, nnodes, topo, tasks_per_node, &m, err)
+			    : psiplace_lama_map(o, nnodes, topo, ntasks, &m, err);
 	if (rc < 0)
 		return -1;
-	rc = fill(o, &m, out, err, errlen);
+	rc = fill(o, &m, out, err);
 	psiplace_lama_map_free(&m);
 	return rc;
 }

@@ -75,23 +75,22 @@ static enum map_opt_kind psi_option_kind(const char *opt)
 	return psiplace_opt_has_arg(o) ? MAP_OPT_VALUE : MAP_OPT_FLAG;
 }
 
-static int psi_apply(void *st, const char *opt, const char *value, char *err, size_t errlen)
+static int psi_apply(void *st, const char *opt, const char *value, psiplace_error_t *err)
 {
 	struct psi_state *s = st;
 	int o = claimed_opt(opt);
 
-	if (o < 0 || psiplace_user_request_check_option(o, value, &s->site, err, errlen) < 0)
+	if (o < 0 || psiplace_user_request_check_option(o, value, &s->site, err) < 0)
 		return -1;
-	return psiplace_opts_set(&s->opts, o, value) < 0 ? psiplace_seterr(err, errlen, "out of memory") : 0;
+	return psiplace_opts_set(&s->opts, o, value) < 0 ? psiplace_seterr(err, "out of memory") : 0;
 }
 
-static int psi_apply_env(void *st, int *used, char *err, size_t errlen)
+static int psi_apply_env(void *st, int *used, psiplace_error_t *err)
 {
 	struct psi_state *s = st;
 	size_t i;
 
 	(void)err;
-	(void)errlen;
 	s->env = 1;
 	for (i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++)
 		if (getenv(env_vars[i]))
@@ -115,7 +114,7 @@ static void add_param(struct map_result *out, const char *name, const char *text
 }
 
 static int fill(const struct psiplace_user_request *r, size_t ntasks, const unsigned *node_of,
-		const struct psiplace_binding *b, struct map_result *out, char *err, size_t errlen)
+		const struct psiplace_binding *b, struct map_result *out, psiplace_error_t *err)
 {
 	size_t i;
 
@@ -131,7 +130,7 @@ static int fill(const struct psiplace_user_request *r, size_t ntasks, const unsi
 	add_param(out, "bindmem", r->bindmem ? "yes" : "no");
 	out->ntasks = ntasks;
 	if (!(out->task = calloc(ntasks ? ntasks : 1, sizeof(*out->task))))
-		return psiplace_seterr(err, errlen, "out of memory for %zu tasks", ntasks);
+		return psiplace_seterr(err, "out of memory for %zu tasks", ntasks);
 	for (i = 0; i < ntasks; i++) {
 		struct map_task *t = &out->task[i];
 
@@ -140,14 +139,14 @@ static int fill(const struct psiplace_user_request *r, size_t ntasks, const unsi
 		t->cpus = hwloc_bitmap_dup(b[i].cpus);
 		t->mems = hwloc_bitmap_dup(b[i].mems);
 		if (!t->cpus || !t->mems)
-			return psiplace_seterr(err, errlen, "out of memory for %zu tasks", ntasks);
+			return psiplace_seterr(err, "out of memory for %zu tasks", ntasks);
 	}
 	return 0;
 }
 
 static int psi_place(void *st, unsigned nnodes, const struct psiplace_topo *const *topo,
 		     size_t ntasks, const unsigned *tasks_per_node, struct map_result *out,
-		     char *err, size_t errlen)
+		     psiplace_error_t *err)
 {
 	struct psi_state *s = st;
 	struct psiplace_user_request_src src = { s->env ? env_get : NULL, NULL, &s->opts, &s->site, false };
@@ -158,17 +157,16 @@ static int psi_place(void *st, unsigned nnodes, const struct psiplace_topo *cons
 	int rc = -1;
 
 	if (ntasks > 0xffffffffu)
-		return psiplace_seterr(err, errlen, "-n: at most %u tasks", 0xffffffffu);
-	if (psiplace_user_request_gather(&src, &r, err, errlen) < 0)
+		return psiplace_seterr(err, "-n: at most %u tasks", 0xffffffffu);
+	if (psiplace_user_request_gather(&src, &r, err) < 0)
 		return -1;
 	if (r.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", r.warning);
 	psiplace_psi_opts_of_request(&r, &o);
 	if (!(b = psiplace_bindings_new(ntasks)) || !(node_of = calloc(ntasks ? ntasks : 1, sizeof(*node_of))))
-		psiplace_seterr(err, errlen, "out of memory for %zu tasks", ntasks);
-	else if (psiplace_psi_map(topo, nnodes, (unsigned)ntasks, tasks_per_node, &o, node_of, b, err,
-				  errlen) == 0)
-		rc = fill(&r, ntasks, node_of, b, out, err, errlen);
+		psiplace_seterr(err, "out of memory for %zu tasks", ntasks);
+	else if (psiplace_psi_map(topo, nnodes, (unsigned)ntasks, tasks_per_node, &o, node_of, b, err) == 0)
+		rc = fill(&r, ntasks, node_of, b, out, err);
 	psiplace_bindings_free(b, ntasks);
 	free(node_of);
 	psiplace_user_request_free(&r);

@@ -9,7 +9,7 @@
 #include "psiplace/lama_launch.h"
 
 int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct psiplace_lama_opts *o,
-				  char *err, size_t errlen)
+				  psiplace_error_t *err)
 {
 	const struct psiplace_lama_strings *l = &r->lama_strings;
 	const char *from[] = { l->map_by_from, l->map_from, l->bind_to_from, l->bind_from,
@@ -22,21 +22,21 @@ int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct 
 	for (pass = 0; pass < 2; pass++)
 		for (i = 0; i < sizeof(val) / sizeof(val[0]); i++)
 			if (val[i] && from[i] && (from[i][0] == '-') == (pass == 0) &&
-			    psiplace_lama_apply(o, from[i], val[i], err, errlen) < 0)
+			    psiplace_lama_apply(o, from[i], val[i], err) < 0)
 				return -1;
 	if (l->oversubscribe)
-		psiplace_lama_apply(o, "--psi-oversubscribe", NULL, err, errlen);
-	return psiplace_lama_finish(o, err, errlen);
+		psiplace_lama_apply(o, "--psi-oversubscribe", NULL, err);
+	return psiplace_lama_finish(o, err);
 }
 
 int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psiplace_lama_dist *dist,
-			       char *err, size_t errlen)
+			       psiplace_error_t *err)
 {
 	struct psiplace_lama_opts o;
 
-	if (psiplace_lama_opts_of_request(r, &o, err, errlen) < 0)
+	if (psiplace_lama_opts_of_request(r, &o, err) < 0)
 		return -1;
-	return psiplace_lama_choose_dist(&o, 0, NULL, NULL, dist, NULL, err, errlen);
+	return psiplace_lama_choose_dist(&o, 0, NULL, NULL, dist, NULL, err);
 }
 
 static size_t step_sum(const struct psiplace_step *s)
@@ -109,7 +109,7 @@ int psiplace_lama_step_dists(const struct psiplace_step *s)
 /* LAMA's node of every rank for the step's counts, all nodes shaped like
  * t (exact for identical nodes; what one node can know alone). */
 static unsigned *lama_seq(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
-			  const struct psiplace_step *s, char *err, size_t errlen)
+			  const struct psiplace_step *s, psiplace_error_t *err)
 {
 	const struct psiplace_topo **same = malloc(s->nnodes * sizeof(*same));
 	struct psiplace_lama_map m;
@@ -122,7 +122,7 @@ static unsigned *lama_seq(const struct psiplace_lama_opts *o, const struct psipl
 	for (k = 0; k < s->nnodes; k++)
 		same[k] = t;
 	if (psiplace_lama_map_counts(o, s->nnodes, same, (const unsigned *)s->tasks_per_node, &m,
-				     err, errlen) == 0) {
+				     err) == 0) {
 		if ((seq = malloc((m.ntasks ? m.ntasks : 1) * sizeof(*seq))))
 			for (r = 0; r < m.ntasks; r++)
 				seq[r] = m.task[r].node;
@@ -160,33 +160,33 @@ static void show_node(char *buf, size_t len, const unsigned *seq, size_t n,
 
 /* The failure line: the reason, then Slurm's layout and LAMA's. */
 static int explain(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
-		   const struct psiplace_step *s, int mask, const char *why, char *err,
-		   size_t errlen)
+		   const struct psiplace_step *s, int mask, const char *why, psiplace_error_t *err)
 {
 	enum psiplace_lama_dist d = (mask & (1 << PSIPLACE_LAMA_DIST_BLOCK)) ? PSIPLACE_LAMA_DIST_BLOCK
 				    : PSIPLACE_LAMA_DIST_CYCLIC;
-	char a[200], b[200], e[PSIPLACE_ERRLEN];
-	unsigned *lama = lama_seq(o, t, s, e, sizeof(e)), *slurm = NULL;
+	char a[200], b[200];
+	psiplace_error_t e;
+	unsigned *lama = lama_seq(o, t, s, &e), *slurm = NULL;
 	uint32_t i, *g = sorted_gtids(s);
 	size_t n = s->ntasks, k = 0;
 
 	if (!lama || !g) {
 		free(lama);
 		free(g);
-		return psiplace_seterr(err, errlen, "%s", why);
+		return psiplace_seterr(err, "%s", why);
 	}
 	if (mask > 0 && (slurm = malloc((n ? n : 1) * sizeof(*slurm)))) {
 		psiplace_lama_slurm_layout(d, (const unsigned *)s->tasks_per_node, s->nnodes, slurm);
 		show(a, sizeof(a), slurm, n);
 		show(b, sizeof(b), lama, n);
-		psiplace_seterr(err, errlen, "%s; nodes of tasks 0..: Slurm (%s) %s; LAMA (map %s) %s",
+		psiplace_seterr(err, "%s; nodes of tasks 0..: Slurm (%s) %s; LAMA (map %s) %s",
 				why, psiplace_lama_dist_name(d), a, o->map_str, b);
 	} else {
 		a[0] = '\0';
 		for (i = 0; i < s->nlocal && i < 32 && k + 16 < sizeof(a); i++)
 			k += (size_t)snprintf(a + k, sizeof(a) - k, "%s%u", i ? " " : "", g[i]);
 		show_node(b, sizeof(b), lama, n, s);
-		psiplace_seterr(err, errlen, "%s; this node's tasks: Slurm %s; LAMA (map %s) %s", why, a,
+		psiplace_seterr(err, "%s; this node's tasks: Slurm %s; LAMA (map %s) %s", why, a,
 				o->map_str, b);
 	}
 	free(slurm);
@@ -198,16 +198,16 @@ static int explain(const struct psiplace_lama_opts *o, const struct psiplace_top
 /* A layout that is neither block nor cyclic, against LAMA's order for
  * nodes like this one.  0 equal, -1 with why. */
 static int check_other(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
-		       const struct psiplace_step *s, char *why, size_t len)
+		       const struct psiplace_step *s, psiplace_error_t *why)
 {
-	unsigned *lama = lama_seq(o, t, s, why, len);
+	unsigned *lama = lama_seq(o, t, s, why);
 	uint32_t *g = sorted_gtids(s);
 	int rc = 0;
 
 	if (!lama || !g)
-		rc = lama ? psiplace_seterr(why, len, "LAMA: out of memory") : -1;
+		rc = lama ? psiplace_seterr(why, "LAMA: out of memory") : -1;
 	else if (!node_gets(lama, s->ntasks, s, g))
-		rc = psiplace_seterr(why, len,
+		rc = psiplace_seterr(why,
 				     "task layout: Slurm's layout (neither block nor cyclic) gives this node other tasks than LAMA's node order for nodes shaped like this one");
 	free(lama);
 	free(g);
@@ -217,7 +217,7 @@ static int check_other(const struct psiplace_lama_opts *o, const struct psiplace
 /* A layout that is neither block nor cyclic, against the one psiplace
  * asked Slurm for at submission (from every node's topology). */
 static int check_asked(const struct psiplace_lama_opts *o, const struct psiplace_step *s,
-		       char *err, size_t errlen)
+		       psiplace_error_t *err)
 {
 	uint32_t *seq = NULL, n = 0, *g = sorted_gtids(s), i;
 	char a[200], b[200], q[80];
@@ -225,11 +225,11 @@ static int check_asked(const struct psiplace_lama_opts *o, const struct psiplace
 	int rc = 0;
 
 	if (!g)
-		return psiplace_seterr(err, errlen, "LAMA: out of memory");
-	if (psiplace_tasks_per_node_parse(s->lama_layout, &seq, &n, err, errlen) < 0 ||
+		return psiplace_seterr(err, "LAMA: out of memory");
+	if (psiplace_tasks_per_node_parse(s->lama_layout, &seq, &n, err) < 0 ||
 	    n != s->ntasks) {
 		psiplace_quote(q, sizeof(q), s->lama_layout, 60);
-		rc = psiplace_seterr(err, errlen,
+		rc = psiplace_seterr(err,
 				     "PSIPLACE_LAMA_LAYOUT: '%s' is not the node of each of the step's %u tasks",
 				     q, s->ntasks);
 	} else if (!node_gets(seq, n, s, g)) {
@@ -237,7 +237,7 @@ static int check_asked(const struct psiplace_lama_opts *o, const struct psiplace
 		for (i = 0; i < s->nlocal && i < 32 && k + 16 < sizeof(a); i++)
 			k += (size_t)snprintf(a + k, sizeof(a) - k, "%s%u", i ? " " : "", g[i]);
 		show_node(b, sizeof(b), seq, n, s);
-		rc = psiplace_seterr(err, errlen,
+		rc = psiplace_seterr(err,
 				     "task layout: Slurm did not follow the layout psiplace asked for at submission (SLURM_HOSTFILE); this node's tasks: Slurm %s; LAMA (map %s) %s",
 				     a, o->map_str, b);
 	}
@@ -247,15 +247,15 @@ static int check_asked(const struct psiplace_lama_opts *o, const struct psiplace
 }
 
 int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
-			     const struct psiplace_step *s, char *err, size_t errlen)
+			     const struct psiplace_step *s, psiplace_error_t *err)
 {
-	char why[PSIPLACE_ERRLEN] = "", other[PSIPLACE_ERRLEN];
+	psiplace_error_t why = { "" }, other;
 	int mask, i, rc;
 
 	if (s->nnodes <= 1)
 		return 0; /* one node: every layout is LAMA's */
 	if ((mask = psiplace_lama_step_dists(s)) < 0)
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "the step's layout (SLURM_STEP_TASKS_PER_NODE) does not add up to its %u tasks with %u on this node",
 				       s->ntasks, s->nlocal);
 	for (i = PSIPLACE_LAMA_DIST_BLOCK; i <= PSIPLACE_LAMA_DIST_CYCLIC; i++) {
@@ -264,18 +264,17 @@ int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct ps
 		/* Both fit this node's ids: either passing is enough (the
 		 * other nodes tell them apart); the first reason is kept. */
 		if (psiplace_lama_verify_local(o, t, s->nlocal, (enum psiplace_lama_dist)i,
-					       why[0] ? other : why, sizeof(why)) == 0)
+					       why.text[0] ? &other : &why) == 0)
 			return 0;
 	}
 	if (!mask) {
-		rc = psiplace_lama_verify_local(o, t, s->nlocal, PSIPLACE_LAMA_DIST_ARBITRARY, why,
-						sizeof(why));
+		rc = psiplace_lama_verify_local(o, t, s->nlocal, PSIPLACE_LAMA_DIST_ARBITRARY, &why);
 		if (rc > 0 && s->lama_layout)
-			return check_asked(o, s, err, errlen);
-		if (rc > 0 && (rc = check_other(o, t, s, why, sizeof(why))) == 0)
+			return check_asked(o, s, err);
+		if (rc > 0 && (rc = check_other(o, t, s, &why)) == 0)
 			return 0;
 	}
-	return explain(o, t, s, mask, why, err, errlen);
+	return explain(o, t, s, mask, why.text, err);
 }
 
 /* "map sbnch bind 1c mppr none order natural, Slurm layout cyclic" */
@@ -295,22 +294,22 @@ static void lama_summary(const struct psiplace_lama_opts *o, const struct psipla
 
 int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			     const struct psiplace_step *s, struct psiplace_binding *out,
-			     char *summary, size_t sumlen, char *err, size_t errlen)
+			     char *summary, size_t sumlen, psiplace_error_t *err)
 {
 	struct psiplace_lama_opts o;
 	hwloc_bitmap_t *cpus = NULL, *mems = NULL;
 	uint32_t *g = NULL, i, k;
 	int rc = -1;
 
-	if (psiplace_lama_opts_of_request(r, &o, err, errlen) < 0 ||
-	    psiplace_lama_check_step(&o, t, s, err, errlen) < 0)
+	if (psiplace_lama_opts_of_request(r, &o, err) < 0 ||
+	    psiplace_lama_check_step(&o, t, s, err) < 0)
 		return -1;
 	if (summary && sumlen)
 		lama_summary(&o, s, summary, sumlen);
 	cpus = calloc(s->nlocal ? s->nlocal : 1, sizeof(*cpus));
 	mems = calloc(s->nlocal ? s->nlocal : 1, sizeof(*mems));
 	if (!cpus || !mems || !(g = sorted_gtids(s))) {
-		psiplace_seterr(err, errlen, "LAMA: out of memory");
+		psiplace_seterr(err, "LAMA: out of memory");
 		goto out;
 	}
 	/* map_local's k-th set is for the k-th lowest global id here. */
@@ -319,11 +318,9 @@ int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct
 		cpus[k] = out[i].cpus;
 		mems[k] = out[i].mems;
 	}
-	if (psiplace_lama_map_local(&o, t, s->nlocal, cpus, mems, err, errlen) < 0) {
+	if (psiplace_lama_map_local(&o, t, s->nlocal, cpus, mems, err) < 0) {
 		/* 22.05 gives a step outside an allocation only its tasks' CPUs: say how many. */
-		size_t l = strlen(err);
-		snprintf(err + l, errlen > l ? errlen - l : 0,
-			 " (Slurm gave the step %u CPUs on this node)", t->npus);
+		psiplace_error_append(err, " (Slurm gave the step %u CPUs on this node)", t->npus);
 		goto out;
 	}
 	for (i = 0; i < s->nlocal; i++) {
@@ -343,7 +340,7 @@ out:
 int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
 			       const struct psiplace_topo *const *topo, const unsigned *cpus,
 			       size_t ntasks, enum psiplace_lama_dist *dist, unsigned *node_of_rank,
-			       char *err, size_t errlen)
+			       psiplace_error_t *err)
 {
 	struct psiplace_lama_map m;
 	unsigned *seq, *count;
@@ -351,12 +348,12 @@ int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnod
 	unsigned k;
 	int rc = 0;
 
-	if (psiplace_lama_map(o, nnodes, topo, ntasks, &m, err, errlen) < 0)
+	if (psiplace_lama_map(o, nnodes, topo, ntasks, &m, err) < 0)
 		return -1;
 	seq = malloc((ntasks ? ntasks : 1) * sizeof(*seq));
 	count = calloc(nnodes ? nnodes : 1, sizeof(*count));
 	if (!seq || !count)
-		rc = psiplace_seterr(err, errlen, "LAMA: out of memory");
+		rc = psiplace_seterr(err, "LAMA: out of memory");
 	for (r = 0; r < ntasks && rc == 0; r++)
 		count[seq[r] = m.task[r].node]++;
 	for (k = 0; k < nnodes && rc == 0; k++)

@@ -102,18 +102,18 @@ enum psiplace_lama_dist psiplace_lama_classify(const unsigned *seq, size_t n, un
 /* LAMA's node of every rank when node i runs counts[i] tasks. */
 static int lama_sequence(const struct psiplace_lama_opts *o, unsigned nnodes,
 			 const struct psiplace_topo *const *topo, const unsigned *counts,
-			 unsigned **seq, size_t *n, char *err, size_t errlen)
+			 unsigned **seq, size_t *n, psiplace_error_t *err)
 {
 	struct psiplace_lama_map m;
 	size_t i;
 
-	if (psiplace_lama_map_counts(o, nnodes, topo, counts, &m, err, errlen) < 0)
+	if (psiplace_lama_map_counts(o, nnodes, topo, counts, &m, err) < 0)
 		return -1;
 	*n = m.ntasks;
 	*seq = malloc((m.ntasks ? m.ntasks : 1) * sizeof(unsigned));
 	if (!*seq) {
 		psiplace_lama_map_free(&m);
-		return psiplace_seterr(err, errlen, "LAMA: out of memory");
+		return psiplace_seterr(err, "LAMA: out of memory");
 	}
 	for (i = 0; i < m.ntasks; i++)
 		(*seq)[i] = m.task[i].node;
@@ -133,8 +133,7 @@ static int node_innermost(const struct psiplace_lama_opts *o)
 
 int psiplace_lama_choose_dist(const struct psiplace_lama_opts *o, unsigned nnodes,
 			      const unsigned *tasks_per_node, const struct psiplace_topo *const *topo,
-			      enum psiplace_lama_dist *dist, unsigned *node_of_rank, char *err,
-			      size_t errlen)
+			      enum psiplace_lama_dist *dist, unsigned *node_of_rank, psiplace_error_t *err)
 {
 	unsigned *seq;
 	size_t n;
@@ -147,7 +146,7 @@ int psiplace_lama_choose_dist(const struct psiplace_lama_opts *o, unsigned nnode
 		*dist = node_innermost(o) ? PSIPLACE_LAMA_DIST_CYCLIC : PSIPLACE_LAMA_DIST_BLOCK;
 		return 0;
 	}
-	if (lama_sequence(o, nnodes, topo, tasks_per_node, &seq, &n, err, errlen) < 0)
+	if (lama_sequence(o, nnodes, topo, tasks_per_node, &seq, &n, err) < 0)
 		return -1;
 	*dist = psiplace_lama_classify(seq, n, nnodes);
 	if (*dist == PSIPLACE_LAMA_DIST_ARBITRARY && node_of_rank)
@@ -172,7 +171,7 @@ static void show_seq(char *buf, size_t len, const unsigned *seq, size_t n, size_
 
 int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
 				const struct psiplace_topo *const *topo,
-				const unsigned *layout, size_t n, char *err, size_t errlen)
+				const unsigned *layout, size_t n, psiplace_error_t *err)
 {
 	char a[160], b[160];
 	unsigned *counts, *seq;
@@ -180,16 +179,16 @@ int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nno
 
 	counts = calloc(nnodes ? nnodes : 1, sizeof(unsigned));
 	if (!counts)
-		return psiplace_seterr(err, errlen, "LAMA: out of memory");
+		return psiplace_seterr(err, "LAMA: out of memory");
 	for (i = 0; i < n; i++) {
 		if (layout[i] >= nnodes) {
 			free(counts);
-			return psiplace_seterr(err, errlen, "task layout: task %zu is on node %u of %u",
+			return psiplace_seterr(err, "task layout: task %zu is on node %u of %u",
 					       i, layout[i], nnodes);
 		}
 		counts[layout[i]]++;
 	}
-	if (lama_sequence(o, nnodes, topo, counts, &seq, &ns, err, errlen) < 0) {
+	if (lama_sequence(o, nnodes, topo, counts, &seq, &ns, err) < 0) {
 		free(counts);
 		return -1;
 	}
@@ -200,7 +199,7 @@ int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nno
 		from = i > 4 ? i - 4 : 0;
 		show_seq(a, sizeof(a), layout, n, from);
 		show_seq(b, sizeof(b), seq, ns, from);
-		psiplace_seterr(err, errlen,
+		psiplace_seterr(err,
 				"task layout differs from LAMA's node order at task %zu: nodes of tasks %zu..: Slurm %s; LAMA (map %s) %s",
 				i, from, a, o->map_str, b);
 	}
@@ -209,8 +208,7 @@ int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nno
 }
 
 int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
-			       unsigned ntasks, enum psiplace_lama_dist dist, char *err,
-			       size_t errlen)
+			       unsigned ntasks, enum psiplace_lama_dist dist, psiplace_error_t *err)
 {
 	struct psiplace_lama_map m;
 	uint64_t *sweep, prev = UINT64_MAX;
@@ -219,15 +217,15 @@ int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct 
 
 	if (o->sequential)
 		return dist == PSIPLACE_LAMA_DIST_BLOCK ? 0
-		       : psiplace_seterr(err, errlen,
+		       : psiplace_seterr(err,
 					 "task layout: sequential order numbers ranks node by node, which needs a block layout, not %s",
 					 psiplace_lama_dist_name(dist));
 	if (dist == PSIPLACE_LAMA_DIST_ARBITRARY)
 		return 1;
 	sweep = malloc((ntasks ? ntasks : 1) * sizeof(uint64_t));
 	if (!sweep)
-		return psiplace_seterr(err, errlen, "LAMA: out of memory");
-	if (psiplace_lama_map_sweeps(o, topo, ntasks, sweep, &m, err, errlen) < 0) {
+		return psiplace_seterr(err, "LAMA: out of memory");
+	if (psiplace_lama_map_sweeps(o, topo, ntasks, sweep, &m, err) < 0) {
 		free(sweep);
 		return -1;
 	}
@@ -235,11 +233,11 @@ int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct 
 	for (k = 0; k < ntasks && !rc; k++) {
 		/* Sweep = one turn of the letters left of n on this node. */
 		if (dist == PSIPLACE_LAMA_DIST_BLOCK && sweep[k] != sweep[0])
-			rc = psiplace_seterr(err, errlen,
+			rc = psiplace_seterr(err,
 					     "task layout: block puts %u tasks on this node, but map %s moves to the next node after %u of them; LAMA's order needs another layout (e.g. at most %u tasks per node)",
 					     ntasks, o->map_str, k, k);
 		else if (dist == PSIPLACE_LAMA_DIST_CYCLIC && k && sweep[k] == prev)
-			rc = psiplace_seterr(err, errlen,
+			rc = psiplace_seterr(err,
 					     "task layout: cyclic puts one task per round on this node, but map %s places tasks %u and %u here before moving to the next node; use a block layout",
 					     o->map_str, k - 1, k);
 		prev = sweep[k];

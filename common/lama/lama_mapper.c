@@ -136,7 +136,7 @@ static int walk(const struct psiplace_lama_shape *s, const unsigned *coord)
 	return (int)x;
 }
 
-static int fail(const struct psiplace_lama_opts *o, char *err, size_t errlen, const char *what,
+static int fail(const struct psiplace_lama_opts *o, psiplace_error_t *err, const char *what,
 		size_t placed, size_t n)
 {
 	char b[16], m[64];
@@ -144,10 +144,10 @@ static int fail(const struct psiplace_lama_opts *o, char *err, size_t errlen, co
 	psiplace_lama_bind_string(o, b, sizeof(b));
 	psiplace_lama_mppr_string(o, m, sizeof(m));
 	if (!strcmp(what, "oversubscription"))
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "LAMA detected oversubscription after mapping %zu of %zu processes (map %s, bind %s, mppr %s, order %s); --psi-oversubscribe allows it",
 				       placed, n, o->map_str, b, m, o->sequential ? "s" : "n");
-	return psiplace_seterr(err, errlen,
+	return psiplace_seterr(err,
 			       "LAMA cannot place process %zu of %zu: a whole pass found no free location (map %s, bind %s, mppr %s, order %s)",
 			       placed, n, o->map_str, b, m, o->sequential ? "s" : "n");
 }
@@ -220,8 +220,7 @@ static int too_many_locations(const unsigned *bound, unsigned n)
 }
 
 /* Passes over all locations until n tasks are placed (mapping order). */
-static int run_passes(struct run *r, size_t n, struct psiplace_lama_task *task, char *err,
-		      size_t errlen)
+static int run_passes(struct run *r, size_t n, struct psiplace_lama_task *task, psiplace_error_t *err)
 {
 	const struct psiplace_lama_opts *o = r->o;
 	unsigned bound[NLEV], coord[NLEV], npos = 0, pass, i;
@@ -231,7 +230,7 @@ static int run_passes(struct run *r, size_t n, struct psiplace_lama_task *task, 
 
 	bounds(r, bound, &npos);
 	if (too_many_locations(bound, o->map_len))
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "LAMA: the nodes differ so much that one pass would visit more than %llu locations (map %s)",
 				       (unsigned long long)MAX_LOCATIONS, o->map_str);
 	for (pass = 1; placed < n; pass++) {
@@ -258,9 +257,9 @@ static int run_passes(struct run *r, size_t n, struct psiplace_lama_task *task, 
 		if (placed == n)
 			break;
 		if (placed == before)
-			return fail(o, err, errlen, "progress", placed, n);
+			return fail(o, err, "progress", placed, n);
 		if (!o->oversubscribe)
-			return fail(o, err, errlen, "oversubscription", placed, n);
+			return fail(o, err, "oversubscription", placed, n);
 		use_mppr = 0; /* oversubscribed: MPPR no longer holds, cycle */
 	}
 	return 0;
@@ -305,8 +304,7 @@ static int order_sequential(struct psiplace_lama_map *m)
 
 /* Prepare one shape per distinct topology pointer. */
 static int prepare(const struct psiplace_lama_opts *o, unsigned nnodes,
-		   const struct psiplace_topo *const *topo, struct psiplace_lama_map *m, char *err,
-		   size_t errlen)
+		   const struct psiplace_topo *const *topo, struct psiplace_lama_map *m, psiplace_error_t *err)
 {
 	unsigned i, k;
 
@@ -316,7 +314,7 @@ static int prepare(const struct psiplace_lama_opts *o, unsigned nnodes,
 	m->shape = calloc(nnodes ? nnodes : 1, sizeof(*m->shape));
 	m->shapes = calloc(nnodes ? nnodes : 1, sizeof(*m->shapes));
 	if (!m->topo || !m->shape || !m->shapes)
-		return psiplace_seterr(err, errlen, "LAMA: out of memory for %u nodes", nnodes);
+		return psiplace_seterr(err, "LAMA: out of memory for %u nodes", nnodes);
 	for (i = 0; i < nnodes; i++) {
 		m->topo[i] = topo[i];
 		/* Identical nodes are usually given as one pointer, often in
@@ -328,7 +326,7 @@ static int prepare(const struct psiplace_lama_opts *o, unsigned nnodes,
 		for (k = 0; k < m->nshapes && m->shapes[k]->topo != topo[i]; k++)
 			;
 		if (k == m->nshapes) {
-			m->shapes[k] = psiplace_lama_shape_new(o, topo[i], err, errlen);
+			m->shapes[k] = psiplace_lama_shape_new(o, topo[i], err);
 			if (!m->shapes[k])
 				return -1;
 			m->nshapes++;
@@ -340,7 +338,7 @@ static int prepare(const struct psiplace_lama_opts *o, unsigned nnodes,
 
 static int map_common(const struct psiplace_lama_opts *o, unsigned nnodes,
 		      const struct psiplace_topo *const *topo, const unsigned *caps, size_t ntasks,
-		      uint64_t *sweep, struct psiplace_lama_map *m, char *err, size_t errlen)
+		      uint64_t *sweep, struct psiplace_lama_map *m, psiplace_error_t *err)
 {
 	struct run r;
 	int rc = -1;
@@ -348,8 +346,8 @@ static int map_common(const struct psiplace_lama_opts *o, unsigned nnodes,
 	memset(m, 0, sizeof(*m));
 	memset(&r, 0, sizeof(r));
 	if (nnodes == 0)
-		return psiplace_seterr(err, errlen, "LAMA: no nodes to map on");
-	if (prepare(o, nnodes, topo, m, err, errlen) < 0)
+		return psiplace_seterr(err, "LAMA: no nodes to map on");
+	if (prepare(o, nnodes, topo, m, err) < 0)
 		goto out;
 	m->ntasks = ntasks;
 	m->task = malloc((ntasks ? ntasks : 1) * sizeof(*m->task));
@@ -363,13 +361,13 @@ static int map_common(const struct psiplace_lama_opts *o, unsigned nnodes,
 			memcpy(r.left, caps, nnodes * sizeof(unsigned));
 	}
 	if (!m->task || (caps && !r.left) || alloc_counters(&r) < 0) {
-		psiplace_seterr(err, errlen, "LAMA: out of memory for %zu processes", ntasks);
+		psiplace_seterr(err, "LAMA: out of memory for %zu processes", ntasks);
 		goto out;
 	}
-	if (run_passes(&r, ntasks, m->task, err, errlen) < 0)
+	if (run_passes(&r, ntasks, m->task, err) < 0)
 		goto out;
 	if (o->sequential && order_sequential(m) < 0) {
-		psiplace_seterr(err, errlen, "LAMA: out of memory ordering %zu processes", ntasks);
+		psiplace_seterr(err, "LAMA: out of memory ordering %zu processes", ntasks);
 		goto out;
 	}
 	rc = 0;
@@ -382,38 +380,38 @@ out:
 
 int psiplace_lama_map(const struct psiplace_lama_opts *o, unsigned nnodes,
 		      const struct psiplace_topo *const *topo, size_t ntasks,
-		      struct psiplace_lama_map *m, char *err, size_t errlen)
+		      struct psiplace_lama_map *m, psiplace_error_t *err)
 {
-	return map_common(o, nnodes, topo, NULL, ntasks, NULL, m, err, errlen);
+	return map_common(o, nnodes, topo, NULL, ntasks, NULL, m, err);
 }
 
 int psiplace_lama_map_counts(const struct psiplace_lama_opts *o, unsigned nnodes,
 			     const struct psiplace_topo *const *topo, const unsigned *tasks_per_node,
-			     struct psiplace_lama_map *m, char *err, size_t errlen)
+			     struct psiplace_lama_map *m, psiplace_error_t *err)
 {
 	size_t n = 0;
 	unsigned i;
 
 	for (i = 0; i < nnodes; i++)
 		n += tasks_per_node[i];
-	return map_common(o, nnodes, topo, tasks_per_node, n, NULL, m, err, errlen);
+	return map_common(o, nnodes, topo, tasks_per_node, n, NULL, m, err);
 }
 
 int psiplace_lama_map_sweeps(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
 			     unsigned ntasks, uint64_t *sweep, struct psiplace_lama_map *m,
-			     char *err, size_t errlen)
+			     psiplace_error_t *err)
 {
-	return map_common(o, 1, &topo, NULL, ntasks, sweep, m, err, errlen);
+	return map_common(o, 1, &topo, NULL, ntasks, sweep, m, err);
 }
 
 int psiplace_lama_map_local(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
 			    unsigned ntasks, hwloc_bitmap_t *cpus, hwloc_bitmap_t *mems,
-			    char *err, size_t errlen)
+			    psiplace_error_t *err)
 {
 	struct psiplace_lama_map m;
 	unsigned k;
 
-	if (psiplace_lama_map(o, 1, &topo, ntasks, &m, err, errlen) < 0)
+	if (psiplace_lama_map(o, 1, &topo, ntasks, &m, err) < 0)
 		return -1;
 	for (k = 0; k < ntasks; k++)
 		psiplace_lama_task_sets(&m, k, cpus ? cpus[k] : NULL, mems ? mems[k] : NULL);

@@ -33,7 +33,7 @@ static const struct {
 void psiplace_lama_opts_init(struct psiplace_lama_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	psiplace_lama_parse_map(PSIPLACE_LAMA_DEFAULT_MAP, "default", o->map, &o->map_len, NULL, 0);
+	psiplace_lama_parse_map(PSIPLACE_LAMA_DEFAULT_MAP, "default", o->map, &o->map_len, NULL);
 	o->map_simple = 1;
 	o->map_from = "the default map";
 	o->bind_width = 1;
@@ -45,29 +45,29 @@ void psiplace_lama_opts_init(struct psiplace_lama_opts *o)
 /* Is a setting from `src` (by `name`) allowed to replace the current one?
  * 1 yes, 0 no (an option holds it), -1 conflict between two options. */
 static int may_set(enum psiplace_lama_src cur, const char *cur_from, enum psiplace_lama_src src,
-		   const char *name, char *err, size_t errlen)
+		   const char *name, psiplace_error_t *err)
 {
 	if (cur == PSIPLACE_LAMA_SRC_OPTION && src == PSIPLACE_LAMA_SRC_VAR)
 		return 0;
 	if (cur == PSIPLACE_LAMA_SRC_OPTION && cur_from && strcmp(cur_from, name))
-		return psiplace_seterr(err, errlen, "%s and %s both given; use one of them",
+		return psiplace_seterr(err, "%s and %s both given; use one of them",
 				       cur_from, name);
 	return 1;
 }
 
 static int apply_map(struct psiplace_lama_opts *o, const char *name, const char *value,
-		     enum psiplace_lama_src src, int simple, char *err, size_t errlen)
+		     enum psiplace_lama_src src, int simple, psiplace_error_t *err)
 {
 	enum psiplace_level lv[PSIPLACE_LEVEL_COUNT];
 	const char *s = value;
 	unsigned n;
-	int r = may_set(o->map_src, o->map_from, src, name, err, errlen);
+	int r = may_set(o->map_src, o->map_from, src, name, err);
 
 	if (r <= 0)
 		return r;
-	if (simple && psiplace_lama_simple_map(value, name, &s, err, errlen) < 0)
+	if (simple && psiplace_lama_simple_map(value, name, &s, err) < 0)
 		return -1;
-	if (psiplace_lama_parse_map(s, name, lv, &n, err, errlen) < 0)
+	if (psiplace_lama_parse_map(s, name, lv, &n, err) < 0)
 		return -1;
 	memcpy(o->map, lv, sizeof(lv));
 	o->map_len = n;
@@ -79,16 +79,16 @@ static int apply_map(struct psiplace_lama_opts *o, const char *name, const char 
 }
 
 static int apply_bind(struct psiplace_lama_opts *o, const char *name, const char *value,
-		      enum psiplace_lama_src src, int simple, char *err, size_t errlen)
+		      enum psiplace_lama_src src, int simple, psiplace_error_t *err)
 {
 	enum psiplace_level l;
 	unsigned w;
-	int r = may_set(o->bind_src, o->bind_from, src, name, err, errlen);
+	int r = may_set(o->bind_src, o->bind_from, src, name, err);
 
 	if (r <= 0)
 		return r;
-	if (simple ? psiplace_lama_simple_bind(value, name, &w, &l, err, errlen)
-		   : psiplace_lama_parse_bind(value, name, &w, &l, err, errlen))
+	if (simple ? psiplace_lama_simple_bind(value, name, &w, &l, err)
+		   : psiplace_lama_parse_bind(value, name, &w, &l, err))
 		return -1;
 	o->bind_width = w;
 	o->bind_level = l;
@@ -98,7 +98,7 @@ static int apply_bind(struct psiplace_lama_opts *o, const char *name, const char
 }
 
 int psiplace_lama_apply(struct psiplace_lama_opts *o, const char *name, const char *value,
-			char *err, size_t errlen)
+			psiplace_error_t *err)
 {
 	struct psiplace_lama_mppr m[PSIPLACE_LEVEL_COUNT];
 	unsigned i, n;
@@ -116,22 +116,22 @@ int psiplace_lama_apply(struct psiplace_lama_opts *o, const char *name, const ch
 	name = names[i].name; /* static: kept in o for messages */
 	switch (names[i].field) {
 	case F_MAP:
-		r = apply_map(o, name, value, names[i].src, names[i].simple, err, errlen);
+		r = apply_map(o, name, value, names[i].src, names[i].simple, err);
 		break;
 	case F_BIND:
-		r = apply_bind(o, name, value, names[i].src, names[i].simple, err, errlen);
+		r = apply_bind(o, name, value, names[i].src, names[i].simple, err);
 		break;
 	case F_MPPR:
-		r = may_set(o->mppr_src, NULL, names[i].src, name, err, errlen);
-		if (r > 0 && (r = psiplace_lama_parse_mppr(value, name, m, &n, err, errlen)) == 0) {
+		r = may_set(o->mppr_src, NULL, names[i].src, name, err);
+		if (r > 0 && (r = psiplace_lama_parse_mppr(value, name, m, &n, err)) == 0) {
 			memcpy(o->mppr, m, sizeof(m));
 			o->nmppr = n;
 			o->mppr_src = names[i].src;
 		}
 		break;
 	default:
-		r = may_set(o->order_src, NULL, names[i].src, name, err, errlen);
-		if (r > 0 && (r = psiplace_lama_parse_order(value, name, &seq, err, errlen)) == 0) {
+		r = may_set(o->order_src, NULL, names[i].src, name, err);
+		if (r > 0 && (r = psiplace_lama_parse_order(value, name, &seq, err)) == 0) {
 			o->sequential = seq;
 			o->order_src = names[i].src;
 		}
@@ -153,7 +153,7 @@ static int map_has(const struct psiplace_lama_opts *o, enum psiplace_level l)
 	return 0;
 }
 
-int psiplace_lama_finish(struct psiplace_lama_opts *o, char *err, size_t errlen)
+int psiplace_lama_finish(struct psiplace_lama_opts *o, psiplace_error_t *err)
 {
 	char b[16];
 
@@ -161,7 +161,7 @@ int psiplace_lama_finish(struct psiplace_lama_opts *o, char *err, size_t errlen)
 		return 0;
 	if (!o->map_simple) {
 		psiplace_lama_bind_string(o, b, sizeof(b));
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "%s: '%s' lacks '%s', the level of the binding '%s' (%s); a map must contain n, h and the binding level",
 				       o->map_from, o->map_str, psiplace_level_letter(o->bind_level), b,
 				       o->bind_from);

@@ -150,18 +150,17 @@ static int build_os_rank(struct psiplace_lama_shape *s)
 }
 
 struct psiplace_lama_shape *psiplace_lama_shape_new(const struct psiplace_lama_opts *o,
-						    const struct psiplace_topo *topo, char *err,
-						    size_t errlen)
+						    const struct psiplace_topo *topo, psiplace_error_t *err)
 {
 	struct psiplace_lama_shape *s;
 
 	if (!topo || topo->npus == 0) {
-		psiplace_seterr(err, errlen, "LAMA: a node topology is empty");
+		psiplace_seterr(err, "LAMA: a node topology is empty");
 		return NULL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		psiplace_seterr(err, errlen, "LAMA: out of memory");
+		psiplace_seterr(err, "LAMA: out of memory");
 		return NULL;
 	}
 	s->topo = topo;
@@ -169,7 +168,7 @@ struct psiplace_lama_shape *psiplace_lama_shape_new(const struct psiplace_lama_o
 	if (build_tree(s) < 0 || build_loops(s, o) < 0 || build_binding(s, o) < 0 ||
 	    build_os_rank(s) < 0) {
 		psiplace_lama_shape_free(s);
-		psiplace_seterr(err, errlen, "LAMA: out of memory preparing a topology of %u PUs",
+		psiplace_seterr(err, "LAMA: out of memory preparing a topology of %u PUs",
 				topo->npus);
 		return NULL;
 	}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "psiplace/lama.h"
+#include "psiplace/error.h"
 
 #define NLEV PSIPLACE_LEVEL_COUNT
 
@@ -39,15 +40,14 @@ struct psiplace_lama_shape {
 
 /* Prepare topo for o (after psiplace_lama_finish). */
 struct psiplace_lama_shape *psiplace_lama_shape_new(const struct psiplace_lama_opts *o,
-						    const struct psiplace_topo *topo, char *err,
-						    size_t errlen);
+						    const struct psiplace_topo *topo, psiplace_error_t *err);
 void psiplace_lama_shape_free(struct psiplace_lama_shape *s);
 
 /* The one-node map with the sweep (turn of the letters left of n) of
  * each placement, for psiplace_lama_verify_local(). */
 int psiplace_lama_map_sweeps(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
 			     unsigned ntasks, uint64_t *sweep, struct psiplace_lama_map *m,
-			     char *err, size_t errlen);
+			     psiplace_error_t *err);
 
 /* Binding level and width used for placement: unbound tasks are placed
  * like 1h. */

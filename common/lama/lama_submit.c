@@ -24,13 +24,14 @@ void psiplace_lama_ask_free(struct psiplace_lama_ask *a)
 static int load_topologies(const char *pattern, const struct psiplace_hostlist *hl,
 			   struct psiplace_topo *t)
 {
-	char path[1024], e[PSIPLACE_ERRLEN];
+	char path[1024];
+	psiplace_error_t e;
 	size_t i;
 
 	for (i = 0; pattern && *pattern && i < hl->n; i++) {
 		psiplace_topology_path(pattern, hl->host[i], path, sizeof(path));
 		if ((strstr(pattern, "%n") && access(path, R_OK) != 0) ||
-		    psiplace_topo_load(path, NULL, &t[i], e, sizeof(e)) < 0)
+		    psiplace_topo_load(path, NULL, &t[i], &e) < 0)
 			break;
 	}
 	if (pattern && *pattern && i == hl->n)
@@ -50,15 +51,15 @@ static int layout_over(const struct psiplace_user_request *r, const uint32_t *cp
 	unsigned *seq = malloc(ntasks * sizeof(*seq));
 	struct psiplace_lama_opts o;
 	enum psiplace_lama_dist d;
-	char e[PSIPLACE_ERRLEN];
+	psiplace_error_t e;
 	size_t i;
 	int rc = 1;
 
 	for (i = 0; tp && i < a->hosts.n; i++)
 		tp[i] = &t[i];
-	if (tp && seq && psiplace_lama_opts_of_request(r, &o, e, sizeof(e)) == 0 &&
+	if (tp && seq && psiplace_lama_opts_of_request(r, &o, &e) == 0 &&
 	    psiplace_lama_alloc_layout(&o, (unsigned)a->hosts.n, tp, (const unsigned *)cpus, ntasks,
-				       &d, seq, e, sizeof(e)) == 0 &&
+				       &d, seq, &e) == 0 &&
 	    d == PSIPLACE_LAMA_DIST_ARBITRARY &&
 	    (a->host = malloc(ntasks * sizeof(*a->host))) &&
 	    (a->layout = psiplace_lama_layout_format(seq, ntasks, (unsigned)a->hosts.n))) {
@@ -81,16 +82,16 @@ int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct p
 	long ntasks = sl && sl->ntasks > 0 ? sl->ntasks : nt ? strtol(nt, NULL, 10) : -1;
 	struct psiplace_topo *t = NULL;
 	uint32_t *cpus = NULL, ncpus = 0;
-	char e[PSIPLACE_ERRLEN];
+	psiplace_error_t e;
 	size_t i;
 	int rc = 1;
 
 	memset(a, 0, sizeof(*a));
 	if (!list || !cpn || ntasks <= 0 || ntasks > PSIPLACE_STEP_MAX_NODES ||
-	    psiplace_hostlist_expand(list, "SLURM_JOB_NODELIST", &a->hosts, e, sizeof(e)) < 0)
+	    psiplace_hostlist_expand(list, "SLURM_JOB_NODELIST", &a->hosts, &e) < 0)
 		return 1;
 	if ((!sl || sl->nnodes <= 0 || (size_t)sl->nnodes == a->hosts.n) &&
-	    psiplace_tasks_per_node_parse(cpn, &cpus, &ncpus, e, sizeof(e)) == 0 &&
+	    psiplace_tasks_per_node_parse(cpn, &cpus, &ncpus, &e) == 0 &&
 	    ncpus == a->hosts.n && (t = calloc(a->hosts.n, sizeof(*t))) &&
 	    load_topologies(topology_file, &a->hosts, t) == 0) {
 		rc = layout_over(r, cpus, (size_t)ntasks, t, a);

@@ -13,8 +13,7 @@
 struct ctx {
 	const char *s;
 	const char *what;
-	char *err;
-	size_t errlen;
+	psiplace_error_t *err;
 	char *buf; /* the names so far, each NUL-terminated */
 	size_t used, cap;
 	size_t n;
@@ -32,7 +31,7 @@ static int fail(const struct ctx *c, size_t pos, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return psiplace_seterr_at(c->err, c->errlen, c->what, c->s, pos, ACCEPTED, "%s", why);
+	return psiplace_seterr_at(c->err, c->what, c->s, pos, ACCEPTED, "%s", why);
 }
 
 static int is_sep(char ch)
@@ -204,7 +203,7 @@ static int index_names(struct ctx *c, struct psiplace_hostlist *out)
 
 	out->host = malloc(c->n * sizeof(*out->host));
 	if (!out->host)
-		return psiplace_seterr(c->err, c->errlen, "%s: out of memory for %zu hosts",
+		return psiplace_seterr(c->err, "%s: out of memory for %zu hosts",
 				       c->what, c->n);
 	for (i = 0; i < c->n; i++) {
 		out->host[i] = c->buf + off;
@@ -216,16 +215,15 @@ static int index_names(struct ctx *c, struct psiplace_hostlist *out)
 }
 
 int psiplace_hostlist_expand(const char *s, const char *what,
-			     struct psiplace_hostlist *out, char *err,
-			     size_t errlen)
+			     struct psiplace_hostlist *out, psiplace_error_t *err)
 {
 	struct ctx c = { .s = s ? s : "", .what = what ? what : "host list",
-			 .err = err, .errlen = errlen };
+			 .err = err };
 	size_t pos = 0, end;
 
 	memset(out, 0, sizeof(*out));
 	if (strnlen(c.s, PSIPLACE_HOSTLIST_MAX_INPUT + 1) > PSIPLACE_HOSTLIST_MAX_INPUT)
-		return psiplace_seterr(err, errlen, "%s: value longer than %u bytes",
+		return psiplace_seterr(err, "%s: value longer than %u bytes",
 				       c.what, PSIPLACE_HOSTLIST_MAX_INPUT);
 	while (c.s[pos]) {
 		if (is_sep(c.s[pos])) {
@@ -237,7 +235,7 @@ int psiplace_hostlist_expand(const char *s, const char *what,
 		pos = end;
 	}
 	if (!c.n) {
-		psiplace_seterr(err, errlen, "%s: no host names; accepted: %s", c.what, ACCEPTED);
+		psiplace_seterr(err, "%s: no host names; accepted: %s", c.what, ACCEPTED);
 		goto fail;
 	}
 	if (index_names(&c, out) == 0)

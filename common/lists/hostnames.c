@@ -27,35 +27,35 @@ void psiplace_names_free(struct psiplace_names *l)
 }
 
 int psiplace_names_push(struct psiplace_names *l, const char *name, size_t len, const char *what,
-			char *err, size_t errlen)
+			psiplace_error_t *err)
 {
 	if (l->n >= PSIPLACE_NAMES_MAX)
-		return psiplace_seterr(err, errlen, "%s: more than %d host names", what,
+		return psiplace_seterr(err, "%s: more than %d host names", what,
 				       PSIPLACE_NAMES_MAX);
 	/* Grow by doubling: power-of-two sizes need no separate capacity. */
 	if ((l->n & (l->n - 1)) == 0) {
 		size_t cap = l->n ? l->n * 2 : 1;
 		char **v = realloc(l->name, cap * sizeof(*v));
 		if (!v)
-			return psiplace_seterr(err, errlen, "%s: out of memory", what);
+			return psiplace_seterr(err, "%s: out of memory", what);
 		l->name = v;
 	}
 	if (!(l->name[l->n] = strndup(name, len)))
-		return psiplace_seterr(err, errlen, "%s: out of memory", what);
+		return psiplace_seterr(err, "%s: out of memory", what);
 	l->n++;
 	return 0;
 }
 
 int psiplace_names_add_hostlist(struct psiplace_names *l, const char *expr, const char *what,
-				char *err, size_t errlen)
+				psiplace_error_t *err)
 {
 	struct psiplace_hostlist h;
 	size_t before = l->n, i;
 
-	if (psiplace_hostlist_expand(expr, what, &h, err, errlen) < 0)
+	if (psiplace_hostlist_expand(expr, what, &h, err) < 0)
 		return -1;
 	for (i = 0; i < h.n; i++)
-		if (psiplace_names_push(l, h.host[i], strlen(h.host[i]), what, err, errlen) < 0) {
+		if (psiplace_names_push(l, h.host[i], strlen(h.host[i]), what, err) < 0) {
 			while (l->n > before)
 				free(l->name[--l->n]);
 			psiplace_hostlist_free(&h);

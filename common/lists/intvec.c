@@ -13,8 +13,7 @@ struct cursor {
 	const char *s;
 	size_t pos;
 	const char *what;
-	char *err;
-	size_t errlen;
+	psiplace_error_t *err;
 };
 
 static int fail(const struct cursor *c, const char *fmt, ...)
@@ -28,7 +27,7 @@ static int fail(const struct cursor *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	return psiplace_seterr_at(c->err, c->errlen, c->what, c->s, c->pos, ACCEPTED, "%s", why);
+	return psiplace_seterr_at(c->err, c->what, c->s, c->pos, ACCEPTED, "%s", why);
 }
 
 static int is_digit(char ch)
@@ -112,23 +111,23 @@ static int scan(struct cursor *c, int *fill, size_t *count)
 }
 
 int psiplace_intvec_parse(const char *s, const char *what,
-			  struct psiplace_intvec *out, char *err, size_t errlen)
+			  struct psiplace_intvec *out, psiplace_error_t *err)
 {
-	struct cursor c = { s ? s : "", 0, what ? what : "vector", err, errlen };
+	struct cursor c = { s ? s : "", 0, what ? what : "vector", err };
 	size_t n;
 
 	out->n = 0;
 	out->v = NULL;
 	if (!c.s[0])
-		return psiplace_seterr(err, errlen, "%s: empty value; accepted: %s", c.what, ACCEPTED);
+		return psiplace_seterr(err, "%s: empty value; accepted: %s", c.what, ACCEPTED);
 	if (strnlen(c.s, PSIPLACE_INTVEC_MAX_INPUT + 1) > PSIPLACE_INTVEC_MAX_INPUT)
-		return psiplace_seterr(err, errlen, "%s: value longer than %u bytes",
+		return psiplace_seterr(err, "%s: value longer than %u bytes",
 				       c.what, PSIPLACE_INTVEC_MAX_INPUT);
 	if (scan(&c, NULL, &n) < 0)
 		return -1;
 	out->v = malloc(n * sizeof(*out->v));
 	if (!out->v)
-		return psiplace_seterr(err, errlen, "%s: out of memory for %zu entries", c.what, n);
+		return psiplace_seterr(err, "%s: out of memory for %zu entries", c.what, n);
 	scan(&c, out->v, &out->n);
 	return 0;
 }

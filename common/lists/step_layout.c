@@ -19,8 +19,7 @@ static int num(const char **p, unsigned long max, unsigned long *v)
 	return *p > s ? 0 : -1;
 }
 
-int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n, char *err,
-				  size_t errlen)
+int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n, psiplace_error_t *err)
 {
 	const char *p = s;
 	uint32_t *c = NULL, k = 0;
@@ -63,7 +62,7 @@ int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n,
 bad:
 	free(c);
 	psiplace_quote(q, sizeof(q), s, 120);
-	return psiplace_seterr(err, errlen,
+	return psiplace_seterr(err,
 			       "SLURM_STEP_TASKS_PER_NODE: '%s' is not a task count list such as 2(x3),1", q);
 }
 

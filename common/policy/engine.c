@@ -160,19 +160,18 @@ static bool candidate(const struct psiplace_rank_opts *o, const struct psiplace_
 
 /* Rate the eligible nodes into r (allocated, *m entries). */
 int psiplace_rate_eligible(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
-			   size_t n, struct psiplace_rated **r, size_t *m, char *err,
-			   size_t errlen)
+			   size_t n, struct psiplace_rated **r, size_t *m, psiplace_error_t *err)
 {
 	size_t i, c = 0;
 
 	*r = NULL;
 	*m = 0;
 	if (!psiplace_policy_supported(o->policy))
-		return psiplace_seterr(err, errlen, "policy %d is not a policy", (int)o->policy);
+		return psiplace_seterr(err, "policy %d is not a policy", (int)o->policy);
 	if (n > INT32_MAX)
-		return psiplace_seterr(err, errlen, "%zu nodes: at most %d", n, INT32_MAX);
+		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
 	if (n && !(*r = malloc(n * sizeof(**r))))
-		return psiplace_seterr(err, errlen, "out of memory rating %zu nodes", n);
+		return psiplace_seterr(err, "out of memory rating %zu nodes", n);
 	for (i = 0; i < n; i++) {
 		if (!candidate(o, &nodes[i]))
 			continue;
@@ -212,24 +211,24 @@ static size_t append_rest(const struct psiplace_rank_opts *o, const struct psipl
 /* The order of psiplace_rank() with only its first `sorted` entries
  * ordered exactly (the rest of the candidates follow unordered). */
 static int rank_impl(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
-		     size_t n, size_t sorted, uint32_t *order, char *err, size_t errlen)
+		     size_t n, size_t sorted, uint32_t *order, psiplace_error_t *err)
 {
 	struct psiplace_rated *r;
 	unsigned char *taken;
 	size_t m, i, have = 0;
 	int c = 0;
 
-	if (psiplace_rate_eligible(opts, nodes, n, &r, &m, err, errlen) < 0)
+	if (psiplace_rate_eligible(opts, nodes, n, &r, &m, err) < 0)
 		return -1;
 	if (!(taken = calloc(n + 1, 1))) {
 		free(r);
-		return psiplace_seterr(err, errlen, "out of memory ranking %zu nodes", n);
+		return psiplace_seterr(err, "out of memory ranking %zu nodes", n);
 	}
 	if (psiplace_policy_is_set(opts->policy)) {
 		size_t k = opts->job && opts->job->nodes ? opts->job->nodes : 1;
 
 		if (k <= m)
-			c = psiplace_choose_set(opts, nodes, r, m, k, order, NULL, 0);
+			c = psiplace_choose_set(opts, nodes, r, m, k, order, NULL);
 		have = c > 0 ? (size_t)c : 0;
 	} else {
 		if (sorted < m) {
@@ -246,43 +245,43 @@ static int rank_impl(const struct psiplace_rank_opts *opts, const struct psiplac
 	free(r);
 	if (append_rest(opts, nodes, n, taken, order, have) != n) {
 		free(taken);
-		return psiplace_seterr(err, errlen, "out of memory ranking %zu nodes", n);
+		return psiplace_seterr(err, "out of memory ranking %zu nodes", n);
 	}
 	free(taken);
 	return 0;
 }
 
 int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
-		  size_t n, uint32_t *order, char *err, size_t errlen)
+		  size_t n, uint32_t *order, psiplace_error_t *err)
 {
-	return rank_impl(opts, nodes, n, n, order, err, errlen);
+	return rank_impl(opts, nodes, n, n, order, err);
 }
 
 int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
 			  const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *order,
-			  char *err, size_t errlen)
+			  psiplace_error_t *err)
 {
-	return rank_impl(opts, nodes, n, k, order, err, errlen);
+	return rank_impl(opts, nodes, n, k, order, err);
 }
 
 int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
-		    size_t n, size_t k, uint32_t *out, char *err, size_t errlen)
+		    size_t n, size_t k, uint32_t *out, psiplace_error_t *err)
 {
 	struct psiplace_rated *r;
 	size_t m, i;
 	int rc;
 
-	if (psiplace_rate_eligible(opts, nodes, n, &r, &m, err, errlen) < 0)
+	if (psiplace_rate_eligible(opts, nodes, n, &r, &m, err) < 0)
 		return -1;
 	if (m < k) {
 		free(r);
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "%zu node%s wanted, only %zu of %zu eligible (powered, with a "
 				       "free CPU and the job's cpus and mem free)",
 				       k, k == 1 ? "" : "s", m, n);
 	}
 	if (psiplace_policy_is_set(opts->policy)) {
-		rc = psiplace_choose_set(opts, nodes, r, m, k, out, err, errlen);
+		rc = psiplace_choose_set(opts, nodes, r, m, k, out, err);
 		free(r);
 		return rc;
 	}

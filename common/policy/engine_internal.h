@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "psiplace/policy.h"
+#include "psiplace/error.h"
 
 /* One eligible node's keys: k[0] the weight tier, k[1..3] the policy's
  * keys, idx the tie-break (index, or ~index for descending); pos is the
@@ -40,14 +41,13 @@ double psiplace_priority_value(const struct psiplace_rank_opts *o,
 
 int psiplace_rate_eligible(const struct psiplace_rank_opts *o,
 			   const struct psiplace_node *nodes, size_t n,
-			   struct psiplace_rated **r, size_t *m, char *err,
-			   size_t errlen);
+			   struct psiplace_rated **r, size_t *m, psiplace_error_t *err);
 
 /* MAXBALANCE or CONTIGUOUS over the m rated eligible nodes (reordered):
  * out[0..k-1] in ascending node index.  Returns k or -1 (err). */
 int psiplace_choose_set(const struct psiplace_rank_opts *o,
 			const struct psiplace_node *nodes,
 			struct psiplace_rated *r, size_t m, size_t k,
-			uint32_t *out, char *err, size_t errlen);
+			uint32_t *out, psiplace_error_t *err);
 
 #endif

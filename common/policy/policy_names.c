@@ -31,7 +31,7 @@ static const struct {
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
 int psiplace_policy_parse(const char *s, const char *what,
-			  enum psiplace_policy *out, char *err, size_t errlen)
+			  enum psiplace_policy *out, psiplace_error_t *err)
 {
 	char q[80];
 	size_t i;
@@ -45,7 +45,7 @@ int psiplace_policy_parse(const char *s, const char *what,
 		}
 	}
 	psiplace_quote(q, sizeof(q), s ? s : "", 48);
-	return psiplace_seterr(err, errlen, "%s: '%s' is not a policy; accepted: %s",
+	return psiplace_seterr(err, "%s: '%s' is not a policy; accepted: %s",
 			       what, q, psiplace_policy_accepted());
 }
 

@@ -91,8 +91,7 @@ struct psiplace_priorityf {
 struct parser {
 	const char *s, *what;
 	size_t pos;
-	char *err;
-	size_t errlen;
+	psiplace_error_t *err;
 	struct psiplace_priorityf *f;
 	size_t nterms_in; /* terms as written, constants included */
 };
@@ -104,7 +103,7 @@ static int perr(struct parser *p, size_t pos, const char *fmt, const char *tok)
 	psiplace_quote(q, sizeof(q), p->s, 80);
 	psiplace_quote(t, sizeof(t), tok ? tok : "", 40);
 	snprintf(msg, sizeof(msg), fmt, t);
-	return psiplace_seterr(p->err, p->errlen, "%s: position %zu: %s in '%s'", p->what,
+	return psiplace_seterr(p->err, "%s: position %zu: %s in '%s'", p->what,
 			       pos + 1, msg, q);
 }
 
@@ -206,7 +205,7 @@ static int parse_arg(struct parser *p, const struct comp_def *def, size_t name_p
 		return perr(p, start, "argument of %s longer than 128 bytes", def->name);
 	p->pos++;
 	if (!(*arg = strndup(p->s + start, n)))
-		return psiplace_seterr(p->err, p->errlen, "%s: out of memory", p->what);
+		return psiplace_seterr(p->err, "%s: out of memory", p->what);
 	return 0;
 }
 
@@ -327,10 +326,9 @@ static void plan(struct psiplace_priorityf *f)
 }
 
 int psiplace_priorityf_compile(const char *expr, const char *what,
-			       struct psiplace_priorityf **out, char *err, size_t errlen)
+			       struct psiplace_priorityf **out, psiplace_error_t *err)
 {
-	struct parser p = { .s = expr, .what = what ? what : "PRIORITYF", .err = err,
-			    .errlen = errlen };
+	struct parser p = { .s = expr, .what = what ? what : "PRIORITYF", .err = err };
 	size_t len;
 	int rc = 0;
 
@@ -342,7 +340,7 @@ int psiplace_priorityf_compile(const char *expr, const char *what,
 		return perr(&p, PSIPLACE_PRIORITYF_MAXLEN,
 			    "expression longer than 1024 characters%s", "");
 	if (!(p.f = calloc(1, sizeof(*p.f))))
-		return psiplace_seterr(err, errlen, "%s: out of memory", p.what);
+		return psiplace_seterr(err, "%s: out of memory", p.what);
 	skip_blanks(&p);
 	if (!expr[p.pos])
 		rc = perr(&p, p.pos, "empty expression%s", "");

@@ -126,8 +126,7 @@ static bool next_tier(const struct psiplace_rated *r, size_t m, uint64_t t, bool
 }
 
 int psiplace_choose_set(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
-			struct psiplace_rated *r, size_t m, size_t k, uint32_t *out, char *err,
-			size_t errlen)
+			struct psiplace_rated *r, size_t m, size_t k, uint32_t *out, psiplace_error_t *err)
 {
 	struct psiplace_rated *s;
 	size_t got = 0, c, i, tries = 0;
@@ -137,7 +136,7 @@ int psiplace_choose_set(const struct psiplace_rank_opts *o, const struct psiplac
 	if (k == 0)
 		return 0;
 	if (!(s = malloc(m * sizeof(*s) + 1)))
-		return psiplace_seterr(err, errlen, "out of memory choosing %zu nodes", k);
+		return psiplace_seterr(err, "out of memory choosing %zu nodes", k);
 	/* Few tiers (the usual case): widen one filter pass at a time. */
 	while (!got && tries++ < MAX_WIDENINGS && next_tier(r, m, t, first, &t)) {
 		first = false;
@@ -169,7 +168,7 @@ int psiplace_choose_set(const struct psiplace_rank_opts *o, const struct psiplac
 	if (got == k)
 		return (int)k;
 	if (o->policy == PSIPLACE_POLICY_CONTIGUOUS)
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "CONTIGUOUS: no run of %zu consecutive eligible nodes", k);
-	return psiplace_seterr(err, errlen, "MAXBALANCE: fewer than %zu eligible nodes", k);
+	return psiplace_seterr(err, "MAXBALANCE: fewer than %zu eligible nodes", k);
 }

@@ -42,18 +42,18 @@ static unsigned node_slots(const struct psiplace_topo *t, const struct psiplace_
 /* Slurm's layout for given counts: block, or cyclic over the nodes that
  * still have tasks to take. */
 static int layout_counts(const unsigned *tpn, unsigned nnodes, unsigned ntasks, bool cyclic,
-			 unsigned *node_of, char *err, size_t errlen)
+			 unsigned *node_of, psiplace_error_t *err)
 {
 	unsigned *left = malloc((nnodes ? nnodes : 1) * sizeof(*left)), i, k = 0;
 	unsigned long sum = 0;
 
 	if (!left)
-		return psiplace_seterr(err, errlen, "map: out of memory");
+		return psiplace_seterr(err, "map: out of memory");
 	for (i = 0; i < nnodes; i++)
 		sum += (left[i] = tpn[i]);
 	if (sum != ntasks) {
 		free(left);
-		return psiplace_seterr(err, errlen, "tasks per node add up to %lu, not %u", sum, ntasks);
+		return psiplace_seterr(err, "tasks per node add up to %lu, not %u", sum, ntasks);
 	}
 	if (!cyclic) {
 		for (i = 0; i < nnodes; i++)
@@ -72,26 +72,26 @@ static int layout_counts(const unsigned *tpn, unsigned nnodes, unsigned ntasks, 
 
 int psiplace_psi_map(const struct psiplace_topo *const *topo, unsigned nnodes, unsigned ntasks,
 		     const unsigned *tasks_per_node, const struct psiplace_psi_opts *o,
-		     unsigned *node_of, struct psiplace_binding *b, char *err, size_t errlen)
+		     unsigned *node_of, struct psiplace_binding *b, psiplace_error_t *err)
 {
 	unsigned *slots = malloc((nnodes ? nnodes : 1) * sizeof(*slots)), *local = NULL;
 	struct psiplace_binding *nb = NULL;
 	unsigned i, node, rc = 0;
 
 	if (!slots)
-		return psiplace_seterr(err, errlen, "map: out of memory");
+		return psiplace_seterr(err, "map: out of memory");
 	for (i = 0; i < nnodes; i++)
 		slots[i] = node_slots(topo[i], o);
 	rc = tasks_per_node ? layout_counts(tasks_per_node, nnodes, ntasks, o->loop_nodes_first,
-					    node_of, err, errlen)
-			    : psiplace_psi_layout(slots, nnodes, o, ntasks, node_of, err, errlen);
+					    node_of, err)
+			    : psiplace_psi_layout(slots, nnodes, o, ntasks, node_of, err);
 	free(slots);
 	if (rc)
 		return -1;
 	local = malloc((ntasks ? ntasks : 1) * sizeof(*local));
 	for (node = 0; local && node < nnodes && !rc; node++) {
 		unsigned n = 0;
-		char nerr[PSIPLACE_ERRLEN];
+		psiplace_error_t nerr;
 
 		for (i = 0; i < ntasks; i++)
 			if (node_of[i] == node)
@@ -102,12 +102,12 @@ int psiplace_psi_map(const struct psiplace_topo *const *topo, unsigned nnodes, u
 			rc = 1;
 			break;
 		}
-		if (psiplace_psi_place_node(topo[node], o, n, nb, nerr, sizeof(nerr)) < 0) {
+		if (psiplace_psi_place_node(topo[node], o, n, nb, &nerr) < 0) {
 			psiplace_bindings_free(nb, n);
 			free(local);
 			if (nnodes > 1)
-				return psiplace_seterr(err, errlen, "node %u: %s", node, nerr);
-			return psiplace_seterr(err, errlen, "%s", nerr);
+				return psiplace_seterr(err, "node %u: %s", node, nerr.text);
+			return psiplace_seterr(err, "%s", nerr.text);
 		}
 		for (i = 0; i < n; i++) {
 			hwloc_bitmap_copy(b[local[i]].cpus, nb[i].cpus);
@@ -117,7 +117,7 @@ int psiplace_psi_map(const struct psiplace_topo *const *topo, unsigned nnodes, u
 	}
 	if (!local || rc) {
 		free(local);
-		return psiplace_seterr(err, errlen, "map: out of memory");
+		return psiplace_seterr(err, "map: out of memory");
 	}
 	free(local);
 	return 0;

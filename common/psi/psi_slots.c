@@ -16,13 +16,12 @@ static int cmp_slot(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y; /* table order = hwloc topology order */
 }
 
-int psiplace_psi_slots(const struct psiplace_topo *t, unsigned **slots, size_t *n, char *err,
-		       size_t errlen)
+int psiplace_psi_slots(const struct psiplace_topo *t, unsigned **slots, size_t *n, psiplace_error_t *err)
 {
 	unsigned i, *s = malloc((t->npus ? t->npus : 1) * sizeof(*s));
 
 	if (!s)
-		return psiplace_seterr(err, errlen, "CPU slots: out of memory");
+		return psiplace_seterr(err, "CPU slots: out of memory");
 	for (i = 0; i < t->npus; i++)
 		s[i] = i;
 	qsort_r(s, t->npus, sizeof(*s), cmp_slot, (void *)t);
@@ -34,13 +33,13 @@ int psiplace_psi_slots(const struct psiplace_topo *t, unsigned **slots, size_t *
 /* The step's slots as OS CPU numbers: the topology's order, or the user's
  * map restricted to the CPUs the step may use (map order kept). */
 static int slot_cpus(const struct psiplace_topo *t, const struct psiplace_psi_opts *o,
-		     unsigned **cpus, size_t *n, char *err, size_t errlen)
+		     unsigned **cpus, size_t *n, psiplace_error_t *err)
 {
 	unsigned *slots, *c;
 	size_t ns, i, k = 0;
 	hwloc_bitmap_t allowed;
 
-	if (psiplace_psi_slots(t, &slots, &ns, err, errlen) < 0)
+	if (psiplace_psi_slots(t, &slots, &ns, err) < 0)
 		return -1;
 	if (!o->cpumap) {
 		for (i = 0; i < ns; i++)
@@ -55,7 +54,7 @@ static int slot_cpus(const struct psiplace_topo *t, const struct psiplace_psi_op
 	if (!allowed || !c) {
 		hwloc_bitmap_free(allowed);
 		free(c);
-		return psiplace_seterr(err, errlen, "CPU slots: out of memory");
+		return psiplace_seterr(err, "CPU slots: out of memory");
 	}
 	for (i = 0; i < t->npus; i++)
 		hwloc_bitmap_set(allowed, t->pus[i].os_index);
@@ -69,35 +68,34 @@ static int slot_cpus(const struct psiplace_topo *t, const struct psiplace_psi_op
 }
 
 static int too_few(const struct psiplace_psi_opts *o, unsigned nlocal, size_t nslots,
-		   char *err, size_t errlen)
+		   psiplace_error_t *err)
 {
 	if (o->cpumap)
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "%s: %zu of its CPUs are allocated to this step on this node; %u tasks with %u CPU slots each need %lu (PSI_OVERBOOK or --psi-overbook reuses slots)",
 				       o->cpumap_from ? o->cpumap_from : "cpumap", nslots, nlocal,
 				       o->tpp, (unsigned long)nlocal * o->tpp);
-	return psiplace_seterr(err, errlen,
+	return psiplace_seterr(err,
 			       "%u tasks with %u CPU slots each need %lu CPU slots; this node has %zu for the step (PSI_OVERBOOK or --psi-overbook reuses slots)",
 			       nlocal, o->tpp, (unsigned long)nlocal * o->tpp, nslots);
 }
 
 int psiplace_psi_place_node(const struct psiplace_topo *t, const struct psiplace_psi_opts *o,
-			    unsigned nlocal, struct psiplace_binding *out, char *err,
-			    size_t errlen)
+			    unsigned nlocal, struct psiplace_binding *out, psiplace_error_t *err)
 {
 	unsigned *cpus = NULL, tpp = o->tpp ? o->tpp : 1, i, j;
 	size_t n = 0;
 	hwloc_bitmap_t set;
 
-	if (slot_cpus(t, o, &cpus, &n, err, errlen) < 0)
+	if (slot_cpus(t, o, &cpus, &n, err) < 0)
 		return -1;
 	if (n == 0 || ((unsigned long)nlocal * tpp > n && !o->overbook)) {
 		free(cpus);
-		return too_few(o, nlocal, n, err, errlen);
+		return too_few(o, nlocal, n, err);
 	}
 	if (!(set = hwloc_bitmap_alloc())) {
 		free(cpus);
-		return psiplace_seterr(err, errlen, "CPU slots: out of memory");
+		return psiplace_seterr(err, "CPU slots: out of memory");
 	}
 	for (i = 0; i < nlocal; i++) {
 		hwloc_bitmap_zero(set);
@@ -140,7 +138,7 @@ static void layout_even(const unsigned *slots, unsigned nnodes, unsigned long to
 }
 
 int psiplace_psi_layout(const unsigned *slots, unsigned nnodes, const struct psiplace_psi_opts *o,
-			unsigned ntasks, unsigned *node_of, char *err, size_t errlen)
+			unsigned ntasks, unsigned *node_of, psiplace_error_t *err)
 {
 	unsigned tpp = o->tpp ? o->tpp : 1, i, k = 0, *room;
 	unsigned long total_tasks = 0, total_slots = 0;
@@ -150,9 +148,9 @@ int psiplace_psi_layout(const unsigned *slots, unsigned nnodes, const struct psi
 		total_slots += slots[i];
 	}
 	if (nnodes == 0 || total_slots == 0)
-		return psiplace_seterr(err, errlen, "no CPU slots to place %u tasks on", ntasks);
+		return psiplace_seterr(err, "no CPU slots to place %u tasks on", ntasks);
 	if (total_tasks < ntasks && !o->overbook)
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "%u tasks with %u CPU slots each do not fit: the %u nodes hold %lu (PSI_OVERBOOK or --psi-overbook reuses slots)",
 				       ntasks, tpp, nnodes, total_tasks);
 	if (total_tasks < ntasks && !o->loop_nodes_first) {
@@ -160,7 +158,7 @@ int psiplace_psi_layout(const unsigned *slots, unsigned nnodes, const struct psi
 		return 0;
 	}
 	if (!(room = malloc(nnodes * sizeof(*room))))
-		return psiplace_seterr(err, errlen, "layout: out of memory");
+		return psiplace_seterr(err, "layout: out of memory");
 	for (i = 0; i < nnodes; i++)
 		room[i] = total_tasks < ntasks ? (slots[i] ? ~0u : 0) : slots[i] / tpp;
 	if (!o->loop_nodes_first) {

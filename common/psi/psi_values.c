@@ -17,12 +17,12 @@
 #define SORT_ACCEPTED "PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)"
 
 static int bad_value(const char *what, const char *s, const char *is, const char *accepted,
-		     char *err, size_t errlen)
+		     psiplace_error_t *err)
 {
 	char q[160];
 
 	psiplace_quote(q, sizeof(q), s, 120);
-	return psiplace_seterr(err, errlen, "%s: '%s' %s; accepted: %s", what, q, is, accepted);
+	return psiplace_seterr(err, "%s: '%s' %s; accepted: %s", what, q, is, accepted);
 }
 
 static const char *skip_blanks(const char *p)
@@ -71,7 +71,7 @@ struct range_list {
 };
 
 static int parse_ranges(const struct range_list *rl, const char *s, unsigned long **out,
-			size_t *n, char *err, size_t errlen)
+			size_t *n, psiplace_error_t *err)
 {
 	const char *p = s;
 	unsigned long *v = NULL, a, b;
@@ -82,10 +82,10 @@ static int parse_ranges(const struct range_list *rl, const char *s, unsigned lon
 	*out = NULL;
 	*n = 0;
 	if (strnlen(s, PSIPLACE_PSI_VALUE_MAX + 1) > PSIPLACE_PSI_VALUE_MAX)
-		return psiplace_seterr(err, errlen, "%s: value longer than %d bytes", rl->what,
+		return psiplace_seterr(err, "%s: value longer than %d bytes", rl->what,
 				       PSIPLACE_PSI_VALUE_MAX);
 	if (!*skip_blanks(s))
-		return bad_value(rl->what, s, "is empty", rl->accepted, err, errlen);
+		return bad_value(rl->what, s, "is empty", rl->accepted, err);
 	for (;;) {
 		p = skip_blanks(p);
 		if (!rl->hex_ok && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
@@ -120,7 +120,7 @@ static int parse_ranges(const struct range_list *rl, const char *s, unsigned lon
 				cap = cap ? cap * 2 : 16;
 				if (!(nv = realloc(v, cap * sizeof(*v)))) {
 					free(v);
-					return psiplace_seterr(err, errlen, "%s: out of memory", rl->what);
+					return psiplace_seterr(err, "%s: out of memory", rl->what);
 				}
 				v = nv;
 			}
@@ -142,11 +142,11 @@ static int parse_ranges(const struct range_list *rl, const char *s, unsigned lon
 	return 0;
 fail:
 	free(v);
-	return bad_value(rl->what, s, why, rl->accepted, err, errlen);
+	return bad_value(rl->what, s, why, rl->accepted, err);
 }
 
 int psiplace_psi_nodes_parse(const char *s, const char *what, uint32_t **ids, size_t *n,
-			     char *err, size_t errlen)
+			     psiplace_error_t *err)
 {
 	const struct range_list rl = { what, NODES_ACCEPTED, PSIPLACE_PSI_NODE_ID_MAX,
 				       PSIPLACE_PSI_NODES_MAX, false, true };
@@ -155,12 +155,12 @@ int psiplace_psi_nodes_parse(const char *s, const char *what, uint32_t **ids, si
 
 	*ids = NULL;
 	*n = 0;
-	if (parse_ranges(&rl, s, &v, n, err, errlen) < 0)
+	if (parse_ranges(&rl, s, &v, n, err) < 0)
 		return -1;
 	*ids = malloc(*n * sizeof(**ids));
 	if (!*ids) {
 		free(v);
-		return psiplace_seterr(err, errlen, "%s: out of memory", what);
+		return psiplace_seterr(err, "%s: out of memory", what);
 	}
 	for (i = 0; i < *n; i++)
 		(*ids)[i] = (uint32_t)v[i];
@@ -169,7 +169,7 @@ int psiplace_psi_nodes_parse(const char *s, const char *what, uint32_t **ids, si
 }
 
 int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_t *n,
-			  char *err, size_t errlen)
+			  psiplace_error_t *err)
 {
 	const struct range_list rl = { what, CPUMAP_ACCEPTED, PSIPLACE_CPUMAP_CPU_MAX,
 				       PSIPLACE_CPUMAP_MAX, true, false };
@@ -178,12 +178,12 @@ int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_
 
 	*map = NULL;
 	*n = 0;
-	if (parse_ranges(&rl, s, &v, n, err, errlen) < 0)
+	if (parse_ranges(&rl, s, &v, n, err) < 0)
 		return -1;
 	*map = malloc(*n * sizeof(**map));
 	if (!*map) {
 		free(v);
-		return psiplace_seterr(err, errlen, "%s: out of memory", what);
+		return psiplace_seterr(err, "%s: out of memory", what);
 	}
 	for (i = 0; i < *n; i++)
 		(*map)[i] = (unsigned)v[i];
@@ -192,17 +192,17 @@ int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_
 }
 
 int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_names *hl,
-			     char *err, size_t errlen)
+			     psiplace_error_t *err)
 {
 	if (strnlen(s, PSIPLACE_PSI_VALUE_MAX + 1) > PSIPLACE_PSI_VALUE_MAX)
-		return psiplace_seterr(err, errlen, "%s: value longer than %d bytes", what,
+		return psiplace_seterr(err, "%s: value longer than %d bytes", what,
 				       PSIPLACE_PSI_VALUE_MAX);
-	return psiplace_names_add_hostlist(hl, s, what, err, errlen);
+	return psiplace_names_add_hostlist(hl, s, what, err);
 }
 
 /* One hostfile line (after comment and blank removal) into names. */
 static int hostfile_line(const char *line, size_t len, const char *what, int lineno,
-			 struct psiplace_names *hl, char *err, size_t errlen)
+			 struct psiplace_names *hl, psiplace_error_t *err)
 {
 	char lw[200], *copy;
 	size_t k;
@@ -214,19 +214,19 @@ static int hostfile_line(const char *line, size_t len, const char *what, int lin
 			char q[160], v[200];
 			snprintf(v, sizeof(v), "%.*s", (int)(len > 150 ? 150 : len), line);
 			psiplace_quote(q, sizeof(q), v, 120);
-			return psiplace_seterr(err, errlen,
+			return psiplace_seterr(err,
 					       "%s: '%s' has more than one word; accepted: one host name per line, '#' comments",
 					       lw, q);
 		}
 	if (!(copy = strndup(line, len)))
-		return psiplace_seterr(err, errlen, "%s: out of memory", lw);
-	rc = psiplace_names_add_hostlist(hl, copy, lw, err, errlen);
+		return psiplace_seterr(err, "%s: out of memory", lw);
+	rc = psiplace_names_add_hostlist(hl, copy, lw, err);
 	free(copy);
 	return rc;
 }
 
 int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
-				struct psiplace_names *hl, char *err, size_t errlen)
+				struct psiplace_names *hl, psiplace_error_t *err)
 {
 	size_t before = hl->n, pos = 0;
 	int lineno = 0;
@@ -249,21 +249,21 @@ int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 			b--;
 		if (a == b)
 			continue;
-		if (hostfile_line(line + a, b - a, what, lineno, hl, err, errlen) < 0) {
+		if (hostfile_line(line + a, b - a, what, lineno, hl, err) < 0) {
 			while (hl->n > before)
 				free(hl->name[--hl->n]);
 			return -1;
 		}
 	}
 	if (hl->n == before)
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "%s: names no host; accepted: one host name per line, '#' comments",
 				       what);
 	return 0;
 }
 
 int psiplace_psi_hostfile_read(const char *path, const char *what, struct psiplace_names *hl,
-			       char *err, size_t errlen)
+			       psiplace_error_t *err)
 {
 	char q[160], label[200], *buf;
 	struct stat st;
@@ -273,26 +273,26 @@ int psiplace_psi_hostfile_read(const char *path, const char *what, struct psipla
 
 	psiplace_quote(q, sizeof(q), path, 120);
 	if (!*path)
-		return psiplace_seterr(err, errlen, "%s: '' is empty; accepted: the path of a host file", what);
+		return psiplace_seterr(err, "%s: '' is empty; accepted: the path of a host file", what);
 	/* O_NONBLOCK: a FIFO must not hang the client; only regular files. */
 	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return psiplace_seterr(err, errlen, "%s: cannot open '%s': %s", what, q, strerror(errno));
+		return psiplace_seterr(err, "%s: cannot open '%s': %s", what, q, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > PSIPLACE_HOSTFILE_MAX) {
 		close(fd);
-		return psiplace_seterr(err, errlen, "%s: '%s' is not a regular file of at most %d bytes",
+		return psiplace_seterr(err, "%s: '%s' is not a regular file of at most %d bytes",
 				       what, q, PSIPLACE_HOSTFILE_MAX);
 	}
 	if (!(buf = malloc((size_t)st.st_size + 1))) {
 		close(fd);
-		return psiplace_seterr(err, errlen, "%s: out of memory", what);
+		return psiplace_seterr(err, "%s: out of memory", what);
 	}
 	while (len < (size_t)st.st_size &&
 	       (got = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
 		len += (size_t)got;
 	close(fd);
 	snprintf(label, sizeof(label), "%s %s", what, q);
-	rc = psiplace_psi_hostfile_parse(buf, len, label, hl, err, errlen);
+	rc = psiplace_psi_hostfile_parse(buf, len, label, hl, err);
 	free(buf);
 	return rc;
 }
@@ -309,7 +309,7 @@ static const struct {
 };
 
 int psiplace_nodes_sort_parse(const char *s, const char *what, enum psiplace_nodes_sort *out,
-			      char *err, size_t errlen)
+			      psiplace_error_t *err)
 {
 	size_t i;
 
@@ -318,7 +318,7 @@ int psiplace_nodes_sort_parse(const char *s, const char *what, enum psiplace_nod
 			*out = sort_names[i].mode;
 			return 0;
 		}
-	return bad_value(what, s, "is not a sort mode", SORT_ACCEPTED, err, errlen);
+	return bad_value(what, s, "is not a sort mode", SORT_ACCEPTED, err);
 }
 
 const char *psiplace_nodes_sort_name(enum psiplace_nodes_sort m)
@@ -355,7 +355,7 @@ static int positive(const char *s, unsigned long max, unsigned long *v)
 	return *v ? 0 : -1;
 }
 
-int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, char *err, size_t errlen)
+int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_error_t *err)
 {
 	char q[160];
 	unsigned long v;
@@ -363,10 +363,10 @@ int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, char *err
 
 	psiplace_quote(q, sizeof(q), s, 120);
 	if (rc == -2)
-		return psiplace_seterr(err, errlen, "%s: '%s' is too large; accepted: 1 to %d",
+		return psiplace_seterr(err, "%s: '%s' is too large; accepted: 1 to %d",
 				       what, q, PSIPLACE_PSI_TPP_MAX);
 	if (rc < 0)
-		return psiplace_seterr(err, errlen, "%s: '%s' is not a positive integer", what, q);
+		return psiplace_seterr(err, "%s: '%s' is not a positive integer", what, q);
 	*tpp = (unsigned)v;
 	return 0;
 }
@@ -382,7 +382,7 @@ int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t wa
 	}
 	psiplace_quote(q, sizeof(q), s, 120);
 	*tpp = 1;
-	psiplace_seterr(warn, warnlen,
+	snprintf(warn, warnlen,
 			"OMP_NUM_THREADS: '%s' is not a positive integer up to %d; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)",
 			q, PSIPLACE_PSI_TPP_MAX);
 	return 1;

@@ -96,7 +96,7 @@ int psiplace_opts_merge_missing(struct psiplace_opts *into, const struct psiplac
 }
 
 int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
-			   char *err, size_t errlen)
+			   psiplace_error_t *err)
 {
 	size_t i, n = 0, k = 0, start = 0;
 	char **v;
@@ -107,13 +107,13 @@ int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
 	if (len && buf[len - 1])
 		n++;
 	if (n > 1 << 20 || !(v = calloc(n + 1, sizeof(*v))))
-		return psiplace_seterr(err, errlen, "command line: out of memory");
+		return psiplace_seterr(err, "command line: out of memory");
 	for (i = 0; i <= len && k < n; i++) {
 		if (i < len && buf[i])
 			continue;
 		if (!(v[k++] = strndup(buf + start, i - start))) {
 			psiplace_argv_free(v);
-			return psiplace_seterr(err, errlen, "command line: out of memory");
+			return psiplace_seterr(err, "command line: out of memory");
 		}
 		start = i + 1;
 	}
@@ -193,7 +193,7 @@ static bool long_takes_arg(const char *name, size_t len)
 
 /* One --psi-* word at argv[*i]; may consume the next word as its value. */
 static int scan_psi(int argc, char *const argv[], int *i, struct psiplace_opts *opts,
-		    char *err, size_t errlen)
+		    psiplace_error_t *err)
 {
 	const char *w = argv[*i] + 2, *eq = strchr(w, '=');
 	size_t len = eq ? (size_t)(eq - w) : strlen(w);
@@ -208,19 +208,19 @@ static int scan_psi(int argc, char *const argv[], int *i, struct psiplace_opts *
 		return 0; /* srun itself reports unknown options */
 	if (!opt_table[o].has_arg) {
 		if (eq)
-			return psiplace_seterr(err, errlen, "--%s: takes no value (given '%s')",
+			return psiplace_seterr(err, "--%s: takes no value (given '%s')",
 					       name, eq + 1);
 		return psiplace_opts_set(opts, o, NULL) < 0
-			       ? psiplace_seterr(err, errlen, "--%s: out of memory", name)
+			       ? psiplace_seterr(err, "--%s: out of memory", name)
 			       : 0;
 	}
 	if (!eq) {
 		if (*i + 1 >= argc)
-			return psiplace_seterr(err, errlen, "--%s: requires a value", name);
+			return psiplace_seterr(err, "--%s: requires a value", name);
 		eq = argv[++*i] - 1;
 	}
 	if (psiplace_opts_set(opts, o, eq + 1) < 0)
-		return psiplace_seterr(err, errlen, "--%s: out of memory", name);
+		return psiplace_seterr(err, "--%s: out of memory", name);
 	return 0;
 }
 
@@ -250,7 +250,7 @@ static void note_count(struct psiplace_slurm_cmdline *sl, const char *name, size
 }
 
 int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
-			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+			  struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
 	const char *prog = argc > 0 && argv[0] ? strrchr(argv[0], '/') : NULL;
 	bool sbatch;
@@ -275,7 +275,7 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
 			if (!strncmp(a + 2, "psi-", 4)) {
-				if (scan_psi(argc, argv, &i, opts, err, errlen) < 0)
+				if (scan_psi(argc, argv, &i, opts, err) < 0)
 					return -1;
 				continue;
 			}
@@ -368,7 +368,7 @@ static int split_words(const char *p, const char *end, char **words, int max, ch
 }
 
 int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
-			       struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+			       struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
 	size_t pos = 0;
 	unsigned set = slurm->set;
@@ -400,10 +400,10 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 		words[0] = (char *)"sbatch";
 		n = split_words(p + 7, end, words + 1, 62, buf, sizeof(buf));
 		if (n < 0)
-			return psiplace_seterr(err, errlen, "batch script: a #SBATCH line longer than %zu bytes",
+			return psiplace_seterr(err, "batch script: a #SBATCH line longer than %zu bytes",
 					       sizeof(buf));
 		words[n + 1] = NULL;
-		if (psiplace_cmdline_scan(n + 1, words, opts, &sl, err, errlen) < 0)
+		if (psiplace_cmdline_scan(n + 1, words, opts, &sl, err) < 0)
 			return -1;
 		set |= sl.set;
 		if (sl.ntasks >= 0)

@@ -43,8 +43,7 @@ static int add_candidate(uint32_t idx, unsigned char *seen, uint32_t *cand, size
 }
 
 int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, const char *const *names,
-			       size_t nnodes, uint32_t **cand, size_t *ncand, char *err,
-			       size_t errlen)
+			       size_t nnodes, uint32_t **cand, size_t *ncand, psiplace_error_t *err)
 {
 	unsigned char *seen = calloc(nnodes ? nnodes : 1, 1);
 	uint32_t *c = malloc((nnodes ? nnodes : 1) * sizeof(*c)), *by_name = NULL;
@@ -63,7 +62,7 @@ int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, cons
 		if (r->psi_node_ids[i] >= nnodes) {
 			free(seen);
 			free(c);
-			return psiplace_seterr(err, errlen, "%s: node id %u is beyond the cluster's %zu nodes (0-%zu)",
+			return psiplace_seterr(err, "%s: node id %u is beyond the cluster's %zu nodes (0-%zu)",
 					       PSIPLACE_ENV_PSI_NODES, r->psi_node_ids[i], nnodes,
 					       nnodes ? nnodes - 1 : 0);
 		}
@@ -82,7 +81,7 @@ int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, cons
 				free(seen);
 				free(c);
 				free(by_name);
-				return psiplace_seterr(err, errlen, "%s: '%s' is not a node of this cluster",
+				return psiplace_seterr(err, "%s: '%s' is not a node of this cluster",
 						       PSIPLACE_ENV_PSI_HOSTS, q);
 			}
 			add_candidate((uint32_t)idx, seen, c, &k);
@@ -96,15 +95,14 @@ int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, cons
 oom:
 	free(seen);
 	free(c);
-	return psiplace_seterr(err, errlen, "PSI node set: out of memory");
+	return psiplace_seterr(err, "PSI node set: out of memory");
 }
 
 enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
 						  const struct psiplace_siteconf *site,
 						  const struct psiplace_node *nodes, size_t nnodes,
 						  uint32_t **order, size_t *norder,
-						  enum psiplace_policy *policy, char *err,
-						  size_t errlen)
+						  enum psiplace_policy *policy, psiplace_error_t *err)
 {
 	const char **names;
 	enum psiplace_nodes_sort sort = r->psi_sort;
@@ -118,12 +116,12 @@ enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctl
 	if (!r->psi)
 		return *policy != PSIPLACE_POLICY_NONE ? PSIPLACE_PSI_NEXT_POLICY : PSIPLACE_PSI_NEXT_NONE;
 	if (!(names = malloc((nnodes ? nnodes : 1) * sizeof(*names)))) {
-		psiplace_seterr(err, errlen, "PSI node set: out of memory");
+		psiplace_seterr(err, "PSI node set: out of memory");
 		return PSIPLACE_PSI_NEXT_ERROR;
 	}
 	for (i = 0; i < nnodes; i++)
 		names[i] = nodes[i].name ? nodes[i].name : "";
-	rc = psiplace_ctld_request_candidates(r, names, nnodes, order, norder, err, errlen);
+	rc = psiplace_ctld_request_candidates(r, names, nnodes, order, norder, err);
 	free(names);
 	if (rc < 0)
 		return PSIPLACE_PSI_NEXT_ERROR;
@@ -134,7 +132,7 @@ enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctl
 	if (sort == PSIPLACE_SORT_UNSET && *policy != PSIPLACE_POLICY_NONE)
 		return PSIPLACE_PSI_NEXT_POLICY;
 	if (sort == PSIPLACE_SORT_UNSET && site && site->nodes_sort &&
-	    psiplace_nodes_sort_parse(site->nodes_sort, "NodesSort", &sort, err, errlen) < 0) {
+	    psiplace_nodes_sort_parse(site->nodes_sort, "NodesSort", &sort, err) < 0) {
 		free(*order);
 		*order = NULL;
 		*norder = 0;

@@ -32,21 +32,21 @@ static const char *match(const char *entry, const char *name)
 }
 
 int psiplace_ctld_request_set_policy(struct psiplace_ctld_request *r, const char *value, const char *what,
-			       char *err, size_t errlen)
+			       psiplace_error_t *err)
 {
 	if (r->policy != PSIPLACE_POLICY_NONE)
-		return psiplace_seterr(err, errlen, "%s: given twice", what);
-	return psiplace_policy_parse(value, what, &r->policy, err, errlen);
+		return psiplace_seterr(err, "%s: given twice", what);
+	return psiplace_policy_parse(value, what, &r->policy, err);
 }
 
 int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const char *value, const char *what,
-				 char *err, size_t errlen)
+				 psiplace_error_t *err)
 {
 	struct psiplace_priorityf *f;
 
 	if (r->priority[0])
-		return psiplace_seterr(err, errlen, "%s: given twice", what);
-	if (psiplace_priorityf_compile(value, what, &f, err, errlen) < 0)
+		return psiplace_seterr(err, "%s: given twice", what);
+	if (psiplace_priorityf_compile(value, what, &f, err) < 0)
 		return -1;
 	psiplace_priorityf_free(f);
 	/* compile bounds the length to PSIPLACE_PRIORITYF_MAXLEN */
@@ -55,7 +55,7 @@ int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const ch
 }
 
 int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *policy_what,
-			   const char *priority_what, char *err, size_t errlen)
+			   const char *priority_what, psiplace_error_t *err)
 {
 	if (!r->priority[0])
 		return 0;
@@ -64,22 +64,22 @@ int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *po
 		return 0;
 	}
 	if (r->policy != PSIPLACE_POLICY_PRIORITY)
-		return psiplace_seterr(err, errlen,
+		return psiplace_seterr(err,
 				       "%s implies PRIORITY, but %s is %s; give only one of them",
 				       priority_what, policy_what, psiplace_policy_name(r->policy));
 	return 0;
 }
 
-static int too_long(const char *v, const char *name, char *err, size_t errlen)
+static int too_long(const char *v, const char *name, psiplace_error_t *err)
 {
 	if (strnlen(v, PSIPLACE_JOBENV_MAX_VALUE + 1) > PSIPLACE_JOBENV_MAX_VALUE)
-		return psiplace_seterr(err, errlen, "%s longer than %d bytes", name,
+		return psiplace_seterr(err, "%s longer than %d bytes", name,
 				       PSIPLACE_JOBENV_MAX_VALUE);
 	return 0;
 }
 
 /* The PSI node-choice entries; node lists may be long (compacted hostlists). */
-static int parse_psi_entry(struct psiplace_ctld_request *r, const char *entry, char *err, size_t errlen)
+static int parse_psi_entry(struct psiplace_ctld_request *r, const char *entry, psiplace_error_t *err)
 {
 	const char *v;
 
@@ -89,50 +89,50 @@ static int parse_psi_entry(struct psiplace_ctld_request *r, const char *entry, c
 	}
 	if ((v = match(entry, PSIPLACE_ENV_PSI_SORT))) {
 		if (r->psi_sort != PSIPLACE_SORT_UNSET)
-			return psiplace_seterr(err, errlen, "%s: given twice", PSIPLACE_ENV_PSI_SORT);
-		if (too_long(v, PSIPLACE_ENV_PSI_SORT, err, errlen) < 0)
+			return psiplace_seterr(err, "%s: given twice", PSIPLACE_ENV_PSI_SORT);
+		if (too_long(v, PSIPLACE_ENV_PSI_SORT, err) < 0)
 			return -1;
-		return psiplace_nodes_sort_parse(v, PSIPLACE_ENV_PSI_SORT, &r->psi_sort, err, errlen);
+		return psiplace_nodes_sort_parse(v, PSIPLACE_ENV_PSI_SORT, &r->psi_sort, err);
 	}
 	if ((v = match(entry, PSIPLACE_ENV_PSI_NODES))) {
 		if (r->psi_node_ids)
-			return psiplace_seterr(err, errlen, "%s: given twice", PSIPLACE_ENV_PSI_NODES);
+			return psiplace_seterr(err, "%s: given twice", PSIPLACE_ENV_PSI_NODES);
 		if (strnlen(v, PSIPLACE_JOBENV_MAX_LIST + 1) > PSIPLACE_JOBENV_MAX_LIST)
-			return psiplace_seterr(err, errlen, "%s longer than %d bytes",
+			return psiplace_seterr(err, "%s longer than %d bytes",
 					       PSIPLACE_ENV_PSI_NODES, PSIPLACE_JOBENV_MAX_LIST);
 		return psiplace_psi_nodes_parse(v, PSIPLACE_ENV_PSI_NODES, &r->psi_node_ids,
-						&r->npsi_node_ids, err, errlen);
+						&r->npsi_node_ids, err);
 	}
 	if ((v = match(entry, PSIPLACE_ENV_PSI_HOSTS))) {
 		if (r->psi_hosts.n)
-			return psiplace_seterr(err, errlen, "%s: given twice", PSIPLACE_ENV_PSI_HOSTS);
+			return psiplace_seterr(err, "%s: given twice", PSIPLACE_ENV_PSI_HOSTS);
 		if (strnlen(v, PSIPLACE_JOBENV_MAX_LIST + 1) > PSIPLACE_JOBENV_MAX_LIST)
-			return psiplace_seterr(err, errlen, "%s longer than %d bytes",
+			return psiplace_seterr(err, "%s longer than %d bytes",
 					       PSIPLACE_ENV_PSI_HOSTS, PSIPLACE_JOBENV_MAX_LIST);
-		return psiplace_names_add_hostlist(&r->psi_hosts, v, PSIPLACE_ENV_PSI_HOSTS, err, errlen);
+		return psiplace_names_add_hostlist(&r->psi_hosts, v, PSIPLACE_ENV_PSI_HOSTS, err);
 	}
 	return 0;
 }
 
-static int parse_entry(struct psiplace_ctld_request *r, const char *entry, char *err, size_t errlen)
+static int parse_entry(struct psiplace_ctld_request *r, const char *entry, psiplace_error_t *err)
 {
 	const char *v;
 
 	if ((v = match(entry, PSIPLACE_ENV_ALLOC_POLICY))) {
-		if (too_long(v, PSIPLACE_ENV_ALLOC_POLICY, err, errlen) < 0)
+		if (too_long(v, PSIPLACE_ENV_ALLOC_POLICY, err) < 0)
 			return -1;
-		return psiplace_ctld_request_set_policy(r, v, PSIPLACE_ENV_ALLOC_POLICY, err, errlen);
+		return psiplace_ctld_request_set_policy(r, v, PSIPLACE_ENV_ALLOC_POLICY, err);
 	}
 	if ((v = match(entry, PSIPLACE_ENV_ALLOC_PRIORITY))) {
-		if (too_long(v, PSIPLACE_ENV_ALLOC_PRIORITY, err, errlen) < 0)
+		if (too_long(v, PSIPLACE_ENV_ALLOC_PRIORITY, err) < 0)
 			return -1;
-		return psiplace_ctld_request_set_priority(r, v, PSIPLACE_ENV_ALLOC_PRIORITY, err, errlen);
+		return psiplace_ctld_request_set_priority(r, v, PSIPLACE_ENV_ALLOC_PRIORITY, err);
 	}
-	return parse_psi_entry(r, entry, err, errlen);
+	return parse_psi_entry(r, entry, err);
 }
 
 static int from_env(const char *const *env, size_t n, struct psiplace_ctld_request *r, bool keep_lists,
-		    char *err, size_t errlen)
+		    psiplace_error_t *err)
 {
 	size_t i;
 
@@ -140,16 +140,15 @@ static int from_env(const char *const *env, size_t n, struct psiplace_ctld_reque
 	if (!env)
 		return 0;
 	if (n > PSIPLACE_JOBENV_MAX_ENTRIES)
-		return psiplace_seterr(err, errlen, "job environment has %zu entries (at most %d)",
+		return psiplace_seterr(err, "job environment has %zu entries (at most %d)",
 				       n, PSIPLACE_JOBENV_MAX_ENTRIES);
 	for (i = 0; i < n; i++) {
-		if (env[i] && parse_entry(r, env[i], err, errlen) < 0) {
+		if (env[i] && parse_entry(r, env[i], err) < 0) {
 			psiplace_ctld_request_free(r);
 			return -1;
 		}
 	}
-	if (psiplace_ctld_request_finish(r, PSIPLACE_ENV_ALLOC_POLICY, PSIPLACE_ENV_ALLOC_PRIORITY, err,
-				   errlen) < 0) {
+	if (psiplace_ctld_request_finish(r, PSIPLACE_ENV_ALLOC_POLICY, PSIPLACE_ENV_ALLOC_PRIORITY, err) < 0) {
 		psiplace_ctld_request_free(r);
 		return -1;
 	}
@@ -166,19 +165,19 @@ static int from_env(const char *const *env, size_t n, struct psiplace_ctld_reque
 }
 
 int psiplace_ctld_request_from_env(const char *const *env, size_t n,
-			     struct psiplace_ctld_request *r, char *err, size_t errlen)
+			     struct psiplace_ctld_request *r, psiplace_error_t *err)
 {
-	return from_env(env, n, r, false, err, errlen);
+	return from_env(env, n, r, false, err);
 }
 
 int psiplace_ctld_request_from_env_nodes(const char *const *env, size_t n, struct psiplace_ctld_request *r,
-				   char *err, size_t errlen)
+				   psiplace_error_t *err)
 {
-	return from_env(env, n, r, true, err, errlen);
+	return from_env(env, n, r, true, err);
 }
 
 int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req, const char *name[4],
-				   char *value[4], size_t *n, char *err, size_t errlen)
+				   char *value[4], size_t *n, psiplace_error_t *err)
 {
 	size_t k = 0, i;
 	char *buf = NULL;
@@ -189,7 +188,7 @@ int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req
 		return 0;
 	if (req->nodeset != PSIPLACE_NODESET_NONE) {
 		if (!(buf = malloc(PSIPLACE_JOBENV_MAX_LIST + 1)))
-			return psiplace_seterr(err, errlen, "%s: out of memory", req->nodeset_from);
+			return psiplace_seterr(err, "%s: out of memory", req->nodeset_from);
 		if (req->nodeset == PSIPLACE_NODESET_IDS) {
 			name[k] = PSIPLACE_ENV_PSI_NODES;
 			len = psiplace_idlist_format(req->node_ids, req->nnode_ids, buf,
@@ -200,7 +199,7 @@ int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req
 		}
 		if (len < 0) {
 			free(buf);
-			return psiplace_seterr(err, errlen,
+			return psiplace_seterr(err,
 					       "%s: the node list does not fit in %d bytes once compacted",
 					       req->nodeset_from, PSIPLACE_JOBENV_MAX_LIST);
 		}
@@ -216,7 +215,7 @@ int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req
 		if (!value[i]) {
 			while (k--)
 				free(value[k]);
-			return psiplace_seterr(err, errlen, "job request: out of memory");
+			return psiplace_seterr(err, "job request: out of memory");
 		}
 	*n = k;
 	return 0;

@@ -85,9 +85,10 @@ static void lama_distribution(struct tr *t, const struct psiplace_user_request *
 {
 	enum psiplace_lama_dist d;
 	const char *var = pick(client, "SLURM_DISTRIBUTION", "SBATCH_DISTRIBUTION", NULL);
-	char why[64], err[PSIPLACE_ERRLEN];
+	char why[64];
+	psiplace_error_t err;
 
-	if (psiplace_lama_request_dist(r, &d, err, sizeof(err)) < 0)
+	if (psiplace_lama_request_dist(r, &d, &err) < 0)
 		return; /* the caller reported the bad string */
 	snprintf(why, sizeof(why), "LAMA's node order (%s)", r->place_why);
 	if (var)

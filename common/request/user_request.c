@@ -95,8 +95,7 @@ static void note(struct psiplace_user_request *r, const char *fmt, ...)
 struct gather {
 	const struct psiplace_user_request_src *src;
 	struct psiplace_user_request *r;
-	char *err;
-	size_t errlen;
+	psiplace_error_t *err;
 };
 
 /* The effective raw value of an option (option first, then its
@@ -139,10 +138,10 @@ static int gather_policy(struct gather *g)
 	const char *prio = lookup(g, PSIPLACE_OPT_ALLOC_PRIORITY, &ffrom);
 
 	psiplace_ctld_request_init(&j);
-	if ((p && psiplace_ctld_request_set_policy(&j, p, pfrom, g->err, g->errlen) < 0) ||
-	    (prio && psiplace_ctld_request_set_priority(&j, prio, ffrom, g->err, g->errlen) < 0) ||
+	if ((p && psiplace_ctld_request_set_policy(&j, p, pfrom, g->err) < 0) ||
+	    (prio && psiplace_ctld_request_set_priority(&j, prio, ffrom, g->err) < 0) ||
 	    psiplace_ctld_request_finish(&j, pfrom ? pfrom : "--psi-alloc-policy",
-				   ffrom ? ffrom : "--psi-alloc-priority", g->err, g->errlen) < 0)
+				   ffrom ? ffrom : "--psi-alloc-priority", g->err) < 0)
 		return -1;
 	r->policy = j.policy;
 	r->priority = prio;
@@ -160,11 +159,10 @@ static int parse_nodeset(struct gather *g, enum psiplace_opt o, const char *val,
 	if (!g->src->node_choice)
 		return 0;
 	if (o == PSIPLACE_OPT_NODES)
-		return psiplace_psi_nodes_parse(val, from, &r->node_ids, &r->nnode_ids, g->err,
-						g->errlen);
+		return psiplace_psi_nodes_parse(val, from, &r->node_ids, &r->nnode_ids, g->err);
 	if (o == PSIPLACE_OPT_HOSTS)
-		return psiplace_psi_hosts_parse(val, from, &r->hosts, g->err, g->errlen);
-	return psiplace_psi_hostfile_read(val, from, &r->hosts, g->err, g->errlen);
+		return psiplace_psi_hosts_parse(val, from, &r->hosts, g->err);
+	return psiplace_psi_hostfile_read(val, from, &r->hosts, g->err);
 }
 
 /* PSI_NODES, PSI_HOSTS, PSI_HOSTFILE: one option, else the first defined
@@ -181,7 +179,7 @@ static int gather_nodeset(struct gather *g)
 		if (!opts->val[set[i]])
 			continue;
 		if (chosen >= 0)
-			return psiplace_seterr(g->err, g->errlen,
+			return psiplace_seterr(g->err,
 					       "%s and %s cannot be combined; give one of --psi-nodes, --psi-hosts, --psi-hostfile",
 					       dashed[set[chosen]], dashed[set[i]]);
 		chosen = i;
@@ -203,7 +201,7 @@ static int gather_nodeset(struct gather *g)
 	if (chosen < 0)
 		return 0;
 	if (!val)
-		return psiplace_seterr(g->err, g->errlen, "%s: out of memory", from);
+		return psiplace_seterr(g->err, "%s: out of memory", from);
 	return parse_nodeset(g, set[chosen], val, from);
 }
 
@@ -216,7 +214,7 @@ static int gather_node_choice(struct gather *g)
 		return -1;
 	if ((v = lookup(g, PSIPLACE_OPT_NODES_SORT, &from))) {
 		r->sort_from = from;
-		if (psiplace_nodes_sort_parse(v, from, &r->sort, g->err, g->errlen) < 0)
+		if (psiplace_nodes_sort_parse(v, from, &r->sort, g->err) < 0)
 			return -1;
 	}
 	r->overbook = given(g, PSIPLACE_OPT_OVERBOOK);
@@ -251,7 +249,7 @@ static int gather_lama(struct gather *g)
 		l->bind = l->bind_from = NULL;
 	}
 	if (l->map_by && l->map)
-		return psiplace_seterr(g->err, g->errlen,
+		return psiplace_seterr(g->err,
 				       "--psi-map-by and %s cannot be combined; give a simple level or an expert map string",
 				       l->map_from);
 	return 0;
@@ -266,13 +264,13 @@ static int gather_cpumap(struct gather *g, bool allowed)
 		return 0;
 	if (!allowed) {
 		if (from == dashed[PSIPLACE_OPT_CPUMAP])
-			return psiplace_seterr(g->err, g->errlen,
+			return psiplace_seterr(g->err,
 					       "--psi-cpumap: not allowed on this cluster (plugstack.conf AllowUserCpumap=no)");
 		note(r, "%s ignored: this cluster does not allow user CPU maps (AllowUserCpumap=no)", from);
 		return 0;
 	}
 	r->cpumap_from = from;
-	return psiplace_cpumap_parse(v, from, &r->cpumap, &r->ncpumap, g->err, g->errlen);
+	return psiplace_cpumap_parse(v, from, &r->cpumap, &r->ncpumap, g->err);
 }
 
 /* The PSI task placement inputs that exclude LAMA, for the error line. */
@@ -305,7 +303,7 @@ static int gather_placement(struct gather *g)
 	const char *from, *v, *psi;
 
 	if ((v = lookup(g, PSIPLACE_OPT_TPP, &from))) {
-		if (psiplace_tpp_parse(v, from, &r->tpp, g->err, g->errlen) < 0)
+		if (psiplace_tpp_parse(v, from, &r->tpp, g->err) < 0)
 			return -1;
 		r->tpp_from = from;
 	}
@@ -318,7 +316,7 @@ static int gather_placement(struct gather *g)
 	r->dry_run = given(g, PSIPLACE_OPT_DRY_RUN);
 
 	if (r->lama && (psi = psi_placement_input(r, g)))
-		return psiplace_seterr(g->err, g->errlen,
+		return psiplace_seterr(g->err,
 				       "%s and %s cannot be combined: PSI task placement (TPP, cpumap, loop-nodes-first, overbook) and LAMA mapping exclude each other",
 				       psi, lama_input(&r->lama_strings));
 	if (r->lama)
@@ -345,9 +343,9 @@ static int gather_placement(struct gather *g)
 }
 
 int psiplace_user_request_gather(const struct psiplace_user_request_src *src, struct psiplace_user_request *r,
-			    char *err, size_t errlen)
+			    psiplace_error_t *err)
 {
-	struct gather g = { src, r, err, errlen };
+	struct gather g = { src, r, err };
 
 	psiplace_user_request_init(r);
 	if (gather_node_choice(&g) < 0 || gather_placement(&g) < 0) {
@@ -358,7 +356,7 @@ int psiplace_user_request_gather(const struct psiplace_user_request_src *src, st
 }
 
 int psiplace_user_request_check_option(enum psiplace_opt o, const char *value,
-				  const struct psiplace_siteconf *site, char *err, size_t errlen)
+				  const struct psiplace_siteconf *site, psiplace_error_t *err)
 {
 	struct psiplace_opts opts;
 	struct psiplace_user_request_src src = { NULL, NULL, &opts, site, false };
@@ -368,21 +366,21 @@ int psiplace_user_request_check_option(enum psiplace_opt o, const char *value,
 	/* Files are read and node lists expanded in gather, not per option. */
 	psiplace_opts_init(&opts);
 	if (psiplace_opts_set(&opts, o, value) < 0)
-		return psiplace_seterr(err, errlen, "%s: out of memory", dashed[o]);
+		return psiplace_seterr(err, "%s: out of memory", dashed[o]);
 	if (o == PSIPLACE_OPT_NODES) {
 		uint32_t *ids = NULL;
 		size_t n;
-		rc = psiplace_psi_nodes_parse(value ? value : "", dashed[o], &ids, &n, err, errlen);
+		rc = psiplace_psi_nodes_parse(value ? value : "", dashed[o], &ids, &n, err);
 		free(ids);
 	} else if (o == PSIPLACE_OPT_HOSTS) {
 		struct psiplace_names hl;
 		psiplace_names_init(&hl);
-		rc = psiplace_psi_hosts_parse(value ? value : "", dashed[o], &hl, err, errlen);
+		rc = psiplace_psi_hosts_parse(value ? value : "", dashed[o], &hl, err);
 		psiplace_names_free(&hl);
 	} else if (o == PSIPLACE_OPT_HOSTFILE && (!value || !*value)) {
-		rc = psiplace_seterr(err, errlen, "--psi-hostfile: '' is empty; accepted: the path of a host file");
+		rc = psiplace_seterr(err, "--psi-hostfile: '' is empty; accepted: the path of a host file");
 	} else {
-		rc = psiplace_user_request_gather(&src, &r, err, errlen);
+		rc = psiplace_user_request_gather(&src, &r, err);
 		if (rc == 0)
 			psiplace_user_request_free(&r);
 	}

@@ -262,7 +262,7 @@ static int dedup(struct psiplace_metrics *m)
 
 int psiplace_metrics_parse(const char *text, size_t len, const char *file,
 			   struct psiplace_metrics *m, psiplace_log_fn log, void *log_arg,
-			   char *err, size_t errlen)
+			   psiplace_error_t *err)
 {
 	struct mparse *p;
 	size_t pos = 0;
@@ -272,14 +272,14 @@ int psiplace_metrics_parse(const char *text, size_t len, const char *file,
 	psiplace_metrics_init(m);
 	file = file ? file : "metrics";
 	if (len > PSIPLACE_METRICS_MAXBYTES)
-		return psiplace_seterr(err, errlen, "%s: larger than %u bytes", file,
+		return psiplace_seterr(err, "%s: larger than %u bytes", file,
 				       PSIPLACE_METRICS_MAXBYTES);
 	p = calloc(1, sizeof(*p));
 	buf = malloc(PSIPLACE_METRICS_MAXLINE + 1);
 	if (!p || !buf) {
 		free(p);
 		free(buf);
-		return psiplace_seterr(err, errlen, "%s: out of memory", file);
+		return psiplace_seterr(err, "%s: out of memory", file);
 	}
 	*p = (struct mparse){ .file = file, .log = log, .log_arg = log_arg, .m = m };
 	while (pos < len && rc == 0) {
@@ -309,22 +309,22 @@ int psiplace_metrics_parse(const char *text, size_t len, const char *file,
 		rc = dedup(m);
 	if (rc < 0) {
 		psiplace_metrics_free(m);
-		return psiplace_seterr(err, errlen, "%s: out of memory", file);
+		return psiplace_seterr(err, "%s: out of memory", file);
 	}
 	return 0;
 }
 
 int psiplace_metrics_read_file(const char *path, struct psiplace_metrics *m, psiplace_log_fn log,
-			       void *log_arg, char *err, size_t errlen)
+			       void *log_arg, psiplace_error_t *err)
 {
 	char *text;
 	size_t n;
 	int rc;
 
 	psiplace_metrics_init(m);
-	if (psiplace_read_file(path, PSIPLACE_METRICS_MAXBYTES, &text, &n, NULL, err, errlen) < 0)
+	if (psiplace_read_file(path, PSIPLACE_METRICS_MAXBYTES, &text, &n, NULL, err) < 0)
 		return -1;
-	rc = psiplace_metrics_parse(text, n, path, m, log, log_arg, err, errlen);
+	rc = psiplace_metrics_parse(text, n, path, m, log, log_arg, err);
 	free(text);
 	return rc;
 }
@@ -362,15 +362,14 @@ void psiplace_metrics_apply(const struct psiplace_metrics_node *mn, struct psipl
 	}
 }
 
-int psiplace_metrics_stat_changed(const char *path, struct psiplace_filestamp *stamp, char *err,
-				  size_t errlen)
+int psiplace_metrics_stat_changed(const char *path, struct psiplace_filestamp *stamp, psiplace_error_t *err)
 {
 	struct stat st;
 	struct psiplace_filestamp now;
 
 	if (stat(path, &st) < 0) {
 		stamp->valid = false;
-		return psiplace_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return psiplace_seterr(err, "%s: %s", path, strerror(errno));
 	}
 	now.mtime_sec = (int64_t)st.st_mtim.tv_sec;
 	now.mtime_nsec = (int64_t)st.st_mtim.tv_nsec;

@@ -52,8 +52,7 @@ static const struct column gmetric_column = { "gmetric.", T_GMETRIC, 0 };
 struct tparse {
 	const char *file;
 	int line;
-	char *err;
-	size_t errlen;
+	psiplace_error_t *err;
 };
 
 static int terr(struct tparse *p, const char *msg, const char *cell)
@@ -61,7 +60,7 @@ static int terr(struct tparse *p, const char *msg, const char *cell)
 	char q[96];
 
 	psiplace_quote(q, sizeof(q), cell ? cell : "", 64);
-	return psiplace_seterr(p->err, p->errlen, "%s:%d: %s%s%s%s", p->file, p->line, msg,
+	return psiplace_seterr(p->err, "%s:%d: %s%s%s%s", p->file, p->line, msg,
 			       cell ? " '" : "", q, cell ? "'" : "");
 }
 
@@ -270,9 +269,9 @@ static int parse_rows(struct tparse *p, struct psiplace_nodetable *t, char *pos,
 }
 
 int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
-			     struct psiplace_nodetable *t, char *err, size_t errlen)
+			     struct psiplace_nodetable *t, psiplace_error_t *err)
 {
-	struct tparse p = { .file = file ? file : "table", .err = err, .errlen = errlen };
+	struct tparse p = { .file = file ? file : "table", .err = err };
 	const struct column *map[PSIPLACE_NODETABLE_MAXCOLS + 1];
 	char *cells[PSIPLACE_NODETABLE_MAXCOLS + 1], *hnames[PSIPLACE_NODETABLE_MAXCOLS + 1];
 	char *pos, *end, *h;
@@ -280,19 +279,19 @@ int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
 
 	memset(t, 0, sizeof(*t));
 	if (len > PSIPLACE_NODETABLE_MAXBYTES)
-		return psiplace_seterr(err, errlen, "%s: larger than %u bytes", p.file,
+		return psiplace_seterr(err, "%s: larger than %u bytes", p.file,
 				       PSIPLACE_NODETABLE_MAXBYTES);
 	if (len && memchr(text, '\0', len))
-		return psiplace_seterr(err, errlen, "%s: NUL byte in the table", p.file);
+		return psiplace_seterr(err, "%s: NUL byte in the table", p.file);
 	if (!(t->text = malloc(len + 1)))
-		return psiplace_seterr(err, errlen, "%s: out of memory", p.file);
+		return psiplace_seterr(err, "%s: out of memory", p.file);
 	if (len)
 		memcpy(t->text, text, len);
 	t->text[len] = '\0';
 	pos = t->text;
 	end = t->text + len;
 	if (!(h = next_line(&pos, end, &p))) {
-		rc = psiplace_seterr(err, errlen, "%s: no header row", p.file);
+		rc = psiplace_seterr(err, "%s: no header row", p.file);
 		goto out;
 	}
 	nc = split_cells(h, cells, PSIPLACE_NODETABLE_MAXCOLS);
@@ -306,7 +305,7 @@ int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
 		hnames[i] = cells[i] + (map[i] == GMETRIC_COL ? 8 : 0);
 	rc = parse_rows(&p, t, pos, end, map, nc, cells, hnames);
 	if (rc == 0 && t->n == 0)
-		rc = psiplace_seterr(err, errlen, "%s: no node rows", p.file);
+		rc = psiplace_seterr(err, "%s: no node rows", p.file);
 	if (rc == 0) {
 		for (size_t r = 0; r < t->n && t->ngm; r++) {
 			t->nodes[r].gmetrics = &t->gmetrics[r * t->ngm];

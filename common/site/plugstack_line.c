@@ -41,8 +41,7 @@ void psiplace_argv_free(char **argv)
 	free(argv);
 }
 
-static int parse_bool(const char *key, const char *v, bool *out, char *err,
-		      size_t errlen)
+static int parse_bool(const char *key, const char *v, bool *out, psiplace_error_t *err)
 {
 	char q[80];
 
@@ -55,7 +54,7 @@ static int parse_bool(const char *key, const char *v, bool *out, char *err,
 		return 0;
 	}
 	psiplace_quote(q, sizeof(q), v, 48);
-	return psiplace_seterr(err, errlen, "%s: '%s' is not yes or no", key, q);
+	return psiplace_seterr(err, "%s: '%s' is not yes or no", key, q);
 }
 
 /* Strip one pair of surrounding double quotes. */
@@ -69,13 +68,13 @@ static char *unquote(const char *v)
 }
 
 /* SPANK splits the line at blanks: join KEY="a b c" back into one. */
-static char **join_quoted(int argc, char *const argv[], char *err, size_t errlen)
+static char **join_quoted(int argc, char *const argv[], psiplace_error_t *err)
 {
 	char **out = calloc((size_t)argc + 1, sizeof(*out));
 	int i, o = 0;
 
 	if (!out) {
-		psiplace_seterr(err, errlen, "out of memory");
+		psiplace_seterr(err, "out of memory");
 		return NULL;
 	}
 	for (i = 0; i < argc; i++) {
@@ -108,7 +107,7 @@ static char **join_quoted(int argc, char *const argv[], char *err, size_t errlen
 			psiplace_quote(q, sizeof(q), cur, 48);
 			free(cur);
 			psiplace_argv_free(out);
-			psiplace_seterr(err, errlen, "'%s': unterminated double quote", q);
+			psiplace_seterr(err, "'%s': unterminated double quote", q);
 			return NULL;
 		}
 		out[o++] = cur;
@@ -116,7 +115,7 @@ static char **join_quoted(int argc, char *const argv[], char *err, size_t errlen
 	return out;
 oom:
 	psiplace_argv_free(out);
-	psiplace_seterr(err, errlen, "out of memory");
+	psiplace_seterr(err, "out of memory");
 	return NULL;
 }
 
@@ -124,27 +123,25 @@ static const char accepted_keys[] =
 	"NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, "
 	"PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, Verbose";
 
-static int set_string(char **slot, const char *key, const char *v, char *err,
-		      size_t errlen)
+static int set_string(char **slot, const char *key, const char *v, psiplace_error_t *err)
 {
 	char *s;
 
 	if (strlen(v) > PSIPLACE_SITECONF_MAXARG)
-		return psiplace_seterr(err, errlen, "%s: value longer than %d bytes",
+		return psiplace_seterr(err, "%s: value longer than %d bytes",
 				       key, PSIPLACE_SITECONF_MAXARG);
 	if (!(s = unquote(v)))
-		return psiplace_seterr(err, errlen, "out of memory");
+		return psiplace_seterr(err, "out of memory");
 	if (!*s) {
 		free(s);
-		return psiplace_seterr(err, errlen, "%s: empty value", key);
+		return psiplace_seterr(err, "%s: empty value", key);
 	}
 	free(*slot);
 	*slot = s;
 	return 0;
 }
 
-static int apply_arg(struct psiplace_siteconf *c, const char *arg, char *err,
-		     size_t errlen)
+static int apply_arg(struct psiplace_siteconf *c, const char *arg, psiplace_error_t *err)
 {
 	char key[64], q[80];
 	const char *eq = strchr(arg, '='), *v;
@@ -161,39 +158,38 @@ static int apply_arg(struct psiplace_siteconf *c, const char *arg, char *err,
 			c->verbose = true;
 			return 0;
 		}
-		return parse_bool("Verbose", v, &c->verbose, err, errlen);
+		return parse_bool("Verbose", v, &c->verbose, err);
 	}
 	if (!v || (!*v && strcasecmp(key, "NodeAllocationPolicy"))) {
 		psiplace_quote(q, sizeof(q), arg, 48);
 		if (!v)
-			return psiplace_seterr(err, errlen,
+			return psiplace_seterr(err,
 					       "'%s' is not KEY=VALUE; accepted keys: %s",
 					       q, accepted_keys);
-		return psiplace_seterr(err, errlen, "%s: empty value", key);
+		return psiplace_seterr(err, "%s: empty value", key);
 	}
 	if (!strcasecmp(key, "NodeAllocationPolicy")) {
 		if (!strcasecmp(v, "none") || !*v) {
 			c->policy = PSIPLACE_POLICY_NONE;
 			return 0;
 		}
-		return psiplace_policy_parse(v, "NodeAllocationPolicy", &c->policy, err, errlen);
+		return psiplace_policy_parse(v, "NodeAllocationPolicy", &c->policy, err);
 	}
 	if (!strcasecmp(key, "PriorityFunction")) {
 		struct psiplace_priorityf *f;
 
-		if (set_string(&c->priority_function, "PriorityFunction", v, err, errlen) < 0)
+		if (set_string(&c->priority_function, "PriorityFunction", v, err) < 0)
 			return -1;
 		/* a bad cluster default is a site error: report it at daemon start */
-		if (psiplace_priorityf_compile(c->priority_function, "PriorityFunction", &f, err,
-					       errlen) < 0)
+		if (psiplace_priorityf_compile(c->priority_function, "PriorityFunction", &f, err) < 0)
 			return -1;
 		psiplace_priorityf_free(f);
 		return 0;
 	}
 	if (!strcasecmp(key, "NodesSort"))
-		return set_string(&c->nodes_sort, "NodesSort", v, err, errlen);
+		return set_string(&c->nodes_sort, "NodesSort", v, err);
 	if (!strcasecmp(key, "TopologyFile"))
-		return set_string(&c->topology_file, "TopologyFile", v, err, errlen);
+		return set_string(&c->topology_file, "TopologyFile", v, err);
 	if (!strcasecmp(key, "DefaultPlacement")) {
 		if (!strcasecmp(v, "slurm"))
 			c->placement = PSIPLACE_PLACEMENT_SLURM;
@@ -201,32 +197,32 @@ static int apply_arg(struct psiplace_siteconf *c, const char *arg, char *err,
 			c->placement = PSIPLACE_PLACEMENT_PSI;
 		else {
 			psiplace_quote(q, sizeof(q), v, 48);
-			return psiplace_seterr(err, errlen,
+			return psiplace_seterr(err,
 					       "DefaultPlacement: '%s' is not slurm or psi", q);
 		}
 		return 0;
 	}
 	if (!strcasecmp(key, "PsiStrict"))
-		return parse_bool("PsiStrict", v, &c->psi_strict, err, errlen);
+		return parse_bool("PsiStrict", v, &c->psi_strict, err);
 	if (!strcasecmp(key, "PolicyOverridesWeight"))
-		return parse_bool("PolicyOverridesWeight", v, &c->policy_overrides_weight, err, errlen);
+		return parse_bool("PolicyOverridesWeight", v, &c->policy_overrides_weight, err);
 	if (!strcasecmp(key, "AllowUserCpumap"))
-		return parse_bool("AllowUserCpumap", v, &c->allow_user_cpumap, err, errlen);
+		return parse_bool("AllowUserCpumap", v, &c->allow_user_cpumap, err);
 	psiplace_quote(q, sizeof(q), key, 48);
-	return psiplace_seterr(err, errlen, "unknown argument '%s'; accepted keys: %s",
+	return psiplace_seterr(err, "unknown argument '%s'; accepted keys: %s",
 			       q, accepted_keys);
 }
 
 int psiplace_siteconf_parse(int argc, char *const argv[],
-			    struct psiplace_siteconf *c, char *err, size_t errlen)
+			    struct psiplace_siteconf *c, psiplace_error_t *err)
 {
 	struct psiplace_siteconf next;
 	char **args;
 	int i, rc = 0;
 
 	if (argc < 0 || argc > MAX_ARGS)
-		return psiplace_seterr(err, errlen, "more than %d arguments", MAX_ARGS);
-	if (!(args = join_quoted(argc, argv, err, errlen)))
+		return psiplace_seterr(err, "more than %d arguments", MAX_ARGS);
+	if (!(args = join_quoted(argc, argv, err)))
 		return -1;
 	/* Work on a copy so that an error leaves c untouched. */
 	next = *c;
@@ -234,7 +230,7 @@ int psiplace_siteconf_parse(int argc, char *const argv[],
 	next.nodes_sort = c->nodes_sort ? strdup(c->nodes_sort) : NULL;
 	next.topology_file = c->topology_file ? strdup(c->topology_file) : NULL;
 	for (i = 0; args[i] && rc == 0; i++)
-		rc = apply_arg(&next, args[i], err, errlen);
+		rc = apply_arg(&next, args[i], err);
 	psiplace_argv_free(args);
 	if (rc) {
 		psiplace_siteconf_free(&next);
@@ -268,8 +264,7 @@ static int is_psiplace_plugin(const char *path)
 
 int psiplace_plugstack_scan(const char *text, size_t len,
 			    psiplace_include_cb on_include, void *arg,
-			    int *argc, char ***argv, int *lineno, char *err,
-			    size_t errlen)
+			    int *argc, char ***argv, int *lineno, psiplace_error_t *err)
 {
 	size_t pos = 0;
 	int line = 0;
@@ -278,7 +273,7 @@ int psiplace_plugstack_scan(const char *text, size_t len,
 	*argc = 0;
 	*argv = NULL;
 	if (len > MAX_FILE_BYTES)
-		return psiplace_seterr(err, errlen, "file larger than %d bytes", MAX_FILE_BYTES);
+		return psiplace_seterr(err, "file larger than %d bytes", MAX_FILE_BYTES);
 	while (pos < len) {
 		size_t end = pos;
 		char *tok[MAX_ARGS + 2];
@@ -288,12 +283,12 @@ int psiplace_plugstack_scan(const char *text, size_t len,
 			end++;
 		line++;
 		if (!(buf = strndup(text + pos, end - pos)))
-			return psiplace_seterr(err, errlen, "out of memory");
+			return psiplace_seterr(err, "out of memory");
 		pos = end + 1;
 		n = split_line(buf, tok, MAX_ARGS + 2);
 		if (n < 0) {
 			free(buf);
-			return psiplace_seterr(err, errlen, "line %d: more than %d words", line, MAX_ARGS);
+			return psiplace_seterr(err, "line %d: more than %d words", line, MAX_ARGS);
 		}
 		if (n >= 2 && !strcasecmp(tok[0], "include") && on_include) {
 			rc = on_include(tok[1], line, arg);
@@ -308,13 +303,13 @@ int psiplace_plugstack_scan(const char *text, size_t len,
 
 			if (!v) {
 				free(buf);
-				return psiplace_seterr(err, errlen, "out of memory");
+				return psiplace_seterr(err, "out of memory");
 			}
 			for (i = 2; i < n; i++) {
 				if (!(v[i - 2] = strdup(tok[i]))) {
 					psiplace_argv_free(v);
 					free(buf);
-					return psiplace_seterr(err, errlen, "out of memory");
+					return psiplace_seterr(err, "out of memory");
 				}
 			}
 			free(buf);
@@ -332,8 +327,7 @@ struct reader {
 	const char *file; /* the file being scanned */
 	int depth;
 	struct psiplace_siteconf *c;
-	char *err;
-	size_t errlen;
+	psiplace_error_t *err;
 	int found;
 };
 
@@ -351,12 +345,12 @@ static int on_include(const char *pattern, int lineno, void *arg)
 		snprintf(full, sizeof(full), "%s", pattern);
 	} else {
 		if (!(dirc = strdup(r->file)))
-			return psiplace_seterr(r->err, r->errlen, "out of memory");
+			return psiplace_seterr(r->err, "out of memory");
 		snprintf(full, sizeof(full), "%s/%s", dirname(dirc), pattern);
 		free(dirc);
 	}
 	if (r->depth >= MAX_INCLUDE_DEPTH)
-		return psiplace_seterr(r->err, r->errlen, "%s:%d: includes nested deeper than %d",
+		return psiplace_seterr(r->err, "%s:%d: includes nested deeper than %d",
 				       r->file, lineno, MAX_INCLUDE_DEPTH);
 	if (glob(full, 0, NULL, &gl) != 0)
 		return 0; /* no match: nothing to read, as plugstack.c */
@@ -374,25 +368,26 @@ static int on_include(const char *pattern, int lineno, void *arg)
 
 static int read_one(struct reader *r, const char *path)
 {
-	char *text, msg[PSIPLACE_ERRLEN], **argv = NULL;
+	char *text, **argv = NULL;
+	psiplace_error_t msg;
 	size_t n;
 	int argc, line = 0, rc;
 
-	if (psiplace_read_file(path, MAX_FILE_BYTES, &text, &n, NULL, r->err, r->errlen) < 0)
+	if (psiplace_read_file(path, MAX_FILE_BYTES, &text, &n, NULL, r->err) < 0)
 		return -1;
 	r->file = path;
-	msg[0] = '\0';
-	rc = psiplace_plugstack_scan(text, n, on_include, r, &argc, &argv, &line, msg, sizeof(msg));
+	msg.text[0] = '\0';
+	rc = psiplace_plugstack_scan(text, n, on_include, r, &argc, &argv, &line, &msg);
 	free(text);
 	if (rc < 0) {
-		if (msg[0]) /* an include error already carries its location */
-			psiplace_seterr(r->err, r->errlen, "%s: %s", path, msg);
+		if (msg.text[0]) /* an include error already carries its location */
+			psiplace_seterr(r->err, "%s: %s", path, msg.text);
 		return -1;
 	}
 	if (rc == 1 && argv) {
-		if (psiplace_siteconf_parse(argc, argv, r->c, msg, sizeof(msg)) < 0) {
+		if (psiplace_siteconf_parse(argc, argv, r->c, &msg) < 0) {
 			psiplace_argv_free(argv);
-			return psiplace_seterr(r->err, r->errlen, "%s:%d: psiplace: %s", path, line, msg);
+			return psiplace_seterr(r->err, "%s:%d: psiplace: %s", path, line, msg.text);
 		}
 		psiplace_argv_free(argv);
 		r->found = 1;
@@ -401,9 +396,9 @@ static int read_one(struct reader *r, const char *path)
 }
 
 int psiplace_siteconf_read_plugstack(const char *path, struct psiplace_siteconf *c,
-				     char *err, size_t errlen)
+				     psiplace_error_t *err)
 {
-	struct reader r = { .file = path, .c = c, .err = err, .errlen = errlen };
+	struct reader r = { .file = path, .c = c, .err = err };
 
 	return read_one(&r, path) < 0 ? -1 : 0;
 }

@@ -31,8 +31,7 @@ struct line_attrs {
 struct parse {
 	const char *file;
 	int line;
-	char *err;
-	size_t errlen;
+	psiplace_error_t *err;
 	struct psiplace_psiconf *c;
 	size_t cap;
 };
@@ -64,7 +63,7 @@ static int lerr(struct parse *p, const char *msg, const char *word)
 	char q[96];
 
 	psiplace_quote(q, sizeof(q), word ? word : "", 64);
-	return psiplace_seterr(p->err, p->errlen, "%s:%d: %s%s%s%s", p->file, p->line, msg,
+	return psiplace_seterr(p->err, "%s:%d: %s%s%s%s", p->file, p->line, msg,
 			       word ? " '" : "", q, word ? "'" : "");
 }
 
@@ -85,7 +84,7 @@ static int add_function(struct parse *p, const char *text, struct line_attrs *a)
 	char what[96], **nt;
 
 	snprintf(what, sizeof(what), "%s:%d: PriorityFunction", p->file, p->line);
-	if (psiplace_priorityf_compile(text, what, &f, p->err, p->errlen) < 0)
+	if (psiplace_priorityf_compile(text, what, &f, p->err) < 0)
 		return -1;
 	nf = realloc(c->functions, (c->nfunctions + 1) * sizeof(*nf));
 	if (nf)
@@ -135,7 +134,7 @@ static int add_nodes(struct parse *p, const char *expr, const struct line_attrs 
 	size_t i;
 
 	snprintf(what, sizeof(what), "%s:%d: NodeName", p->file, p->line);
-	if (psiplace_hostlist_expand(expr, what, &h, p->err, p->errlen) < 0)
+	if (psiplace_hostlist_expand(expr, what, &h, p->err) < 0)
 		return -1;
 	if (c->n + h.n > PSIPLACE_PSICONF_MAXNODES) {
 		psiplace_hostlist_free(&h);
@@ -209,7 +208,7 @@ static int parse_line(struct parse *p, char *line)
 
 		if (eq)
 			*eq = '\0';
-		return psiplace_seterr(p->err, p->errlen, "%s:%d: unknown key '%.64s'; accepted: %s",
+		return psiplace_seterr(p->err, "%s:%d: unknown key '%.64s'; accepted: %s",
 				       p->file, p->line, w[0], accepted);
 	}
 	memset(&a, 0, sizeof(a));
@@ -263,7 +262,7 @@ static int merge(struct parse *p)
 		}
 		for (k = 0; k < NATTR; k++) {
 			if (d->line[k] && s->line[k]) {
-				psiplace_seterr(p->err, p->errlen,
+				psiplace_seterr(p->err,
 						"%s:%d: node %s: %s already set at line %d", p->file,
 						s->line[k], s->name, attr_names[k], d->line[k]);
 				for (j = i; j < c->n; j++)
@@ -280,19 +279,19 @@ static int merge(struct parse *p)
 }
 
 int psiplace_psiconf_parse(const char *text, size_t len, const char *file,
-			   struct psiplace_psiconf *c, char *err, size_t errlen)
+			   struct psiplace_psiconf *c, psiplace_error_t *err)
 {
-	struct parse p = { .file = file ? file : "psiplace.conf", .err = err, .errlen = errlen,
+	struct parse p = { .file = file ? file : "psiplace.conf", .err = err,
 			   .c = c };
 	size_t pos = 0;
 	char *buf;
 
 	psiplace_psiconf_init(c);
 	if (len > PSIPLACE_PSICONF_MAXBYTES)
-		return psiplace_seterr(err, errlen, "%s: larger than %d bytes", p.file,
+		return psiplace_seterr(err, "%s: larger than %d bytes", p.file,
 				       PSIPLACE_PSICONF_MAXBYTES);
 	if (!(buf = malloc(PSIPLACE_PSICONF_MAXLINE + 1)))
-		return psiplace_seterr(err, errlen, "%s: out of memory", p.file);
+		return psiplace_seterr(err, "%s: out of memory", p.file);
 	while (pos < len) {
 		size_t end = pos;
 
@@ -323,16 +322,16 @@ fail:
 }
 
 int psiplace_psiconf_read_file(const char *path, bool optional, struct psiplace_psiconf *c,
-			       char *err, size_t errlen)
+			       psiplace_error_t *err)
 {
 	char *text;
 	size_t n;
 	int rc, e;
 
 	psiplace_psiconf_init(c);
-	if (psiplace_read_file(path, PSIPLACE_PSICONF_MAXBYTES, &text, &n, &e, err, errlen) < 0)
+	if (psiplace_read_file(path, PSIPLACE_PSICONF_MAXBYTES, &text, &n, &e, err) < 0)
 		return optional && e == ENOENT ? 0 : -1;
-	rc = psiplace_psiconf_parse(text, n, path, c, err, errlen);
+	rc = psiplace_psiconf_parse(text, n, path, c, err);
 	free(text);
 	return rc;
 }

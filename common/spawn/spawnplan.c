@@ -27,44 +27,44 @@ static int spawn_size(const struct psiplace_spawn_request *req, size_t i)
 	return capacity(req, i) - req->running[i];
 }
 
-static int check_entry(const char *vec, size_t i, int v, char *err, size_t errlen)
+static int check_entry(const char *vec, size_t i, int v, psiplace_error_t *err)
 {
 	if (v < 0)
-		return psiplace_seterr(err, errlen, "spawn plan: %s[%zu] = %d is negative; accepted: 0..%d",
+		return psiplace_seterr(err, "spawn plan: %s[%zu] = %d is negative; accepted: 0..%d",
 				       vec, i, v, PSIPLACE_INTVEC_MAX_VALUE);
 	if (v > PSIPLACE_INTVEC_MAX_VALUE)
-		return psiplace_seterr(err, errlen, "spawn plan: %s[%zu] = %d is too large; accepted: 0..%d",
+		return psiplace_seterr(err, "spawn plan: %s[%zu] = %d is too large; accepted: 0..%d",
 				       vec, i, v, PSIPLACE_INTVEC_MAX_VALUE);
 	return 0;
 }
 
-static int check_vectors(const struct psiplace_spawn_request *req, char *err, size_t errlen)
+static int check_vectors(const struct psiplace_spawn_request *req, psiplace_error_t *err)
 {
 	size_t i;
 
 	if (!req->nnodes)
-		return psiplace_seterr(err, errlen, "spawn plan: no nodes (empty cores vector); give one entry per node");
+		return psiplace_seterr(err, "spawn plan: no nodes (empty cores vector); give one entry per node");
 	if (req->nnodes > PSIPLACE_SPAWN_MAX_NODES)
-		return psiplace_seterr(err, errlen, "spawn plan: %zu nodes, at most %u accepted",
+		return psiplace_seterr(err, "spawn plan: %zu nodes, at most %u accepted",
 				       req->nnodes, PSIPLACE_SPAWN_MAX_NODES);
 	if (!req->cores || !req->running)
-		return psiplace_seterr(err, errlen, "spawn plan: the cores and running vectors are both required");
+		return psiplace_seterr(err, "spawn plan: the cores and running vectors are both required");
 	for (i = 0; i < req->nnodes; i++) {
-		if (check_entry("cores", i, req->cores[i], err, errlen) < 0 ||
-		    check_entry("running", i, req->running[i], err, errlen) < 0 ||
-		    (req->oversub && check_entry("oversubscribe", i, req->oversub[i], err, errlen) < 0))
+		if (check_entry("cores", i, req->cores[i], err) < 0 ||
+		    check_entry("running", i, req->running[i], err) < 0 ||
+		    (req->oversub && check_entry("oversubscribe", i, req->oversub[i], err) < 0))
 			return -1;
 		if (req->oversub && req->oversub[i] > 0 && req->cores[i] == 0)
-			return psiplace_seterr(err, errlen, "spawn plan: oversubscribe[%zu] = %d on a node without cores (cores[%zu] = 0)",
+			return psiplace_seterr(err, "spawn plan: oversubscribe[%zu] = %d on a node without cores (cores[%zu] = 0)",
 					       i, req->oversub[i], i);
 		if (req->method == PSIPLACE_SPAWN_MERGE && req->running[i] > capacity(req, i))
-			return psiplace_seterr(err, errlen, "spawn plan: running[%zu] = %d exceeds the node's capacity %d (cores + oversubscription); merge keeps the running processes, so R must not exceed A",
+			return psiplace_seterr(err, "spawn plan: running[%zu] = %d exceeds the node's capacity %d (cores + oversubscription); merge keeps the running processes, so R must not exceed A",
 					       i, req->running[i], capacity(req, i));
 	}
 	return 0;
 }
 
-static int count(const struct psiplace_spawn_request *req, struct totals *t, char *err, size_t errlen)
+static int count(const struct psiplace_spawn_request *req, struct totals *t, psiplace_error_t *err)
 {
 	size_t i;
 
@@ -76,20 +76,20 @@ static int count(const struct psiplace_spawn_request *req, struct totals *t, cha
 		t->nodes0 += req->running[i] > 0;
 	}
 	if (!t->sources)
-		return psiplace_seterr(err, errlen, "spawn plan: no running process to spawn from (running is 0 on every node)");
+		return psiplace_seterr(err, "spawn plan: no running process to spawn from (running is 0 on every node)");
 	if (!t->spawn)
-		return psiplace_seterr(err, errlen, req->method == PSIPLACE_SPAWN_MERGE ?
+		return psiplace_seterr(err, req->method == PSIPLACE_SPAWN_MERGE ?
 				       "spawn plan: nothing to spawn (cores - running is 0 on every node)" :
 				       "spawn plan: nothing to spawn (cores is 0 on every node)");
 	if (t->sources + t->spawn > INT_MAX)
-		return psiplace_seterr(err, errlen, "spawn plan: %lld processes in all, more than %d",
+		return psiplace_seterr(err, "spawn plan: %lld processes in all, more than %d",
 				       t->sources + t->spawn, INT_MAX);
 	return 0;
 }
 
 /* Hypercube: one group size C everywhere, so that T(k) = N(k) * C.  The
  * allocation is checked as a whole before the sources' nodes. */
-static int check_hypercube(const struct psiplace_spawn_request *req, char *err, size_t errlen)
+static int check_hypercube(const struct psiplace_spawn_request *req, psiplace_error_t *err)
 {
 	size_t i, first = req->nnodes;
 
@@ -99,12 +99,12 @@ static int check_hypercube(const struct psiplace_spawn_request *req, char *err, 
 		if (first == req->nnodes)
 			first = i;
 		else if (capacity(req, i) != capacity(req, first))
-			return psiplace_seterr(err, errlen, "spawn plan: hypercube needs the same number of cores on every node, but node %zu has %d and node %zu has %d; use the diffusive strategy",
+			return psiplace_seterr(err, "spawn plan: hypercube needs the same number of cores on every node, but node %zu has %d and node %zu has %d; use the diffusive strategy",
 					       first, capacity(req, first), i, capacity(req, i));
 	}
 	for (i = 0; i < req->nnodes && req->method == PSIPLACE_SPAWN_MERGE; i++)
 		if (req->running[i] && req->running[i] != capacity(req, i))
-			return psiplace_seterr(err, errlen, "spawn plan: hypercube spawns whole nodes, but node %zu runs %d of its %d cores; use the diffusive strategy",
+			return psiplace_seterr(err, "spawn plan: hypercube spawns whole nodes, but node %zu runs %d of its %d cores; use the diffusive strategy",
 					       i, req->running[i], capacity(req, i));
 	return 0;
 }
@@ -184,20 +184,19 @@ static void make_steps(struct psiplace_spawn_plan *plan, int nodes0)
 }
 
 int psiplace_spawn_plan_build(const struct psiplace_spawn_request *req,
-			      struct psiplace_spawn_plan *plan, char *err,
-			      size_t errlen)
+			      struct psiplace_spawn_plan *plan, psiplace_error_t *err)
 {
 	struct totals t;
 
 	memset(plan, 0, sizeof(*plan));
-	if (check_vectors(req, err, errlen) < 0 || count(req, &t, err, errlen) < 0 ||
-	    (req->strategy == PSIPLACE_SPAWN_HYPERCUBE && check_hypercube(req, err, errlen) < 0))
+	if (check_vectors(req, err) < 0 || count(req, &t, err) < 0 ||
+	    (req->strategy == PSIPLACE_SPAWN_HYPERCUBE && check_hypercube(req, err) < 0))
 		return -1;
 	plan->groups = calloc(t.groups, sizeof(*plan->groups));
 	plan->steps = calloc(t.groups + 1, sizeof(*plan->steps));
 	if (!plan->groups || !plan->steps) {
 		psiplace_spawn_plan_free(plan);
-		return psiplace_seterr(err, errlen, "spawn plan: out of memory for %zu groups", t.groups);
+		return psiplace_seterr(err, "spawn plan: out of memory for %zu groups", t.groups);
 	}
 	plan->strategy = req->strategy;
 	plan->method = req->method;

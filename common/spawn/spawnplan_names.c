@@ -15,8 +15,7 @@ const char *psiplace_spawn_method_name(enum psiplace_spawn_method m)
 }
 
 int psiplace_spawn_strategy_parse(const char *s, const char *what,
-				  enum psiplace_spawn_strategy *out, char *err,
-				  size_t errlen)
+				  enum psiplace_spawn_strategy *out, psiplace_error_t *err)
 {
 	char q[80];
 
@@ -29,13 +28,12 @@ int psiplace_spawn_strategy_parse(const char *s, const char *what,
 		return 0;
 	}
 	psiplace_quote(q, sizeof(q), s ? s : "", 48);
-	return psiplace_seterr(err, errlen, "%s: '%s' is not a spawn strategy; accepted: diffusive, hypercube",
+	return psiplace_seterr(err, "%s: '%s' is not a spawn strategy; accepted: diffusive, hypercube",
 			       what, q);
 }
 
 int psiplace_spawn_method_parse(const char *s, const char *what,
-				enum psiplace_spawn_method *out, char *err,
-				size_t errlen)
+				enum psiplace_spawn_method *out, psiplace_error_t *err)
 {
 	char q[80];
 
@@ -48,6 +46,6 @@ int psiplace_spawn_method_parse(const char *s, const char *what,
 		return 0;
 	}
 	psiplace_quote(q, sizeof(q), s ? s : "", 48);
-	return psiplace_seterr(err, errlen, "%s: '%s' is not a spawn method; accepted: merge, baseline",
+	return psiplace_seterr(err, "%s: '%s' is not a spawn method; accepted: merge, baseline",
 			       what, q);
 }

@@ -112,7 +112,7 @@ static void count_levels(struct psiplace_topo *t)
 }
 
 int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restrict_to,
-			     struct psiplace_topo *t, char *err, size_t errlen)
+			     struct psiplace_topo *t, psiplace_error_t *err)
 {
 	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
 	hwloc_obj_t pu = NULL;
@@ -120,10 +120,10 @@ int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restric
 
 	memset(t, 0, sizeof(*t));
 	if (n <= 0)
-		return psiplace_seterr(err, errlen, "topology has no processing units");
+		return psiplace_seterr(err, "topology has no processing units");
 	t->pus = calloc((size_t)n, sizeof(*t->pus));
 	if (!t->pus)
-		return psiplace_seterr(err, errlen, "out of memory for %d PUs", n);
+		return psiplace_seterr(err, "out of memory for %d PUs", n);
 	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))) {
 		if (restrict_to && !hwloc_bitmap_isset(restrict_to, pu->os_index))
 			continue;
@@ -132,7 +132,7 @@ int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restric
 	t->npus = k;
 	if (k == 0) {
 		psiplace_topo_free(t);
-		return psiplace_seterr(err, errlen, "no processing unit of the topology is in the allowed CPU set");
+		return psiplace_seterr(err, "no processing unit of the topology is in the allowed CPU set");
 	}
 	t->is_this_system = hwloc_topology_is_thissystem(topo);
 	count_levels(t);
@@ -140,7 +140,7 @@ int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restric
 }
 
 int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
-		       struct psiplace_topo *t, char *err, size_t errlen)
+		       struct psiplace_topo *t, psiplace_error_t *err)
 {
 	hwloc_topology_t topo;
 	struct stat st;
@@ -149,7 +149,7 @@ int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
 
 	memset(t, 0, sizeof(*t));
 	if (hwloc_topology_init(&topo) < 0)
-		return psiplace_seterr(err, errlen, "hwloc_topology_init failed");
+		return psiplace_seterr(err, "hwloc_topology_init failed");
 	if (desc && *desc) {
 		psiplace_quote(q, sizeof(q), desc, 100);
 		if (stat(desc, &st) == 0 && S_ISREG(st.st_mode))
@@ -158,16 +158,16 @@ int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
 			rc = hwloc_topology_set_synthetic(topo, desc);
 		if (rc < 0) {
 			hwloc_topology_destroy(topo);
-			return psiplace_seterr(err, errlen,
+			return psiplace_seterr(err,
 					       "topology '%s' is neither a readable hwloc XML file nor a valid synthetic description (e.g. 'pack:2 core:4 pu:2')",
 					       q);
 		}
 	}
 	if (hwloc_topology_load(topo) < 0) {
 		hwloc_topology_destroy(topo);
-		return psiplace_seterr(err, errlen, "hwloc cannot load the topology");
+		return psiplace_seterr(err, "hwloc cannot load the topology");
 	}
-	rc = psiplace_topo_from_hwloc(topo, restrict_to, t, err, errlen);
+	rc = psiplace_topo_from_hwloc(topo, restrict_to, t, err);
 	hwloc_topology_destroy(topo);
 	return rc;
 }

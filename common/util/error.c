@@ -1,19 +1,35 @@
 /* One-line error messages and safe quoting of untrusted input. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "psiplace/error.h"
 
-int psiplace_seterr(char *err, size_t errlen, const char *fmt, ...)
+int psiplace_seterr(psiplace_error_t *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && errlen) {
+	if (err) {
 		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
+		vsnprintf(err->text, sizeof(err->text), fmt, ap);
 		va_end(ap);
 	}
 	return -1;
+}
+
+void psiplace_error_append(psiplace_error_t *err, const char *fmt, ...)
+{
+	va_list ap;
+	size_t l;
+
+	if (!err)
+		return;
+	l = strnlen(err->text, sizeof(err->text));
+	if (l + 1 >= sizeof(err->text))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->text + l, sizeof(err->text) - l, fmt, ap);
+	va_end(ap);
 }
 
 void psiplace_quote(char *dst, size_t dstlen, const char *src, size_t max)
@@ -46,7 +62,7 @@ void psiplace_quote(char *dst, size_t dstlen, const char *src, size_t max)
 	dst[o] = '\0';
 }
 
-int psiplace_seterr_at(char *err, size_t errlen, const char *what, const char *input,
+int psiplace_seterr_at(psiplace_error_t *err, const char *what, const char *input,
 		       size_t pos, const char *accepted, const char *fmt, ...)
 {
 	char why[160], q[80];
@@ -56,6 +72,6 @@ int psiplace_seterr_at(char *err, size_t errlen, const char *what, const char *i
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	psiplace_quote(q, sizeof(q), input, 48);
-	return psiplace_seterr(err, errlen, "%s: '%s': %s at character %zu; accepted: %s", what, q,
+	return psiplace_seterr(err, "%s: '%s': %s at character %zu; accepted: %s", what, q,
 			       why, pos + 1, accepted);
 }

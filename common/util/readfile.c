@@ -8,7 +8,7 @@
 #include "psiplace/readfile.h"
 
 int psiplace_read_file(const char *path, size_t max, char **text, size_t *len,
-		       int *sys_errno, char *err, size_t errlen)
+		       int *sys_errno, psiplace_error_t *err)
 {
 	FILE *f = fopen(path, "r");
 	size_t cap = 1 << 16, n = 0, r, limit = max + 1;
@@ -19,7 +19,7 @@ int psiplace_read_file(const char *path, size_t max, char **text, size_t *len,
 	if (sys_errno)
 		*sys_errno = f ? 0 : errno;
 	if (!f)
-		return psiplace_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return psiplace_seterr(err, "%s: %s", path, strerror(errno));
 	do { /* grow as needed: most files are small */
 		if (!t || n == cap) {
 			cap = t ? cap * 2 : cap;
@@ -30,7 +30,7 @@ int psiplace_read_file(const char *path, size_t max, char **text, size_t *len,
 				fclose(f);
 				if (sys_errno)
 					*sys_errno = ENOMEM;
-				return psiplace_seterr(err, errlen, "%s: out of memory", path);
+				return psiplace_seterr(err, "%s: out of memory", path);
 			}
 			t = nt;
 		}
@@ -42,7 +42,7 @@ int psiplace_read_file(const char *path, size_t max, char **text, size_t *len,
 			*sys_errno = EIO;
 		fclose(f);
 		free(t);
-		return psiplace_seterr(err, errlen, "%s: read error", path);
+		return psiplace_seterr(err, "%s: read error", path);
 	}
 	fclose(f);
 	t[n] = '\0';

@@ -15,6 +15,7 @@
 #include "psiplace/priorityf.h"
 #include "psiplace/psi_values.h"
 #include "psiplace/plugstack_line.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,14 +56,14 @@ void psiplace_ctld_request_free(struct psiplace_ctld_request *r);
 /* Set the policy or the function from one option or variable (`what`
  * names it for the error line).  Each may be called once per request. */
 int psiplace_ctld_request_set_policy(struct psiplace_ctld_request *r, const char *value,
-			       const char *what, char *err, size_t errlen);
+			       const char *what, psiplace_error_t *err);
 int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const char *value,
-				 const char *what, char *err, size_t errlen);
+				 const char *what, psiplace_error_t *err);
 
 /* After the setters: a function implies PRIORITY; with another explicit
  * policy it is an error naming both. */
 int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *policy_what,
-			   const char *priority_what, char *err, size_t errlen);
+			   const char *priority_what, psiplace_error_t *err);
 
 /* Parse a job's spank environment (env[0..n-1], entries may be NULL):
  * PSIPLACE_ALLOC_POLICY, PSIPLACE_ALLOC_PRIORITY and the PSI entries, each
@@ -72,14 +73,13 @@ int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *po
  * validated but not kept (psi says whether the job uses PSI node choice):
  * r owns no memory afterwards. */
 int psiplace_ctld_request_from_env(const char *const *env, size_t n,
-			     struct psiplace_ctld_request *r, char *err,
-			     size_t errlen);
+			     struct psiplace_ctld_request *r, psiplace_error_t *err);
 
 /* The same, keeping the PSI node lists (psi_node_ids, psi_hosts) for
  * psiplace_ctld_request_candidates and psiplace_ctld_request_psi_order; release them
  * with psiplace_ctld_request_free(). */
 int psiplace_ctld_request_from_env_nodes(const char *const *env, size_t n, struct psiplace_ctld_request *r,
-				   char *err, size_t errlen);
+				   psiplace_error_t *err);
 
 /* The entries the SPANK plugin passes to spank_job_control_setenv for the
  * node-choice part of a request: name[i]=value[i], i < *n (at most 4).
@@ -87,7 +87,7 @@ int psiplace_ctld_request_from_env_nodes(const char *const *env, size_t n, struc
  * PSIPLACE_JOBENV_MAX_LIST bytes. */
 struct psiplace_user_request;
 int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req, const char *name[4],
-				   char *value[4], size_t *n, char *err, size_t errlen);
+				   char *value[4], size_t *n, psiplace_error_t *err);
 
 /* The PSI candidate list of a job: indexes into the cluster's nodes
  * (names[0..nnodes-1] in slurm.conf order), duplicates dropped, in PSI list
@@ -95,8 +95,7 @@ int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req
  * names are errors (-1, err names the first one).  A job without a PSI
  * node set gives every node in index order. */
 int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, const char *const *names,
-			       size_t nnodes, uint32_t **cand, size_t *ncand, char *err,
-			       size_t errlen);
+			       size_t nnodes, uint32_t **cand, size_t *ncand, psiplace_error_t *err);
 
 /* What the select plugin does with a job after psiplace_ctld_request_psi_order. */
 enum psiplace_psi_next {
@@ -118,8 +117,7 @@ enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctl
 						  const struct psiplace_siteconf *site,
 						  const struct psiplace_node *nodes, size_t nnodes,
 						  uint32_t **order, size_t *norder,
-						  enum psiplace_policy *policy, char *err,
-						  size_t errlen);
+						  enum psiplace_policy *policy, psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

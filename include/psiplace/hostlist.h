@@ -17,6 +17,7 @@
 #define PSIPLACE_HOSTLIST_H
 
 #include <stddef.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,8 +39,7 @@ struct psiplace_hostlist {
  * On success out owns memory to release with psiplace_hostlist_free();
  * on error out is empty. */
 int psiplace_hostlist_expand(const char *s, const char *what,
-			     struct psiplace_hostlist *out, char *err,
-			     size_t errlen);
+			     struct psiplace_hostlist *out, psiplace_error_t *err);
 
 void psiplace_hostlist_free(struct psiplace_hostlist *h);
 

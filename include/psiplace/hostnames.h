@@ -5,6 +5,7 @@
 #define PSIPLACE_HOSTNAMES_H
 
 #include <stddef.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,12 +23,12 @@ void psiplace_names_free(struct psiplace_names *l);
 
 /* Append a copy of name[0..len).  -1 with err when the list is full. */
 int psiplace_names_push(struct psiplace_names *l, const char *name, size_t len, const char *what,
-			char *err, size_t errlen);
+			psiplace_error_t *err);
 
 /* Expand a hostlist expression (NUL-terminated; blanks or commas
  * separate names) and append its names.  On error l is unchanged. */
 int psiplace_names_add_hostlist(struct psiplace_names *l, const char *expr, const char *what,
-				char *err, size_t errlen);
+				psiplace_error_t *err);
 
 /* Write l as a compact hostlist expression that expands to the same names
  * in the same order (adjacent names with one prefix share brackets,

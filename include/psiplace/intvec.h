@@ -10,6 +10,7 @@
 #define PSIPLACE_INTVEC_H
 
 #include <stddef.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,7 +35,7 @@ struct psiplace_intvec {
  * e.g. "--cores").  On success out owns memory to release with
  * psiplace_intvec_free(); on error out is {0, NULL}. */
 int psiplace_intvec_parse(const char *s, const char *what,
-			  struct psiplace_intvec *out, char *err, size_t errlen);
+			  struct psiplace_intvec *out, psiplace_error_t *err);
 
 void psiplace_intvec_free(struct psiplace_intvec *v);
 

@@ -19,6 +19,7 @@
 #include <hwloc.h>
 
 #include "psiplace/topo.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,30 +81,28 @@ void psiplace_lama_opts_init(struct psiplace_lama_opts *o);
  * name is not a LAMA name (o untouched), -1 on a bad value or a conflict
  * (--psi-map-by with --psi-lama-map). */
 int psiplace_lama_apply(struct psiplace_lama_opts *o, const char *name, const char *value,
-			char *err, size_t errlen);
+			psiplace_error_t *err);
 
 /* After all options: the checks that involve more than one string (the
  * map must contain the binding level).  A simple or default map lacking
  * the binding letter gets it right after its first letter. */
-int psiplace_lama_finish(struct psiplace_lama_opts *o, char *err, size_t errlen);
+int psiplace_lama_finish(struct psiplace_lama_opts *o, psiplace_error_t *err);
 
 /* The single parsers (total: every input yields a value or an error; err
  * names `what`, e.g. "--psi-lama-map", the position and the rule). */
 int psiplace_lama_parse_map(const char *s, const char *what, enum psiplace_level *levels,
-			    unsigned *n, char *err, size_t errlen);
+			    unsigned *n, psiplace_error_t *err);
 int psiplace_lama_parse_bind(const char *s, const char *what, unsigned *width,
-			     enum psiplace_level *level, char *err, size_t errlen);
+			     enum psiplace_level *level, psiplace_error_t *err);
 int psiplace_lama_parse_mppr(const char *s, const char *what, struct psiplace_lama_mppr *m,
-			     unsigned *n, char *err, size_t errlen);
-int psiplace_lama_parse_order(const char *s, const char *what, int *sequential, char *err,
-			      size_t errlen);
+			     unsigned *n, psiplace_error_t *err);
+int psiplace_lama_parse_order(const char *s, const char *what, int *sequential, psiplace_error_t *err);
 /* Simple level (slot hwthread core l1cache l2cache l3cache socket numa
  * board node, case-insensitive) to its expert map string, or to its
  * binding (width 0 for "none", accepted only when allow_none). */
-int psiplace_lama_simple_map(const char *s, const char *what, const char **map, char *err,
-			     size_t errlen);
+int psiplace_lama_simple_map(const char *s, const char *what, const char **map, psiplace_error_t *err);
 int psiplace_lama_simple_bind(const char *s, const char *what, unsigned *width,
-			      enum psiplace_level *level, char *err, size_t errlen);
+			      enum psiplace_level *level, psiplace_error_t *err);
 
 /* "cL1L2L3sNbnh", "1c", "1:c,2:n" (or "none"), "n"/"s" into buf. */
 void psiplace_lama_map_string(const struct psiplace_lama_opts *o, char *buf, size_t len);
@@ -138,7 +137,7 @@ struct psiplace_lama_map {
  * The topologies must outlive m. */
 int psiplace_lama_map(const struct psiplace_lama_opts *o, unsigned nnodes,
 		      const struct psiplace_topo *const *topo, size_t ntasks,
-		      struct psiplace_lama_map *m, char *err, size_t errlen);
+		      struct psiplace_lama_map *m, psiplace_error_t *err);
 
 /* The same with the task count of every node fixed by the step layout
  * (Slurm decides how many tasks each node runs; LAMA decides the order in
@@ -146,7 +145,7 @@ int psiplace_lama_map(const struct psiplace_lama_opts *o, unsigned nnodes,
  * those counts: psiplace_lama_verify_layout() compares it with Slurm's. */
 int psiplace_lama_map_counts(const struct psiplace_lama_opts *o, unsigned nnodes,
 			     const struct psiplace_topo *const *topo, const unsigned *tasks_per_node,
-			     struct psiplace_lama_map *m, char *err, size_t errlen);
+			     struct psiplace_lama_map *m, psiplace_error_t *err);
 
 /* Step launch on one node: bind the node's own ntasks tasks knowing only
  * its own topology.  bind[k] is the binding of the node's k-th task in
@@ -156,7 +155,7 @@ int psiplace_lama_map_counts(const struct psiplace_lama_opts *o, unsigned nnodes
  * sets (OS indexes); an unbound task gets empty sets. */
 int psiplace_lama_map_local(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
 			    unsigned ntasks, hwloc_bitmap_t *cpus, hwloc_bitmap_t *mems,
-			    char *err, size_t errlen);
+			    psiplace_error_t *err);
 
 /* CPU set (OS indexes) and NUMA nodes of a rank; empty when unbound.
  * Returns 0, or -1 for a rank out of range. */
@@ -195,15 +194,14 @@ int psiplace_lama_slurm_layout(enum psiplace_lama_dist d, const unsigned *tasks_
  * long) receives the layout to request. */
 int psiplace_lama_choose_dist(const struct psiplace_lama_opts *o, unsigned nnodes,
 			      const unsigned *tasks_per_node, const struct psiplace_topo *const *topo,
-			      enum psiplace_lama_dist *dist, unsigned *node_of_rank, char *err,
-			      size_t errlen);
+			      enum psiplace_lama_dist *dist, unsigned *node_of_rank, psiplace_error_t *err);
 
 /* Does a layout (node_of_rank[0..n-1], n = sum of tasks_per_node) equal
  * LAMA's node order for its counts?  0 yes; -1 with one line showing
  * both sequences and the first difference. */
 int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
 				const struct psiplace_topo *const *topo,
-				const unsigned *node_of_rank, size_t n, char *err, size_t errlen);
+				const unsigned *node_of_rank, size_t n, psiplace_error_t *err);
 
 /* What one node can check alone: running ntasks tasks under a block or
  * cyclic layout matches LAMA's node order as far as this node decides it
@@ -211,8 +209,7 @@ int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nno
  * cyclic: exactly one per sweep).  If every node passes, the whole
  * layout matches.  0 yes; -1 with the reason. */
 int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
-			       unsigned ntasks, enum psiplace_lama_dist dist, char *err,
-			       size_t errlen);
+			       unsigned ntasks, enum psiplace_lama_dist dist, psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

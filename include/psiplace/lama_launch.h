@@ -13,6 +13,7 @@
 #include "psiplace/lama.h"
 #include "psiplace/user_request.h"
 #include "psiplace/step_layout.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,7 +24,7 @@ extern "C" {
  * bad variable an option overrides is never parsed), then
  * psiplace_lama_finish().  -1 with one error line naming the string. */
 int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct psiplace_lama_opts *o,
-				  char *err, size_t errlen);
+				  psiplace_error_t *err);
 
 /* Which of Slurm's distributions the step's layout is, as far as this
  * node sees it: the node's global task ids (any order) compared with
@@ -42,7 +43,7 @@ int psiplace_lama_step_dists(const struct psiplace_step *s);
  * step always matches.  0 yes; -1 with one line giving the reason and
  * both layouts (Slurm's and LAMA's, nodes of tasks 0..). */
 int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
-			     const struct psiplace_step *s, char *err, size_t errlen);
+			     const struct psiplace_step *s, psiplace_error_t *err);
 
 /* The node's part of the step: the layout checked, then out[i] (from
  * psiplace_bindings_new, s->nlocal entries) the CPU and NUMA sets of local
@@ -51,13 +52,13 @@ int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct ps
  * bind, MPPR, order and the layout seen. */
 int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			     const struct psiplace_step *s, struct psiplace_binding *out,
-			     char *summary, size_t sumlen, char *err, size_t errlen);
+			     char *summary, size_t sumlen, psiplace_error_t *err);
 
 /* The Slurm distribution (block or cyclic) that yields LAMA's node order
  * for a request, from its strings alone (psiplace_lama_choose_dist
  * without topologies).  -1 with err when the LAMA strings are bad. */
 int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psiplace_lama_dist *dist,
-			       char *err, size_t errlen);
+			       psiplace_error_t *err);
 
 /* Submission inside a known allocation (srun in a job): LAMA's own layout
  * of ntasks tasks over the allocation's nodes (topo[i]; cpus[i] CPUs of
@@ -67,7 +68,7 @@ int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psipl
 int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
 			       const struct psiplace_topo *const *topo, const unsigned *cpus,
 			       size_t ntasks, enum psiplace_lama_dist *dist, unsigned *node_of_rank,
-			       char *err, size_t errlen);
+			       psiplace_error_t *err);
 
 /* A layout for the step (PSIPLACE_LAMA_LAYOUT): each rank's node as its
  * position among the nodes that get tasks (the step's node list), in the

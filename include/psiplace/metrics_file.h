@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "psiplace/policy.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,11 +60,10 @@ void psiplace_metrics_free(struct psiplace_metrics *m);
  * when the text is too large or memory runs out. */
 int psiplace_metrics_parse(const char *text, size_t len, const char *file,
 			   struct psiplace_metrics *m, psiplace_log_fn log,
-			   void *log_arg, char *err, size_t errlen);
+			   void *log_arg, psiplace_error_t *err);
 
 int psiplace_metrics_read_file(const char *path, struct psiplace_metrics *m,
-			       psiplace_log_fn log, void *log_arg, char *err,
-			       size_t errlen);
+			       psiplace_log_fn log, void *log_arg, psiplace_error_t *err);
 
 const struct psiplace_metrics_node *psiplace_metrics_node(const struct psiplace_metrics *m,
 							  const char *name);
@@ -84,7 +84,7 @@ struct psiplace_filestamp {
  * updated: reload now), 0 when unchanged, -1 with err when it cannot be
  * stat'ed (stamp invalidated, so that its return triggers a reload). */
 int psiplace_metrics_stat_changed(const char *path, struct psiplace_filestamp *stamp,
-				  char *err, size_t errlen);
+				  psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "psiplace/policy.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,8 +35,7 @@ struct psiplace_nodetable {
 
 /* Parse CSV text (len bytes); `file` names it in "FILE:LINE: ..." errors. */
 int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
-			     struct psiplace_nodetable *t, char *err,
-			     size_t errlen);
+			     struct psiplace_nodetable *t, psiplace_error_t *err);
 
 void psiplace_nodetable_free(struct psiplace_nodetable *t);
 

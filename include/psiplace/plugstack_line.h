@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "psiplace/policy.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,8 +40,7 @@ void psiplace_siteconf_free(struct psiplace_siteconf *c);
  * again here).  On error c is left as it was and err names the argument,
  * the value and what is accepted. */
 int psiplace_siteconf_parse(int argc, char *const argv[],
-			    struct psiplace_siteconf *c, char *err,
-			    size_t errlen);
+			    struct psiplace_siteconf *c, psiplace_error_t *err);
 
 /* Locate the psiplace line in a plugstack.conf text: the first
  * required/optional line whose plugin file name is psiplace.so.  Returns
@@ -52,16 +52,14 @@ int psiplace_siteconf_parse(int argc, char *const argv[],
 typedef int (*psiplace_include_cb)(const char *pattern, int lineno, void *arg);
 int psiplace_plugstack_scan(const char *text, size_t len,
 			    psiplace_include_cb on_include, void *arg,
-			    int *argc, char ***argv, int *lineno, char *err,
-			    size_t errlen);
+			    int *argc, char ***argv, int *lineno, psiplace_error_t *err);
 
 /* Read plugstack.conf at path (following include lines, relative to the
  * including file's directory, glob patterns allowed, depth-bounded) and
  * parse the psiplace line into c.  Returns 0 (a file without the line
  * leaves c at its defaults), or -1 with err as "FILE:LINE: message". */
 int psiplace_siteconf_read_plugstack(const char *path,
-				     struct psiplace_siteconf *c, char *err,
-				     size_t errlen);
+				     struct psiplace_siteconf *c, psiplace_error_t *err);
 
 void psiplace_argv_free(char **argv);
 

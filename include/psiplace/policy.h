@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,7 +35,7 @@ enum psiplace_policy {
  * case-insensitive, surrounding blanks not allowed.  `what` names the
  * option or key for the error line ("--psi-alloc-policy"). */
 int psiplace_policy_parse(const char *s, const char *what,
-			  enum psiplace_policy *out, char *err, size_t errlen);
+			  enum psiplace_policy *out, psiplace_error_t *err);
 
 /* Canonical upper-case name; "NONE" for PSIPLACE_POLICY_NONE. */
 const char *psiplace_policy_name(enum psiplace_policy p);
@@ -112,7 +113,7 @@ bool psiplace_node_eligible(const struct psiplace_node *node,
  * other candidates by index.  Returns 0, or -1 with err filled. */
 int psiplace_rank(const struct psiplace_rank_opts *opts,
 		  const struct psiplace_node *nodes, size_t n, uint32_t *order,
-		  char *err, size_t errlen);
+		  psiplace_error_t *err);
 
 /* As psiplace_rank(), but only order[0..k-1] (the best k candidates) is
  * ordered exactly; the other candidates follow in unspecified order, then
@@ -121,7 +122,7 @@ int psiplace_rank(const struct psiplace_rank_opts *opts,
  * the rest. */
 int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
 			  const struct psiplace_node *nodes, size_t n, size_t k,
-			  uint32_t *order, char *err, size_t errlen);
+			  uint32_t *order, psiplace_error_t *err);
 
 /* Choose the best k candidates (as psiplace_rank): out[0..k-1] receives indexes into
  * nodes[] in allocation order (set policies: ascending node index).  Sort
@@ -130,7 +131,7 @@ int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
  * chosen. */
 int psiplace_choose(const struct psiplace_rank_opts *opts,
 		    const struct psiplace_node *nodes, size_t n, size_t k,
-		    uint32_t *out, char *err, size_t errlen);
+		    uint32_t *out, psiplace_error_t *err);
 
 /* The node's score under the policy as text (for --explain): the value
  * the policy orders by; see doc/policies.md.  Returns snprintf's count. */

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,8 +34,7 @@ struct psiplace_priorityf; /* opaque, immutable once compiled */
  * read "WHAT: position P: MESSAGE in 'EXPR'" with P 1-based.  Returns 0
  * with *out set (free with psiplace_priorityf_free), or -1. */
 int psiplace_priorityf_compile(const char *expr, const char *what,
-			       struct psiplace_priorityf **out, char *err,
-			       size_t errlen);
+			       struct psiplace_priorityf **out, psiplace_error_t *err);
 
 void psiplace_priorityf_free(struct psiplace_priorityf *f);
 

@@ -11,6 +11,7 @@
 
 #include "psiplace/binding.h"
 #include "psiplace/topo.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,16 +30,14 @@ struct psiplace_psi_opts {
 /* The node's CPU slots in ParaStation order: the first hardware thread of
  * every core (topology order), then every second thread, ...  slots[i]
  * is an index into t->pus; *n = t->npus.  malloc'd. */
-int psiplace_psi_slots(const struct psiplace_topo *t, unsigned **slots, size_t *n, char *err,
-		       size_t errlen);
+int psiplace_psi_slots(const struct psiplace_topo *t, unsigned **slots, size_t *n, psiplace_error_t *err);
 
 /* Bindings of the node's local tasks 0..nlocal-1 (out[] from
  * psiplace_bindings_new).  -1 with the reason when the node cannot hold
  * them (not enough slots without overbooking, a cpumap entry outside the
  * step's CPUs or too short). */
 int psiplace_psi_place_node(const struct psiplace_topo *t, const struct psiplace_psi_opts *o,
-			    unsigned nlocal, struct psiplace_binding *out, char *err,
-			    size_t errlen);
+			    unsigned nlocal, struct psiplace_binding *out, psiplace_error_t *err);
 
 /* Which node runs each task when psiplace lays out a step itself (the
  * `psiplace map` dry run; under Slurm the step layout comes from Slurm):
@@ -48,7 +47,7 @@ int psiplace_psi_place_node(const struct psiplace_topo *t, const struct psiplace
  * with overbook the tasks spread evenly over all nodes in proportion to
  * their slots (loop: round robin), else an error. */
 int psiplace_psi_layout(const unsigned *slots, unsigned nnodes, const struct psiplace_psi_opts *o,
-			unsigned ntasks, unsigned *node_of, char *err, size_t errlen);
+			unsigned ntasks, unsigned *node_of, psiplace_error_t *err);
 
 struct psiplace_user_request;
 /* The placement options of a gathered request. */
@@ -62,7 +61,7 @@ void psiplace_psi_opts_of_request(const struct psiplace_user_request *r, struct 
  * with loop-nodes-first (cyclic) — as Slurm lays out a step. */
 int psiplace_psi_map(const struct psiplace_topo *const *topo, unsigned nnodes, unsigned ntasks,
 		     const unsigned *tasks_per_node, const struct psiplace_psi_opts *o,
-		     unsigned *node_of, struct psiplace_binding *b, char *err, size_t errlen);
+		     unsigned *node_of, struct psiplace_binding *b, psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

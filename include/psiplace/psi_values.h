@@ -12,6 +12,7 @@
 
 #include "psiplace/hostnames.h"
 #include "psiplace/policy.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,33 +40,33 @@ enum psiplace_nodes_sort {
  * around items allowed.  *ids is malloc'd, in the given order, repeats
  * kept. */
 int psiplace_psi_nodes_parse(const char *s, const char *what, uint32_t **ids, size_t *n,
-			     char *err, size_t errlen);
+			     psiplace_error_t *err);
 
 /* PSI_HOSTS: names separated by blanks and/or commas, each may be a Slurm
  * hostlist expression.  Names are appended to hl. */
 int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_names *hl,
-			     char *err, size_t errlen);
+			     psiplace_error_t *err);
 
 /* PSI_HOSTFILE content: one host (or hostlist expression) per line, '#'
  * starts a comment, blank lines ignored; a host listed k times gives k
  * entries (slots).  `what` names the file for messages. */
 int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
-				struct psiplace_names *hl, char *err, size_t errlen);
+				struct psiplace_names *hl, psiplace_error_t *err);
 
 /* Read and parse a hostfile with the caller's credentials (the SPANK
  * plugin calls it only in srun/sbatch/salloc, as the submitting user).
  * Only regular files up to PSIPLACE_HOSTFILE_MAX bytes. */
 int psiplace_psi_hostfile_read(const char *path, const char *what, struct psiplace_names *hl,
-			       char *err, size_t errlen);
+			       psiplace_error_t *err);
 
 /* PSI_NODES_SORT: PROC, LOAD (=LOAD1=LOAD_1), LOAD_5 (=LOAD5), LOAD_15
  * (=LOAD15), PROC+LOAD, NONE; case-insensitive. */
 int psiplace_nodes_sort_parse(const char *s, const char *what, enum psiplace_nodes_sort *out,
-			      char *err, size_t errlen);
+			      psiplace_error_t *err);
 const char *psiplace_nodes_sort_name(enum psiplace_nodes_sort m);
 
 /* PSI_TPP / --psi-tpp: a positive decimal integer up to PSIPLACE_PSI_TPP_MAX. */
-int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, char *err, size_t errlen);
+int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_error_t *err);
 
 /* OMP_NUM_THREADS, OpenMP's variable: anything but a positive integer
  * gives *tpp = 1 and returns 1 with a warning line in warn; 0 when the
@@ -75,7 +76,7 @@ int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t wa
 /* __PSI_CPUMAP / --psi-cpumap: comma list of N or A-B, descending ranges
  * allowed ("3-0" = 3,2,1,0).  map[slot] = OS CPU index. */
 int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_t *n,
-			  char *err, size_t errlen);
+			  psiplace_error_t *err);
 
 /* Format ids as a compact comma list of N and A-B (ascending runs merged,
  * order kept).  Returns the length or -1 when buf is too small. */

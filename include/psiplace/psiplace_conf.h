@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "psiplace/priorityf.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,13 +52,12 @@ void psiplace_psiconf_free(struct psiplace_psiconf *c);
 /* Parse text (len bytes); `file` names it in errors.  On error c is
  * empty. */
 int psiplace_psiconf_parse(const char *text, size_t len, const char *file,
-			   struct psiplace_psiconf *c, char *err, size_t errlen);
+			   struct psiplace_psiconf *c, psiplace_error_t *err);
 
 /* Read and parse the file at path.  A missing file is not an error when
  * optional is true (c stays empty). */
 int psiplace_psiconf_read_file(const char *path, bool optional,
-			       struct psiplace_psiconf *c, char *err,
-			       size_t errlen);
+			       struct psiplace_psiconf *c, psiplace_error_t *err);
 
 /* The attributes of one node, or NULL. */
 const struct psiplace_nodeconf *psiplace_psiconf_node(const struct psiplace_psiconf *c,

@@ -3,6 +3,7 @@
 #define PSIPLACE_READFILE_H
 
 #include <stddef.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,7 +15,7 @@ extern "C" {
  * *len, or -1 with err "PATH: reason" and *sys_errno (may be NULL) set to
  * the errno of the failure. */
 int psiplace_read_file(const char *path, size_t max, char **text, size_t *len,
-		       int *sys_errno, char *err, size_t errlen);
+		       int *sys_errno, psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

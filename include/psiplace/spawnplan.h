@@ -45,6 +45,7 @@
 #include <stddef.h>
 
 #include "psiplace/intvec.h"
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -111,8 +112,7 @@ struct psiplace_spawn_plan {
  * Merge, no running process, nothing to spawn, more than INT_MAX
  * processes, and Hypercube on an allocation it cannot serve. */
 int psiplace_spawn_plan_build(const struct psiplace_spawn_request *req,
-			      struct psiplace_spawn_plan *plan, char *err,
-			      size_t errlen);
+			      struct psiplace_spawn_plan *plan, psiplace_error_t *err);
 
 void psiplace_spawn_plan_free(struct psiplace_spawn_plan *plan);
 
@@ -137,11 +137,9 @@ psiplace_spawn_child(const struct psiplace_spawn_plan *plan, int group,
 const char *psiplace_spawn_strategy_name(enum psiplace_spawn_strategy s);
 const char *psiplace_spawn_method_name(enum psiplace_spawn_method m);
 int psiplace_spawn_strategy_parse(const char *s, const char *what,
-				  enum psiplace_spawn_strategy *out, char *err,
-				  size_t errlen);
+				  enum psiplace_spawn_strategy *out, psiplace_error_t *err);
 int psiplace_spawn_method_parse(const char *s, const char *what,
-				enum psiplace_spawn_method *out, char *err,
-				size_t errlen);
+				enum psiplace_spawn_method *out, psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,8 +30,7 @@ struct psiplace_step {
 };
 
 /* SLURM_STEP_TASKS_PER_NODE ("2(x3),1") -> counts[0..*n-1] (malloc'd). */
-int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n, char *err,
-				  size_t errlen);
+int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n, psiplace_error_t *err);
 
 void psiplace_step_free(struct psiplace_step *s);
 

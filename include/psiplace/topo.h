@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include <hwloc.h>
+#include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,11 +55,11 @@ struct psiplace_topo {
  * restrict_to is not NULL only its PUs are kept (counts and indexes stay
  * node-wide so that different restrictions of one node agree). */
 int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
-		       struct psiplace_topo *t, char *err, size_t errlen);
+		       struct psiplace_topo *t, psiplace_error_t *err);
 
 /* Build the table from an hwloc topology the caller loaded. */
 int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restrict_to,
-			     struct psiplace_topo *t, char *err, size_t errlen);
+			     struct psiplace_topo *t, psiplace_error_t *err);
 
 void psiplace_topo_free(struct psiplace_topo *t);
 

@@ -95,7 +95,7 @@ struct psiplace_slurm_cmdline {
 /* Split a NUL-separated command line (/proc/self/cmdline) into a
  * NULL-terminated vector (malloc'd; free with psiplace_argv_free). */
 int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
-			   char *err, size_t errlen);
+			   psiplace_error_t *err);
 
 /* Scan a client's command line (argv[0] = program) the way getopt_long
  * would up to the first operand (the command or batch script): --psi-*
@@ -105,7 +105,7 @@ int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
  * -1 with err for a --psi-* option missing its value or a flag given
  * one. */
 int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
-			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen);
+			  struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err);
 
 /* The #SBATCH directives of a batch script (text[0..len)): the leading
  * comment block, as sbatch reads it (words split at blanks, quotes
@@ -114,7 +114,7 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
  * slurm->set.  Bounded: at most PSIPLACE_SCRIPT_MAX bytes are looked at. */
 #define PSIPLACE_SCRIPT_MAX (1 << 20)
 int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
-			       struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen);
+			       struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err);
 
 /* Read a variable; NULL when undefined. */
 typedef const char *(*psiplace_getenv_fn)(const char *name, void *arg);
@@ -198,11 +198,11 @@ void psiplace_user_request_free(struct psiplace_user_request *r);
  * option or variable, the value and what is accepted) on bad input or
  * a forbidden combination; r is then freed and re-initialised. */
 int psiplace_user_request_gather(const struct psiplace_user_request_src *src, struct psiplace_user_request *r,
-			    char *err, size_t errlen);
+			    psiplace_error_t *err);
 
 /* Validate one option value on its own (the SPANK option callbacks). */
 int psiplace_user_request_check_option(enum psiplace_opt o, const char *value,
-				  const struct psiplace_siteconf *site, char *err, size_t errlen);
+				  const struct psiplace_siteconf *site, psiplace_error_t *err);
 
 /* Which client is asking (SPANK local context = srun, allocator = sbatch
  * or salloc). */

@@ -153,13 +153,13 @@ static void cands_free(struct cands *c)
 
 extern int init(void)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	memset(&ctx.site, 0, sizeof(ctx.site));
 	if (!running_in_slurmctld())
 		return SLURM_SUCCESS;
-	if (site_load(&ctx.site, err, sizeof(err)) < 0)
-		fatal("%s: %s", plugin_type, err);
+	if (site_load(&ctx.site, &err) < 0)
+		fatal("%s: %s", plugin_type, err.text);
 	verbose("%s loaded, NodeAllocationPolicy=%s", plugin_type,
 		psiplace_policy_name(ctx.site.conf.policy));
 	return SLURM_SUCCESS;
@@ -323,18 +323,18 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 {
 	struct cands *a = &ctx.all;
 	enum psiplace_policy pol = PSIPLACE_POLICY_NONE;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	uint32_t *order = NULL;
 	size_t norder = 0, i;
 
 	collect_all(a);
 	switch (psiplace_ctld_request_psi_order(req, &ctx.site.conf, a->nodes, a->n, &order, &norder,
-					  &pol, err, sizeof(err))) {
+					  &pol, &err)) {
 	case PSIPLACE_PSI_NEXT_NONE:
 		p->policy = PSIPLACE_POLICY_NONE;
 		break;
 	case PSIPLACE_PSI_NEXT_ERROR:
-		job_warn(job_ptr, "PSI node choice not usable", err);
+		job_warn(job_ptr, "PSI node choice not usable", err.text);
 		break;
 	case PSIPLACE_PSI_NEXT_DONE:
 		p->policy = PSIPLACE_POLICY_NONE;
@@ -360,19 +360,18 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 static void plan_job(job_record_t *job_ptr, struct plan *p)
 {
 	struct psiplace_ctld_request req;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	memset(p, 0, sizeof(*p));
 	p->policy = ctx.site.conf.policy;
 	if (psiplace_ctld_request_from_env_nodes((const char *const *)job_ptr->spank_job_env,
-					   job_ptr->spank_job_env_size, &req, err, sizeof(err)) < 0) {
-		job_warn(job_ptr, "malformed psiplace request", err);
+					   job_ptr->spank_job_env_size, &req, &err) < 0) {
+		job_warn(job_ptr, "malformed psiplace request", err.text);
 		return;
 	}
 	if (req.priority[0] &&
-	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, &p->prio, err,
-				       sizeof(err)) < 0) {
-		job_warn(job_ptr, "malformed psiplace request", err);
+	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, &p->prio, &err) < 0) {
+		job_warn(job_ptr, "malformed psiplace request", err.text);
 		psiplace_ctld_request_free(&req);
 		return;
 	}
@@ -433,7 +432,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 			 struct cands *c, bitstr_t *bitmap, uint32_t need)
 {
 	job_record_t *job_ptr = a->job_ptr;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	bitstr_t *orig;
 	uint32_t distinct;
 	int rc;
@@ -441,7 +440,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 	if (psiplace_policy_is_set(opts->policy)) {
 		/* MAXBALANCE / CONTIGUOUS choose a set: offer cons_tres only that
 		 * set; if it cannot run the job there, rank all candidates. */
-		int k = psiplace_choose(opts, c->nodes, c->n, need, c->order, err, sizeof(err));
+		int k = psiplace_choose(opts, c->nodes, c->n, need, c->order, &err);
 
 		if (k > 0) {
 			bitstr_t *set = bit_alloc(bit_size(bitmap));
@@ -456,7 +455,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 			if (rc == SLURM_SUCCESS)
 				return rc;
 		} else {
-			debug("%s: %pJ: %s", plugin_type, job_ptr, err);
+			debug("%s: %pJ: %s", plugin_type, job_ptr, err.text);
 		}
 	}
 	orig = bit_copy(bitmap);
@@ -464,10 +463,9 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 	for (;;) {
 		if (distinct > c->n)
 			distinct = c->n;
-		if (psiplace_rank_partial(opts, c->nodes, c->n, distinct, c->order, err,
-					  sizeof(err)) < 0) {
+		if (psiplace_rank_partial(opts, c->nodes, c->n, distinct, c->order, &err) < 0) {
 			error("%s: %pJ: ranking failed, using cons_tres order: %s", plugin_type,
-			      job_ptr, err);
+			      job_ptr, err.text);
 			bit_copybits(bitmap, orig);
 			rc = cons_tres(a, bitmap);
 			break;
@@ -566,13 +564,13 @@ out:
 extern int select_p_reconfigure(void)
 {
 	struct site next;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	if (!resolve())
 		return SLURM_ERROR;
 	if (running_in_slurmctld()) {
-		if (site_load(&next, err, sizeof(err)) < 0) {
-			error("%s: keeping the previous configuration: %s", plugin_type, err);
+		if (site_load(&next, &err) < 0) {
+			error("%s: keeping the previous configuration: %s", plugin_type, err.text);
 		} else {
 			site_free(&ctx.site);
 			ctx.site = next;

@@ -16,21 +16,21 @@
 #include "site.h"
 
 
-static int load_plugstack(struct site *s, char *err, size_t errlen)
+static int load_plugstack(struct site *s, psiplace_error_t *err)
 {
 	char *path = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
 					  : get_extra_conf_path("plugstack.conf");
 	int rc = 0;
 
 	if (path && access(path, R_OK) == 0)
-		rc = psiplace_siteconf_read_plugstack(path, &s->conf, err, errlen);
+		rc = psiplace_siteconf_read_plugstack(path, &s->conf, err);
 	if (rc == 0 && s->conf.priority_function &&
 	    psiplace_priorityf_compile(s->conf.priority_function, "PriorityFunction",
-				       &s->cluster_prio, err, errlen) < 0) {
-		char msg[PSIPLACE_ERRLEN];
+				       &s->cluster_prio, err) < 0) {
+		psiplace_error_t msg;
 
-		snprintf(msg, sizeof(msg), "%s", err);
-		rc = psiplace_seterr(err, errlen, "%s: %s", path, msg);
+		msg = *err;
+		rc = psiplace_seterr(err, "%s: %s", path, msg.text);
 	}
 	xfree(path);
 	return rc;
@@ -42,7 +42,7 @@ static void log_metrics(void *arg, const char *msg)
 	info("select/psiplace_cons_tres: %s", msg);
 }
 
-int site_load(struct site *s, char *err, size_t errlen)
+int site_load(struct site *s, psiplace_error_t *err)
 {
 	char *path;
 	int rc;
@@ -52,12 +52,12 @@ int site_load(struct site *s, char *err, size_t errlen)
 	psiplace_psiconf_init(&s->psiconf);
 	psiplace_metrics_init(&s->metrics);
 	s->indexed = 0;
-	if (load_plugstack(s, err, errlen) < 0) {
+	if (load_plugstack(s, err) < 0) {
 		site_free(s);
 		return -1;
 	}
 	path = get_extra_conf_path("psiplace.conf");
-	rc = psiplace_psiconf_read_file(path, true, &s->psiconf, err, errlen);
+	rc = psiplace_psiconf_read_file(path, true, &s->psiconf, err);
 	xfree(path);
 	if (rc < 0) {
 		site_free(s);
@@ -82,18 +82,18 @@ void site_refresh_metrics(struct site *s)
 {
 	const char *path = s->psiconf.metrics_file;
 	struct psiplace_metrics next;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	/* One stat() per decision: cheap next to job_test, and a new file is
 	 * seen by the very next job. */
 	if (!path)
 		return;
-	if (psiplace_metrics_stat_changed(path, &s->metrics_stamp, err, sizeof(err)) == 0)
+	if (psiplace_metrics_stat_changed(path, &s->metrics_stamp, &err) == 0)
 		return;
 	psiplace_metrics_init(&next);
-	if (psiplace_metrics_read_file(path, &next, log_metrics, NULL, err, sizeof(err)) < 0) {
+	if (psiplace_metrics_read_file(path, &next, log_metrics, NULL, &err) < 0) {
 		/* Monitoring may be rewriting it: keep what we had, retry later. */
-		debug("select/psiplace_cons_tres: metrics file: %s", err);
+		debug("select/psiplace_cons_tres: metrics file: %s", err.text);
 		psiplace_metrics_free(&next);
 		return;
 	}

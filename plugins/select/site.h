@@ -12,6 +12,7 @@
 #include "psiplace/priorityf.h"
 #include "psiplace/psiplace_conf.h"
 #include "psiplace/plugstack_line.h"
+#include "psiplace/error.h"
 
 /* slurmctld's data is not exported by libslurm: programs that link libslurm
  * and load every select plugin (slurm_init()) must still be able to dlopen
@@ -36,7 +37,7 @@ struct site {
 
 /* Load everything a site configures; -1 with err "FILE[:LINE]: ..." on a
  * bad file (the caller decides: fatal at start, keep the old at reconfigure). */
-int site_load(struct site *s, char *err, size_t errlen);
+int site_load(struct site *s, psiplace_error_t *err);
 void site_free(struct site *s);
 
 /* Re-read the metrics file when it changed (a bad line is skipped with a

@@ -22,27 +22,26 @@ struct psiplace_spank_ctx psiplace_spank;
 
 void spank_user_error(const char *fmt, ...)
 {
-	char msg[PSIPLACE_ERRLEN];
+	psiplace_error_t msg;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(msg.text, sizeof(msg.text), fmt, ap);
 	va_end(ap);
 	if (spank_context() == S_CTX_REMOTE)
-		slurm_error("psiplace: %s", msg);
+		slurm_error("psiplace: %s", msg.text);
 	else
-		fprintf(stderr, "psiplace: error: %s\n", msg);
+		fprintf(stderr, "psiplace: error: %s\n", msg.text);
 }
 
 static int opt_alloc_policy(int val, const char *optarg, int remote)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	(void)val;
 	(void)remote;
-	if (psiplace_policy_parse(optarg, "--psi-alloc-policy", &ctx.job_policy, err,
-				  sizeof(err)) < 0) {
-		spank_user_error("%s", err);
+	if (psiplace_policy_parse(optarg, "--psi-alloc-policy", &ctx.job_policy, &err) < 0) {
+		spank_user_error("%s", err.text);
 		return -1;
 	}
 	return psiplace_opts_set(&ctx.cbopts, PSIPLACE_OPT_ALLOC_POLICY, optarg);
@@ -52,15 +51,15 @@ static int opt_alloc_policy(int val, const char *optarg, int remote)
  * variables by psiplace_user_request_gather. */
 static int opt_psi(int val, const char *optarg, int remote)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	enum psiplace_opt o = (enum psiplace_opt)val;
 
 	(void)remote;
 	if (o == PSIPLACE_OPT_VERBOSE)
 		ctx.verbose = 1;
 	/* Files are opened by the submitting client only, never in slurmstepd. */
-	if (!remote && psiplace_user_request_check_option(o, optarg, &ctx.site, err, sizeof(err)) < 0) {
-		spank_user_error("%s", err);
+	if (!remote && psiplace_user_request_check_option(o, optarg, &ctx.site, &err) < 0) {
+		spank_user_error("%s", err.text);
 		return -1;
 	}
 	return psiplace_opts_set(&ctx.cbopts, o, optarg);
@@ -111,7 +110,7 @@ static struct spank_option options[] = {
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	spank_context_t c = spank_context();
 	struct spank_option *o;
 
@@ -119,8 +118,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	psiplace_opts_free(&ctx.cbopts);
 	ctx.job_policy = PSIPLACE_POLICY_NONE;
 	ctx.verbose = getenv("PSI_VERBOSE") != NULL;
-	if (psiplace_siteconf_parse(ac, av, &ctx.site, err, sizeof(err)) < 0) {
-		spank_user_error("plugstack.conf psiplace line: %s", err);
+	if (psiplace_siteconf_parse(ac, av, &ctx.site, &err) < 0) {
+		spank_user_error("plugstack.conf psiplace line: %s", err.text);
 		return -1;
 	}
 	if (ctx.site.verbose)

@@ -15,13 +15,14 @@
 #include "psiplace/plugstack_line.h"
 #include "psiplace/step_layout.h"
 #include "psiplace/topo.h"
+#include "psiplace/error.h"
 
 /* A placement backend: bindings for the node's local tasks (out has
  * step->nlocal entries).  PSI's is spank_psi_backend, LAMA's
  * spank_lama_backend (spank_step.c). */
 typedef int (*psiplace_backend_fn)(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 				   const struct psiplace_step *step, struct psiplace_binding *out,
-				   char *err, size_t errlen);
+				   psiplace_error_t *err);
 
 struct psiplace_spank_ctx {
 	struct psiplace_siteconf site;
@@ -40,7 +41,7 @@ struct psiplace_spank_ctx {
 	/* slurmstepd */
 	bool place;                      /* psiplace binds this step's tasks */
 	bool dry_run, report;
-	char step_error[PSIPLACE_ERRLEN]; /* placement failed: tasks report and exit */
+	psiplace_error_t step_error; /* placement failed: tasks report and exit */
 	char note[PSIPLACE_ERRLEN];      /* backend's summary for --psi-verbose; "" none */
 	hwloc_topology_t topo;
 	struct psiplace_topo table;

@@ -19,21 +19,21 @@
 
 static int spank_psi_backend(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			     const struct psiplace_step *step, struct psiplace_binding *out,
-			     char *err, size_t errlen)
+			     psiplace_error_t *err)
 {
 	struct psiplace_psi_opts o;
 
 	psiplace_psi_opts_of_request(r, &o);
-	return psiplace_psi_place_node(t, &o, step->nlocal, out, err, errlen);
+	return psiplace_psi_place_node(t, &o, step->nlocal, out, err);
 }
 
 /* LAMA: the layout checked against LAMA's node order, then this node's
  * tasks mapped from its own topology (psiplace/lama_launch.h). */
 static int spank_lama_backend(const struct psiplace_user_request *r, const struct psiplace_topo *t,
 			      const struct psiplace_step *step, struct psiplace_binding *out,
-			      char *err, size_t errlen)
+			      psiplace_error_t *err)
 {
-	return psiplace_lama_place_node(r, t, step, out, ctx.note, sizeof(ctx.note), err, errlen);
+	return psiplace_lama_place_node(r, t, step, out, ctx.note, sizeof(ctx.note), err);
 }
 
 /* Variables of the job, not of slurmstepd. */
@@ -57,17 +57,17 @@ static void node_name(char **env, uint32_t node)
 	if (!list) /* the batch step */
 		list = job_getenv("SLURM_JOB_NODELIST", env);
 	struct psiplace_hostlist hl;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	snprintf(ctx.node_name, sizeof(ctx.node_name), "node%u", node);
-	if (list && psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, err, sizeof(err)) == 0) {
+	if (list && psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, &err) == 0) {
 		if (node < hl.n)
 			snprintf(ctx.node_name, sizeof(ctx.node_name), "%s", hl.host[node]);
 		psiplace_hostlist_free(&hl);
 	}
 }
 
-static int step_layout(spank_t sp, char **env, char *err, size_t errlen)
+static int step_layout(spank_t sp, char **env, psiplace_error_t *err)
 {
 	struct psiplace_step *s = &ctx.step;
 	const char *tpn = job_getenv("SLURM_STEP_TASKS_PER_NODE", env);
@@ -77,29 +77,29 @@ static int step_layout(spank_t sp, char **env, char *err, size_t errlen)
 	if (spank_get_item(sp, S_JOB_NODEID, &s->node) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &s->nlocal) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &s->ntasks) != ESPANK_SUCCESS)
-		return psiplace_seterr(err, errlen, "Slurm does not tell the step's layout");
+		return psiplace_seterr(err, "Slurm does not tell the step's layout");
 	node_name(env, s->node);
 	s->node_name = ctx.node_name;
 	s->lama_layout = job_getenv("PSIPLACE_LAMA_LAYOUT", env);
-	if (tpn && psiplace_tasks_per_node_parse(tpn, &s->tasks_per_node, &s->nnodes, err, errlen) < 0)
+	if (tpn && psiplace_tasks_per_node_parse(tpn, &s->tasks_per_node, &s->nnodes, err) < 0)
 		return -1;
 	if (!(s->gtids = calloc(s->nlocal ? s->nlocal : 1, sizeof(*s->gtids))))
-		return psiplace_seterr(err, errlen, "out of memory");
+		return psiplace_seterr(err, "out of memory");
 	for (i = 0; i < s->nlocal; i++) {
 		if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &g) != ESPANK_SUCCESS)
-			return psiplace_seterr(err, errlen, "Slurm does not tell task %u's global id", i);
+			return psiplace_seterr(err, "Slurm does not tell task %u's global id", i);
 		s->gtids[i] = g;
 	}
 	return 0;
 }
 
-static int load_topology(char *err, size_t errlen)
+static int load_topology(psiplace_error_t *err)
 {
 	char path[1024], q[160];
 	int rc = 0;
 
 	if (hwloc_topology_init(&ctx.topo) < 0)
-		return psiplace_seterr(err, errlen, "hwloc_topology_init failed");
+		return psiplace_seterr(err, "hwloc_topology_init failed");
 	/* Slurm numbers cores node-wide: keep the CPUs slurmstepd may not use. */
 	hwloc_topology_set_flags(ctx.topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 	/* TopologyFile=.../%n.xml: a node without its file is a real node. */
@@ -112,34 +112,34 @@ static int load_topology(char *err, size_t errlen)
 		else
 			rc = hwloc_topology_set_synthetic(ctx.topo, path);
 		if (rc < 0)
-			return psiplace_seterr(err, errlen,
+			return psiplace_seterr(err,
 					       "TopologyFile '%s' is neither a readable hwloc XML file nor a synthetic description",
 					       q);
 	}
 	if (hwloc_topology_load(ctx.topo) < 0)
-		return psiplace_seterr(err, errlen, "hwloc cannot load this node's topology");
+		return psiplace_seterr(err, "hwloc cannot load this node's topology");
 	return 0;
 }
 
 /* The step's CPUs from Slurm's abstract core ids, which count cores
  * node-wide in the node's declared order: they equal hwloc's core order
  * only when the declaration matches the hardware. */
-static int step_cpus(spank_t sp, hwloc_bitmap_t cpus, char *err, size_t errlen)
+static int step_cpus(spank_t sp, hwloc_bitmap_t cpus, psiplace_error_t *err)
 {
 	char *cores = NULL;
 	hwloc_bitmap_t ids = hwloc_bitmap_alloc();
 	int ncores = hwloc_get_nbobjs_by_type(ctx.topo, HWLOC_OBJ_CORE), id, last, rc = 0;
 
 	if (!ids)
-		return psiplace_seterr(err, errlen, "out of memory");
+		return psiplace_seterr(err, "out of memory");
 	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores ||
 	    hwloc_bitmap_list_sscanf(ids, cores) < 0 || hwloc_bitmap_iszero(ids)) {
 		hwloc_bitmap_free(ids);
-		return psiplace_seterr(err, errlen, "Slurm does not tell the step's allocated cores");
+		return psiplace_seterr(err, "Slurm does not tell the step's allocated cores");
 	}
 	last = hwloc_bitmap_last(ids);
 	if (ncores <= 0 || last >= ncores) {
-		rc = psiplace_seterr(err, errlen,
+		rc = psiplace_seterr(err,
 				     "Slurm's core ids for this step (%s) do not fit this node's topology (%d cores): the node's declared Sockets/CoresPerSocket differ from the hardware (slurmd -C shows the real layout)",
 				     cores, ncores);
 	} else {
@@ -177,7 +177,7 @@ static int build_bind_list(void)
 	return 0;
 }
 
-static int place_step(spank_t sp, char **env, char *err, size_t errlen)
+static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 {
 	struct psiplace_user_request_src src = { job_getenv, env, &ctx.cbopts, &ctx.site, false };
 	struct psiplace_user_request r;
@@ -192,7 +192,7 @@ static int place_step(spank_t sp, char **env, char *err, size_t errlen)
 	    (stepid == SLURM_BATCH_SCRIPT || stepid == SLURM_EXTERN_CONT ||
 	     stepid == SLURM_INTERACTIVE_STEP))
 		return 0;
-	if (psiplace_user_request_gather(&src, &r, err, errlen) < 0)
+	if (psiplace_user_request_gather(&src, &r, err) < 0)
 		return -1;
 	ctx.place = r.place;
 	ctx.dry_run = r.dry_run;
@@ -203,23 +203,23 @@ static int place_step(spank_t sp, char **env, char *err, size_t errlen)
 	}
 	if (r.lama)
 		backend = spank_lama_backend;
-	if (step_layout(sp, env, err, errlen) < 0 || load_topology(err, errlen) < 0 ||
-	    !(cpus = hwloc_bitmap_alloc()) || step_cpus(sp, cpus, err, errlen) < 0 ||
-	    psiplace_topo_from_hwloc(ctx.topo, cpus, &ctx.table, err, errlen) < 0)
+	if (step_layout(sp, env, err) < 0 || load_topology(err) < 0 ||
+	    !(cpus = hwloc_bitmap_alloc()) || step_cpus(sp, cpus, err) < 0 ||
+	    psiplace_topo_from_hwloc(ctx.topo, cpus, &ctx.table, err) < 0)
 		goto out;
 	if (!ctx.table.is_this_system && !ctx.dry_run) {
-		psiplace_seterr(err, errlen,
+		psiplace_seterr(err,
 				"TopologyFile describes another machine: binding needs this node's real topology (--psi-dry-run reports the placement without binding)");
 		goto out;
 	}
 	if (!(ctx.bind = psiplace_bindings_new(ctx.step.nlocal))) {
-		psiplace_seterr(err, errlen, "out of memory");
+		psiplace_seterr(err, "out of memory");
 		goto out;
 	}
-	if (backend(&r, &ctx.table, &ctx.step, ctx.bind, err, errlen) < 0)
+	if (backend(&r, &ctx.table, &ctx.step, ctx.bind, err) < 0)
 		goto out;
 	if (build_bind_list() < 0) {
-		psiplace_seterr(err, errlen, "out of memory");
+		psiplace_seterr(err, "out of memory");
 		goto out;
 	}
 	rc = 0;
@@ -233,34 +233,34 @@ int spank_step_user_init(spank_t sp)
 {
 	char **env = NULL;
 
-	ctx.step_error[0] = '\0';
+	ctx.step_error.text[0] = '\0';
 	ctx.note[0] = '\0';
 	ctx.place = false;
 	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS)
 		env = NULL;
 	/* A failure is reported by the tasks (their stderr is the user's)
 	 * and fails them: the step never runs with a binding not asked for. */
-	if (place_step(sp, env, ctx.step_error, sizeof(ctx.step_error)) < 0) {
+	if (place_step(sp, env, &ctx.step_error) < 0) {
 		ctx.place = true;
-		if (!ctx.step_error[0])
-			snprintf(ctx.step_error, sizeof(ctx.step_error), "placement failed");
+		if (!ctx.step_error.text[0])
+			psiplace_seterr(&ctx.step_error, "placement failed");
 		/* slurm_error would reach the user too: the tasks report it once. */
-		slurm_info("psiplace: %s", ctx.step_error);
+		slurm_info("psiplace: %s", ctx.step_error.text);
 	}
 	return 0;
 }
 
-static int bind_task(const struct psiplace_binding *b, char *err, size_t errlen)
+static int bind_task(const struct psiplace_binding *b, psiplace_error_t *err)
 {
 	if (!hwloc_bitmap_iszero(b->cpus) &&
 	    hwloc_set_cpubind(ctx.topo, b->cpus, HWLOC_CPUBIND_PROCESS) < 0)
-		return psiplace_seterr(err, errlen, "cannot bind to CPUs: %s", strerror(errno));
+		return psiplace_seterr(err, "cannot bind to CPUs: %s", strerror(errno));
 	/* One NUMA node on the machine: binding to it changes nothing. */
 	if (!hwloc_bitmap_iszero(b->mems) &&
 	    hwloc_get_nbobjs_by_type(ctx.topo, HWLOC_OBJ_NUMANODE) > 1 &&
 	    hwloc_set_membind(ctx.topo, b->mems, HWLOC_MEMBIND_BIND,
 			      HWLOC_MEMBIND_PROCESS | HWLOC_MEMBIND_BYNODESET) < 0)
-		return psiplace_seterr(err, errlen, "cannot bind memory to NUMA nodes: %s", strerror(errno));
+		return psiplace_seterr(err, "cannot bind memory to NUMA nodes: %s", strerror(errno));
 	return 0;
 }
 
@@ -283,7 +283,8 @@ static void export_binding(spank_t sp, const struct psiplace_binding *b, const c
 
 int spank_step_task_init(spank_t sp)
 {
-	char cpus[4096], mems[1024], err[PSIPLACE_ERRLEN];
+	char cpus[4096], mems[1024];
+	psiplace_error_t err;
 	uint32_t global = 0;
 	int local = 0;
 	const struct psiplace_binding *b;
@@ -292,10 +293,10 @@ int spank_step_task_init(spank_t sp)
 		return 0;
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = 0;
-	if (ctx.step_error[0]) {
+	if (ctx.step_error.text[0]) {
 		if (local == 0)
 			fprintf(stderr, "psiplace: error: %s: %s\n", ctx.node_name[0] ? ctx.node_name : "?",
-				ctx.step_error);
+				ctx.step_error.text);
 		return -1;
 	}
 	if (local < 0 || (uint32_t)local >= ctx.step.nlocal)
@@ -305,8 +306,8 @@ int spank_step_task_init(spank_t sp)
 	if (psiplace_bitmap_list(b->cpus, cpus, sizeof(cpus)) < 0 ||
 	    psiplace_bitmap_list(b->mems, mems, sizeof(mems)) < 0)
 		snprintf(cpus, sizeof(cpus), "?");
-	if (!ctx.dry_run && bind_task(b, err, sizeof(err)) < 0) {
-		fprintf(stderr, "psiplace: error: %s task %u: %s\n", ctx.step.node_name, global, err);
+	if (!ctx.dry_run && bind_task(b, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s task %u: %s\n", ctx.step.node_name, global, err.text);
 		return -1;
 	}
 	export_binding(sp, b, cpus, mems);

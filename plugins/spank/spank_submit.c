@@ -24,7 +24,7 @@ static const char *real_getenv(const char *name, void *arg)
 }
 
 /* The client's own argv: SPANK gives plugins none in slurm_spank_init. */
-static int read_cmdline(int *argc, char ***argv, char *err, size_t errlen)
+static int read_cmdline(int *argc, char ***argv, psiplace_error_t *err)
 {
 	char *buf = malloc(CMDLINE_MAX);
 	size_t len = 0;
@@ -32,15 +32,15 @@ static int read_cmdline(int *argc, char ***argv, char *err, size_t errlen)
 	int fd, rc;
 
 	if (!buf)
-		return psiplace_seterr(err, errlen, "command line: out of memory");
+		return psiplace_seterr(err, "command line: out of memory");
 	if ((fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) < 0) {
 		free(buf);
-		return psiplace_seterr(err, errlen, "cannot read /proc/self/cmdline: %s", strerror(errno));
+		return psiplace_seterr(err, "cannot read /proc/self/cmdline: %s", strerror(errno));
 	}
 	while (len < CMDLINE_MAX && (got = read(fd, buf + len, CMDLINE_MAX - len)) > 0)
 		len += (size_t)got;
 	close(fd);
-	rc = psiplace_cmdline_split(buf, len, argc, argv, err, errlen);
+	rc = psiplace_cmdline_split(buf, len, argc, argv, err);
 	free(buf);
 	return rc;
 }
@@ -48,7 +48,7 @@ static int read_cmdline(int *argc, char ***argv, char *err, size_t errlen)
 /* sbatch reads #SBATCH directives after slurm_spank_init: psiplace reads
  * them first (as the user: this is the client).  They count least. */
 static int script_options(const char *path, struct psiplace_opts *opts,
-			  struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+			  struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
 	struct psiplace_opts script;
 	struct stat st;
@@ -68,10 +68,10 @@ static int script_options(const char *path, struct psiplace_opts *opts,
 		len += (size_t)got;
 	close(fd);
 	psiplace_opts_init(&script);
-	rc = psiplace_batch_script_scan(buf, len, &script, slurm, err, errlen);
+	rc = psiplace_batch_script_scan(buf, len, &script, slurm, err);
 	free(buf);
 	if (rc == 0 && psiplace_opts_merge_missing(opts, &script) < 0)
-		rc = psiplace_seterr(err, errlen, "batch script options: out of memory");
+		rc = psiplace_seterr(err, "batch script options: out of memory");
 	psiplace_opts_free(&script);
 	return rc;
 }
@@ -87,7 +87,7 @@ static enum psiplace_client client_of(const char *argv0)
 }
 
 /* One host a line for srun's arbitrary distribution: Slurm wants a file. */
-static int write_hostfile(char *const *name, size_t n, const char *why, char *err, size_t errlen)
+static int write_hostfile(char *const *name, size_t n, const char *why, psiplace_error_t *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	FILE *f;
@@ -98,7 +98,7 @@ static int write_hostfile(char *const *name, size_t n, const char *why, char *er
 		 tmp && *tmp && strlen(tmp) < 200 ? tmp : "/tmp");
 	if ((fd = mkstemp(ctx.hostfile)) < 0 || !(f = fdopen(fd, "w"))) {
 		ctx.hostfile[0] = '\0';
-		return psiplace_seterr(err, errlen, "%s: cannot write the task layout file: %s", why,
+		return psiplace_seterr(err, "%s: cannot write the task layout file: %s", why,
 				       strerror(errno));
 	}
 	for (i = 0; i < n; i++)
@@ -106,15 +106,15 @@ static int write_hostfile(char *const *name, size_t n, const char *why, char *er
 	if (fclose(f) != 0) {
 		unlink(ctx.hostfile);
 		ctx.hostfile[0] = '\0';
-		return psiplace_seterr(err, errlen, "%s: cannot write the task layout file", why);
+		return psiplace_seterr(err, "%s: cannot write the task layout file", why);
 	}
 	return 0;
 }
 
-static int setenv_said(const char *name, const char *value, bool verbose, char *err, size_t errlen)
+static int setenv_said(const char *name, const char *value, bool verbose, psiplace_error_t *err)
 {
 	if (setenv(name, value, 1) < 0)
-		return psiplace_seterr(err, errlen, "cannot set %s: %s", name, strerror(errno));
+		return psiplace_seterr(err, "cannot set %s: %s", name, strerror(errno));
 	if (verbose)
 		fprintf(stderr, "psiplace: %s=%s\n", name, value);
 	return 0;
@@ -123,8 +123,7 @@ static int setenv_said(const char *name, const char *value, bool verbose, char *
 /* srun in a job knows the allocation: when LAMA's order over it is
  * neither block nor cyclic, ask Slurm for it rank by rank. */
 static int lama_over_allocation(const struct psiplace_user_request *r,
-				const struct psiplace_slurm_cmdline *sl, bool verbose, char *err,
-				size_t errlen)
+				const struct psiplace_slurm_cmdline *sl, bool verbose, psiplace_error_t *err)
 {
 	struct psiplace_lama_ask a;
 	int rc = 0;
@@ -133,10 +132,10 @@ static int lama_over_allocation(const struct psiplace_user_request *r,
 		return 0;
 	if (verbose)
 		fprintf(stderr, "psiplace: LAMA's node order over the allocation is neither block nor cyclic: asking for it rank by rank\n");
-	if (write_hostfile(a.host, a.ntasks, r->place_why, err, errlen) < 0 ||
-	    setenv_said("SLURM_DISTRIBUTION", "arbitrary", verbose, err, errlen) < 0 ||
-	    setenv_said("SLURM_HOSTFILE", ctx.hostfile, verbose, err, errlen) < 0 ||
-	    setenv_said("PSIPLACE_LAMA_LAYOUT", a.layout, verbose, err, errlen) < 0)
+	if (write_hostfile(a.host, a.ntasks, r->place_why, err) < 0 ||
+	    setenv_said("SLURM_DISTRIBUTION", "arbitrary", verbose, err) < 0 ||
+	    setenv_said("SLURM_HOSTFILE", ctx.hostfile, verbose, err) < 0 ||
+	    setenv_said("PSIPLACE_LAMA_LAYOUT", a.layout, verbose, err) < 0)
 		rc = -1;
 	psiplace_lama_ask_free(&a);
 	return rc;
@@ -151,7 +150,7 @@ static void say_notes(const char (*notes)[PSIPLACE_ERRLEN], unsigned n)
 }
 
 static int translate(const struct psiplace_user_request *r, enum psiplace_client client,
-		     const struct psiplace_slurm_cmdline *slurm, char *err, size_t errlen)
+		     const struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
 	struct psiplace_slurm_env se;
 	bool verbose = ctx.verbose || r->verbose;
@@ -164,13 +163,13 @@ static int translate(const struct psiplace_user_request *r, enum psiplace_client
 	/* sbatch/salloc: steps re-read PSI_HOSTFILE themselves; a temporary
 	 * file would be gone before they start. */
 	if (r->nodeset == PSIPLACE_NODESET_HOSTFILE && client == PSIPLACE_CLIENT_SRUN &&
-	    write_hostfile(r->hosts.name, r->hosts.n, r->nodeset_from, err, errlen) < 0)
+	    write_hostfile(r->hosts.name, r->hosts.n, r->nodeset_from, err) < 0)
 		return -1;
 	psiplace_user_request_slurm_env(r, client, ctx.new_job, ctx.site.psi_strict, slurm,
 				   real_getenv, NULL, ctx.hostfile[0] ? ctx.hostfile : NULL, &se);
 	for (i = 0; i < se.n; i++) {
 		if (setenv(se.var[i].name, se.var[i].value, 1) < 0)
-			return psiplace_seterr(err, errlen, "cannot set %s: %s", se.var[i].name,
+			return psiplace_seterr(err, "cannot set %s: %s", se.var[i].name,
 					       strerror(errno));
 		if (verbose)
 			fprintf(stderr, "psiplace: %s=%s\n", se.var[i].name, se.var[i].value);
@@ -178,13 +177,14 @@ static int translate(const struct psiplace_user_request *r, enum psiplace_client
 	if (verbose)
 		say_notes((const char (*)[PSIPLACE_ERRLEN])se.notes, se.nnotes);
 	if (r->place && r->lama && client == PSIPLACE_CLIENT_SRUN && !ctx.new_job && !own_layout)
-		return lama_over_allocation(r, slurm, verbose, err, errlen);
+		return lama_over_allocation(r, slurm, verbose, err);
 	return 0;
 }
 
 int spank_submit_init(spank_t sp)
 {
-	char err[PSIPLACE_ERRLEN], **argv = NULL;
+	psiplace_error_t err;
+	char **argv = NULL;
 	struct psiplace_opts opts;
 	struct psiplace_user_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
 	enum psiplace_client client;
@@ -195,34 +195,34 @@ int spank_submit_init(spank_t sp)
 	(void)sp;
 	psiplace_opts_init(&opts);
 	ctx.hostfile[0] = '\0';
-	if (read_cmdline(&argc, &argv, err, sizeof(err)) < 0 ||
-	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, err, sizeof(err)) < 0)
+	if (read_cmdline(&argc, &argv, &err) < 0 ||
+	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, &err) < 0)
 		goto out;
 	/* Slurm's own order: command line > environment (options inherited
 	 * from an enclosing allocation) > #SBATCH directives. */
 	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {
-		psiplace_seterr(err, sizeof(err), "inherited options: out of memory");
+		psiplace_seterr(&err, "inherited options: out of memory");
 		goto out;
 	}
 	client = client_of(argc > 0 ? argv[0] : NULL);
 	if (client == PSIPLACE_CLIENT_SBATCH && !slurm.wrap && slurm.operand < argc &&
-	    script_options(argv[slurm.operand], &opts, &slurm, err, sizeof(err)) < 0)
+	    script_options(argv[slurm.operand], &opts, &slurm, &err) < 0)
 		goto out;
 	ctx.new_job = client != PSIPLACE_CLIENT_SRUN || !getenv("SLURM_JOB_ID");
-	if (psiplace_user_request_gather(&src, &ctx.req, err, sizeof(err)) < 0)
+	if (psiplace_user_request_gather(&src, &ctx.req, &err) < 0)
 		goto out;
 	ctx.have_req = true;
 	/* Bad LAMA strings fail here, before anything is submitted. */
-	if (ctx.req.lama && psiplace_lama_request_dist(&ctx.req, &dist, err, sizeof(err)) < 0)
+	if (ctx.req.lama && psiplace_lama_request_dist(&ctx.req, &dist, &err) < 0)
 		goto out;
 	if (ctx.req.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);
 	if (ctx.verbose || ctx.req.verbose)
 		say_notes((const char (*)[PSIPLACE_ERRLEN])ctx.req.notes, ctx.req.nnotes);
-	rc = translate(&ctx.req, client, &slurm, err, sizeof(err));
+	rc = translate(&ctx.req, client, &slurm, &err);
 out:
 	if (rc < 0)
-		spank_user_error("%s", err);
+		spank_user_error("%s", err.text);
 	psiplace_opts_free(&opts);
 	psiplace_argv_free(argv);
 	return rc;
@@ -233,9 +233,9 @@ out:
 static void signature(const struct psiplace_user_request *r, char *buf, size_t len)
 {
 	enum psiplace_lama_dist d = PSIPLACE_LAMA_DIST_ARBITRARY;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	if (r->place && r->lama && psiplace_lama_request_dist(r, &d, err, sizeof(err)) < 0)
+	if (r->place && r->lama && psiplace_lama_request_dist(r, &d, &err) < 0)
 		d = PSIPLACE_LAMA_DIST_ARBITRARY;
 	snprintf(buf, len, "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d lama=%d",
 		 r->place && !r->lama ? r->tpp : 1, r->loop_nodes_first, r->exclusive, r->overbook,
@@ -245,12 +245,13 @@ static void signature(const struct psiplace_user_request *r, char *buf, size_t l
 static int send_node_choice(spank_t sp, const struct psiplace_user_request *r)
 {
 	const char *name[4];
-	char *value[4], err[PSIPLACE_ERRLEN];
+	char *value[4];
+	psiplace_error_t err;
 	size_t n, i;
 	int rc = 0;
 
-	if (psiplace_ctld_request_env_of_request(r, name, value, &n, err, sizeof(err)) < 0) {
-		spank_user_error("%s", err);
+	if (psiplace_ctld_request_env_of_request(r, name, value, &n, &err) < 0) {
+		spank_user_error("%s", err.text);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
@@ -266,7 +267,8 @@ static int send_node_choice(spank_t sp, const struct psiplace_user_request *r)
 
 int spank_submit_post_opt(spank_t sp)
 {
-	char err[PSIPLACE_ERRLEN], before[128], after[128];
+	psiplace_error_t err;
+	char before[128], after[128];
 	struct psiplace_user_request_src src = { real_getenv, NULL, &ctx.cbopts, &ctx.site, true };
 	struct psiplace_user_request r;
 
@@ -274,8 +276,8 @@ int spank_submit_post_opt(spank_t sp)
 		return 0;
 	/* The callbacks saw every option Slurm parsed, including forms the
 	 * command-line scan cannot (abbreviations); they are authoritative. */
-	if (psiplace_user_request_gather(&src, &r, err, sizeof(err)) < 0) {
-		spank_user_error("%s", err);
+	if (psiplace_user_request_gather(&src, &r, &err) < 0) {
+		spank_user_error("%s", err.text);
 		return -1;
 	}
 	signature(&ctx.req, before, sizeof(before));

@@ -25,7 +25,7 @@ static int bench(const char *name, const struct psiplace_topo *t, size_t nprocs,
 	const struct psiplace_topo **all = malloc(nnodes * sizeof(*all));
 	struct psiplace_lama_opts o;
 	struct psiplace_lama_map m;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	double best = 1e30;
 	int run;
 
@@ -35,14 +35,14 @@ static int bench(const char *name, const struct psiplace_topo *t, size_t nprocs,
 		all[i] = t;
 	psiplace_lama_opts_init(&o);
 	for (; kv && kv[0]; kv += 2)
-		if (psiplace_lama_apply(&o, kv[0], kv[1], err, sizeof(err)) < 0)
+		if (psiplace_lama_apply(&o, kv[0], kv[1], &err) < 0)
 			goto fail;
-	if (psiplace_lama_finish(&o, err, sizeof(err)) < 0)
+	if (psiplace_lama_finish(&o, &err) < 0)
 		goto fail;
 	for (run = 0; run < 3; run++) {
 		double t0 = now_ms(), dt;
 
-		if (psiplace_lama_map(&o, nnodes, all, nprocs, &m, err, sizeof(err)) < 0)
+		if (psiplace_lama_map(&o, nnodes, all, nprocs, &m, &err) < 0)
 			goto fail;
 		dt = now_ms() - t0;
 		psiplace_lama_map_free(&m);
@@ -54,7 +54,7 @@ static int bench(const char *name, const struct psiplace_topo *t, size_t nprocs,
 	free(all);
 	return 0;
 fail:
-	fprintf(stderr, "bench_lama: %s: %s\n", name, err);
+	fprintf(stderr, "bench_lama: %s: %s\n", name, err.text);
 	free(all);
 	return -1;
 }
@@ -64,11 +64,11 @@ fail:
 int main(void)
 {
 	struct psiplace_topo t;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	int rc = 0;
 
-	if (psiplace_topo_load("pack:2 l3:4 core:8 pu:2", NULL, &t, err, sizeof(err)) < 0) {
-		fprintf(stderr, "bench_lama: %s\n", err);
+	if (psiplace_topo_load("pack:2 l3:4 core:8 pu:2", NULL, &t, &err) < 0) {
+		fprintf(stderr, "bench_lama: %s\n", err.text);
 		return 1;
 	}
 	rc |= bench("lama_map_10k", &t, 10000, NULL);

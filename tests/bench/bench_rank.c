@@ -70,14 +70,14 @@ static double time_choose(const struct psiplace_rank_opts *o, const struct psipl
 			  size_t n, size_t k, uint32_t *out, int reps)
 {
 	double t[64];
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	int r;
 
 	for (r = 0; r < reps; r++) {
 		double t0 = now();
 
-		if (psiplace_choose(o, v, n, k, out, err, sizeof(err)) != (int)k) {
-			fprintf(stderr, "bench_rank: %s\n", err);
+		if (psiplace_choose(o, v, n, k, out, &err) != (int)k) {
+			fprintf(stderr, "bench_rank: %s\n", err.text);
 			exit(1);
 		}
 		t[r] = (now() - t0) * 1e3;
@@ -114,11 +114,11 @@ int main(void)
 	uint32_t *out = malloc(100000 * sizeof(*out));
 	struct psiplace_job job = { .seed = 1 };
 	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_PRIORITY, .job = &job };
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	size_t i;
 
-	if (!v || !out || psiplace_priorityf_compile(TEN_TERMS, "bench", &f, err, sizeof(err)) < 0) {
-		fprintf(stderr, "bench_rank: setup failed: %s\n", err);
+	if (!v || !out || psiplace_priorityf_compile(TEN_TERMS, "bench", &f, &err) < 0) {
+		fprintf(stderr, "bench_rank: setup failed: %s\n", err.text);
 		return 1;
 	}
 	job.priorityf = f;
@@ -139,13 +139,13 @@ int main(void)
 	{
 		double t0 = now();
 
-		psiplace_rank(&o, v, 100000, out, err, sizeof(err));
+		psiplace_rank(&o, v, 100000, out, &err);
 		printf("bench: rank_100k_full_sort_priorityf %.3f ms\n", (now() - t0) * 1e3);
 	}
 	{
 		double t0 = now();
 
-		psiplace_rank_partial(&o, v, 100000, 32, out, err, sizeof(err));
+		psiplace_rank_partial(&o, v, 100000, 32, out, &err);
 		printf("bench: rank_100k_partial32_priorityf %.3f ms\n", (now() - t0) * 1e3);
 	}
 	psiplace_priorityf_free(f);

@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1), *env[64];
 	struct psiplace_ctld_request r;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	size_t i, n = 0, start = 0;
 
 	if (!buf)
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			start = i + 1;
 		}
 	}
-	if (psiplace_ctld_request_from_env_nodes((const char *const *)env, n, &r, err, sizeof(err)) == 0) {
+	if (psiplace_ctld_request_from_env_nodes((const char *const *)env, n, &r, &err) == 0) {
 		static const char *const names[] = { "n1", "n2", "n3", "n4", "login", "n0" };
 		uint32_t *cand;
 		size_t nc;
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		enum psiplace_policy pol;
 		size_t k;
 
-		if (psiplace_ctld_request_candidates(&r, names, 6, &cand, &nc, err, sizeof(err)) == 0)
+		if (psiplace_ctld_request_candidates(&r, names, 6, &cand, &nc, &err) == 0)
 			free(cand);
 		memset(nodes, 0, sizeof(nodes));
 		for (k = 0; k < 6; k++) {
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			nodes[k].load1 = (double)k / 2;
 		}
 		psiplace_siteconf_init(&site);
-		if (psiplace_ctld_request_psi_order(&r, &site, nodes, 6, &cand, &nc, &pol, err, sizeof(err)) !=
+		if (psiplace_ctld_request_psi_order(&r, &site, nodes, 6, &cand, &nc, &pol, &err) !=
 		    PSIPLACE_PSI_NEXT_ERROR)
 			free(cand);
 		psiplace_ctld_request_free(&r);

@@ -19,7 +19,7 @@ static int bad_name(const char *h)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	struct psiplace_hostlist h;
 	char *s = malloc(size + 1);
 	size_t i;
@@ -28,14 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (psiplace_hostlist_expand(s, "fuzz", &h, err, sizeof(err)) == 0) {
+	if (psiplace_hostlist_expand(s, "fuzz", &h, &err) == 0) {
 		if (h.n == 0 || h.n > PSIPLACE_HOSTLIST_MAX_HOSTS)
 			abort();
 		for (i = 0; i < h.n; i++)
 			if (bad_name(h.host[i]))
 				abort();
 		psiplace_hostlist_free(&h);
-	} else if (h.n || h.host || !err[0]) {
+	} else if (h.n || h.host || !err.text[0]) {
 		abort();
 	}
 	free(s);

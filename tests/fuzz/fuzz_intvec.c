@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	struct psiplace_intvec v;
 	char *s = malloc(size + 1);
 	size_t i;
@@ -20,14 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (psiplace_intvec_parse(s, "fuzz", &v, err, sizeof(err)) == 0) {
+	if (psiplace_intvec_parse(s, "fuzz", &v, &err) == 0) {
 		if (v.n == 0 || v.n > PSIPLACE_INTVEC_MAX_ENTRIES)
 			abort();
 		for (i = 0; i < v.n; i++)
 			if (v.v[i] < 0 || v.v[i] > PSIPLACE_INTVEC_MAX_VALUE)
 				abort();
 		psiplace_intvec_free(&v);
-	} else if (v.v || v.n || !memchr(err, '\0', sizeof(err)) || !err[0]) {
+	} else if (v.v || v.n || !memchr(err.text, '\0', sizeof(err.text)) || !err.text[0]) {
 		abort();
 	}
 	free(s);

@@ -10,20 +10,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char s[PSIPLACE_LAMA_MAXSTR + 64], err[PSIPLACE_ERRLEN];
+	char s[PSIPLACE_LAMA_MAXSTR + 64];
+	psiplace_error_t err;
 	size_t n = size < sizeof(s) - 1 ? size : sizeof(s) - 1;
 
 	memcpy(s, data, n);
 	s[n] = '\0';
-	err[0] = '\0';
+	err.text[0] = '\0';
 	{
 		enum psiplace_level l;
 		unsigned w = 0;
 
-		if (psiplace_lama_parse_bind(s, "bind", &w, &l, err, sizeof(err)) == 0) {
+		if (psiplace_lama_parse_bind(s, "bind", &w, &l, &err) == 0) {
 			if (w < 1 || w > PSIPLACE_LAMA_MAXWIDTH || (unsigned)l >= PSIPLACE_LEVEL_COUNT)
 				abort();
-		} else if (!err[0] || strchr(err, '\n')) {
+		} else if (!err.text[0] || strchr(err.text, '\n')) {
 			abort();
 		}
 	}

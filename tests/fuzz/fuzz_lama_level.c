@@ -10,24 +10,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char s[PSIPLACE_LAMA_MAXSTR + 64], err[PSIPLACE_ERRLEN];
+	char s[PSIPLACE_LAMA_MAXSTR + 64];
+	psiplace_error_t err;
 	size_t n = size < sizeof(s) - 1 ? size : sizeof(s) - 1;
 
 	memcpy(s, data, n);
 	s[n] = '\0';
-	err[0] = '\0';
+	err.text[0] = '\0';
 	{
 		enum psiplace_level l[PSIPLACE_LEVEL_COUNT];
 		const char *map = NULL;
 		unsigned w, k;
 
-		if (psiplace_lama_simple_map(s, "--psi-map-by", &map, err, sizeof(err)) == 0) {
-			if (psiplace_lama_parse_map(map, "table", l, &k, err, sizeof(err)) != 0)
+		if (psiplace_lama_simple_map(s, "--psi-map-by", &map, &err) == 0) {
+			if (psiplace_lama_parse_map(map, "table", l, &k, &err) != 0)
 				abort();
-		} else if (!err[0] || strchr(err, '\n')) {
+		} else if (!err.text[0] || strchr(err.text, '\n')) {
 			abort();
 		}
-		if (psiplace_lama_simple_bind(s, "--psi-bind-to", &w, &l[0], err, sizeof(err)) == 0 &&
+		if (psiplace_lama_simple_bind(s, "--psi-bind-to", &w, &l[0], &err) == 0 &&
 		    w > 1)
 			abort();
 	}

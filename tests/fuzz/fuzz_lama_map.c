@@ -10,27 +10,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char s[PSIPLACE_LAMA_MAXSTR + 64], err[PSIPLACE_ERRLEN];
+	char s[PSIPLACE_LAMA_MAXSTR + 64];
+	psiplace_error_t err;
 	size_t n = size < sizeof(s) - 1 ? size : sizeof(s) - 1;
 
 	memcpy(s, data, n);
 	s[n] = '\0';
-	err[0] = '\0';
+	err.text[0] = '\0';
 	{
 		enum psiplace_level l[PSIPLACE_LEVEL_COUNT];
 		struct psiplace_lama_opts o;
 		unsigned k;
 
-		if (psiplace_lama_parse_map(s, "map", l, &k, err, sizeof(err)) == 0) {
+		if (psiplace_lama_parse_map(s, "map", l, &k, &err) == 0) {
 			if (k == 0 || k > PSIPLACE_LEVEL_COUNT)
 				abort();
 			/* what parses must print back to itself */
 			psiplace_lama_opts_init(&o);
-			if (psiplace_lama_apply(&o, "--psi-lama-map", s, err, sizeof(err)) != 0 ||
+			if (psiplace_lama_apply(&o, "--psi-lama-map", s, &err) != 0 ||
 			    strcmp(o.map_str, s))
 				abort();
-			psiplace_lama_finish(&o, err, sizeof(err));
-		} else if (!err[0] || strchr(err, '\n')) {
+			psiplace_lama_finish(&o, &err);
+		} else if (!err.text[0] || strchr(err.text, '\n')) {
 			abort();
 		}
 	}

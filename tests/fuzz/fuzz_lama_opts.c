@@ -23,7 +23,7 @@ static void check_local(const struct psiplace_lama_opts *o, const struct psiplac
 			unsigned nnodes, const struct psiplace_topo *const *t)
 {
 	hwloc_bitmap_t cpus[64], want = hwloc_bitmap_alloc();
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	unsigned node, k, cnt;
 	size_t r;
 
@@ -34,7 +34,7 @@ static void check_local(const struct psiplace_lama_opts *o, const struct psiplac
 			cnt += m->task[r].node == node;
 		if (cnt > 64)
 			continue;
-		if (psiplace_lama_map_local(o, t[node], cnt, cpus, NULL, err, sizeof(err)) < 0)
+		if (psiplace_lama_map_local(o, t[node], cnt, cpus, NULL, &err) < 0)
 			abort();
 		for (k = 0, r = 0; r < m->ntasks; r++) {
 			if (m->task[r].node != node)
@@ -56,21 +56,21 @@ static void run(const char *f[4], unsigned ntasks, unsigned mix, unsigned flags)
 	const struct psiplace_topo *t[3];
 	struct psiplace_lama_opts o;
 	struct psiplace_lama_map m;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	unsigned nnodes = 1 + mix % 3, i;
 
 	psiplace_lama_opts_init(&o);
 	for (i = 0; i < 4; i++)
-		if (f[i][0] && psiplace_lama_apply(&o, names[i], f[i], err, sizeof(err)) < 0)
+		if (f[i][0] && psiplace_lama_apply(&o, names[i], f[i], &err) < 0)
 			return;
 	if (flags & 1)
-		psiplace_lama_apply(&o, "--psi-oversubscribe", NULL, err, sizeof(err));
-	if (psiplace_lama_finish(&o, err, sizeof(err)) < 0)
+		psiplace_lama_apply(&o, "--psi-oversubscribe", NULL, &err);
+	if (psiplace_lama_finish(&o, &err) < 0)
 		return;
 	for (i = 0; i < nnodes; i++)
 		t[i] = &topo[(mix / 3 + i * (flags >> 1)) % 3];
-	if (psiplace_lama_map(&o, nnodes, t, ntasks, &m, err, sizeof(err)) < 0) {
-		if (!err[0])
+	if (psiplace_lama_map(&o, nnodes, t, ntasks, &m, &err) < 0) {
+		if (!err.text[0])
 			abort();
 		return;
 	}
@@ -85,10 +85,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size < sizeof(buf) - 1 ? size : sizeof(buf) - 1;
 
 	if (!loaded) {
-		char err[PSIPLACE_ERRLEN];
+		psiplace_error_t err;
 
 		for (i = 0; i < 3; i++)
-			if (psiplace_topo_load(shapes[i], NULL, &topo[i], err, sizeof(err)) < 0)
+			if (psiplace_topo_load(shapes[i], NULL, &topo[i], &err) < 0)
 				abort();
 		loaded = 1;
 	}

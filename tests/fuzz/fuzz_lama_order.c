@@ -10,19 +10,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char s[PSIPLACE_LAMA_MAXSTR + 64], err[PSIPLACE_ERRLEN];
+	char s[PSIPLACE_LAMA_MAXSTR + 64];
+	psiplace_error_t err;
 	size_t n = size < sizeof(s) - 1 ? size : sizeof(s) - 1;
 
 	memcpy(s, data, n);
 	s[n] = '\0';
-	err[0] = '\0';
+	err.text[0] = '\0';
 	{
 		int seq = -1;
 
-		if (psiplace_lama_parse_order(s, "order", &seq, err, sizeof(err)) == 0) {
+		if (psiplace_lama_parse_order(s, "order", &seq, &err) == 0) {
 			if (seq != 0 && seq != 1)
 				abort();
-		} else if (!err[0] || strchr(err, '\n')) {
+		} else if (!err.text[0] || strchr(err.text, '\n')) {
 			abort();
 		}
 	}

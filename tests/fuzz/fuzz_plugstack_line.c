@@ -9,13 +9,13 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN], **argv = NULL;
+	psiplace_error_t err;
+	char **argv = NULL;
 	int argc = 0, line = 0;
 
-	if (psiplace_plugstack_scan((const char *)data, size, NULL, NULL, &argc, &argv, &line, err,
-				    sizeof(err)) == 1) {
+	if (psiplace_plugstack_scan((const char *)data, size, NULL, NULL, &argc, &argv, &line, &err) == 1) {
 		psiplace_siteconf_init(&c);
-		psiplace_siteconf_parse(argc, argv, &c, err, sizeof(err));
+		psiplace_siteconf_parse(argc, argv, &c, &err);
 		psiplace_siteconf_free(&c);
 		psiplace_argv_free(argv);
 	}

@@ -14,14 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   .features = "a,b", .arch = "x", .gmetrics = gm,
 				   .ngmetrics = 1, .next_resv = 5 };
 	struct psiplace_priorityf *f;
-	char err[PSIPLACE_ERRLEN], buf[64];
+	psiplace_error_t err;
+	char buf[64];
 	char *s = malloc(size + 1);
 
 	if (!s)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (psiplace_priorityf_compile(s, "fuzz", &f, err, sizeof(err)) == 0) {
+	if (psiplace_priorityf_compile(s, "fuzz", &f, &err) == 0) {
 		(void)psiplace_priorityf_eval(f, &n, size);
 		psiplace_priorityf_format(f, buf, sizeof(buf));
 		psiplace_priorityf_format(f, NULL, 0);

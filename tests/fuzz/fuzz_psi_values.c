@@ -12,15 +12,16 @@
 static void names_roundtrip(const char *s)
 {
 	struct psiplace_names l, back;
-	char err[PSIPLACE_ERRLEN], *buf = malloc(1 << 20);
+	psiplace_error_t err;
+	char *buf = malloc(1 << 20);
 	long len;
 	size_t i;
 
 	psiplace_names_init(&l);
 	psiplace_names_init(&back);
-	if (buf && psiplace_names_add_hostlist(&l, s, "fuzz", err, sizeof(err)) == 0 &&
+	if (buf && psiplace_names_add_hostlist(&l, s, "fuzz", &err) == 0 &&
 	    (len = psiplace_names_format(&l, buf, 1 << 20)) >= 0) {
-		if (psiplace_names_add_hostlist(&back, buf, "fuzz", err, sizeof(err)) != 0 || back.n != l.n)
+		if (psiplace_names_add_hostlist(&back, buf, "fuzz", &err) != 0 || back.n != l.n)
 			abort();
 		for (i = 0; i < l.n; i++)
 			if (strcmp(l.name[i], back.name[i]))
@@ -33,7 +34,8 @@ static void names_roundtrip(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[PSIPLACE_ERRLEN], *s, buf[256];
+	psiplace_error_t err;
+	char *s, buf[256];
 	struct psiplace_names hl;
 	enum psiplace_nodes_sort m;
 	uint32_t *ids = NULL;
@@ -49,17 +51,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	switch (data[0] % 9) {
 	case 0:
-		if (psiplace_psi_nodes_parse(s, "PSI_NODES", &ids, &n, err, sizeof(err)) == 0)
+		if (psiplace_psi_nodes_parse(s, "PSI_NODES", &ids, &n, &err) == 0)
 			psiplace_idlist_format(ids, n, buf, sizeof(buf));
 		break;
-	case 1: psiplace_psi_hosts_parse(s, "PSI_HOSTS", &hl, err, sizeof(err)); break;
-	case 2: psiplace_psi_hostfile_parse((const char *)data + 1, size - 1, "PSI_HOSTFILE", &hl, err, sizeof(err)); break;
-	case 3: psiplace_nodes_sort_parse(s, "PSI_NODES_SORT", &m, err, sizeof(err)); break;
-	case 4: psiplace_tpp_parse(s, "PSI_TPP", &tpp, err, sizeof(err)); break;
-	case 5: psiplace_omp_threads_tpp(s, &tpp, err, sizeof(err)); break;
-	case 6: psiplace_cpumap_parse(s, "__PSI_CPUMAP", &map, &n, err, sizeof(err)); break;
+	case 1: psiplace_psi_hosts_parse(s, "PSI_HOSTS", &hl, &err); break;
+	case 2: psiplace_psi_hostfile_parse((const char *)data + 1, size - 1, "PSI_HOSTFILE", &hl, &err); break;
+	case 3: psiplace_nodes_sort_parse(s, "PSI_NODES_SORT", &m, &err); break;
+	case 4: psiplace_tpp_parse(s, "PSI_TPP", &tpp, &err); break;
+	case 5: psiplace_omp_threads_tpp(s, &tpp, err.text, sizeof(err.text)); break;
+	case 6: psiplace_cpumap_parse(s, "__PSI_CPUMAP", &map, &n, &err); break;
 	case 7: names_roundtrip(s); break;
-	default: psiplace_tasks_per_node_parse(s, &counts, &ncounts, err, sizeof(err)); break;
+	default: psiplace_tasks_per_node_parse(s, &counts, &ncounts, &err); break;
 	}
 	free(counts);
 	free(ids);

@@ -7,9 +7,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct psiplace_psiconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	if (psiplace_psiconf_parse((const char *)data, size, "fuzz", &c, err, sizeof(err)) == 0) {
+	if (psiplace_psiconf_parse((const char *)data, size, "fuzz", &c, &err) == 0) {
 		if (c.n)
 			(void)psiplace_psiconf_node(&c, c.nodes[c.n / 2].name);
 		psiplace_psiconf_free(&c);

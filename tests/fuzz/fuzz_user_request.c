@@ -23,7 +23,8 @@ static const char *get(const char *name, void *arg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char err[PSIPLACE_ERRLEN], **argv = NULL, *value[4];
+	psiplace_error_t err;
+	char **argv = NULL, *value[4];
 	const char *name[4];
 	struct psiplace_opts opts;
 	struct psiplace_user_request r;
@@ -37,25 +38,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false };
 
 		psiplace_opts_init(&opts);
-		psiplace_batch_script_scan((const char *)data, size, &opts, &sl, err, sizeof(err));
+		psiplace_batch_script_scan((const char *)data, size, &opts, &sl, &err);
 		psiplace_opts_free(&opts);
 		return 0;
 	}
-	if (psiplace_cmdline_split((const char *)data, size, &argc, &argv, err, sizeof(err)) < 0)
+	if (psiplace_cmdline_split((const char *)data, size, &argc, &argv, &err) < 0)
 		return 0;
 	for (split = 0; split < argc && argv[split][0]; split++)
 		;
 	psiplace_opts_init(&opts);
 	psiplace_siteconf_init(&site);
 	site.allow_user_cpumap = size & 1;
-	if (psiplace_cmdline_scan(split, argv, &opts, &set, err, sizeof(err)) == 0) {
+	if (psiplace_cmdline_scan(split, argv, &opts, &set, &err) == 0) {
 		char **env = split < argc ? argv + split + 1 : argv + argc;
 		struct psiplace_user_request_src src = { get, env, &opts, &site, false };
 
 		psiplace_opts_from_inherited(get, env, &opts);
-		if (psiplace_user_request_gather(&src, &r, err, sizeof(err)) == 0) {
+		if (psiplace_user_request_gather(&src, &r, &err) == 0) {
 			psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, true, &set, get, env, "/x", &se);
-			if (psiplace_ctld_request_env_of_request(&r, name, value, &n, err, sizeof(err)) == 0)
+			if (psiplace_ctld_request_env_of_request(&r, name, value, &n, &err) == 0)
 				for (i = 0; i < n; i++)
 					free(value[i]);
 			psiplace_user_request_free(&r);

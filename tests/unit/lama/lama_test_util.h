@@ -19,10 +19,10 @@ static unsigned ntopos;
 
 static inline const struct psiplace_topo *topo(const char *desc)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	cr_assert_lt(ntopos, MAXT);
-	cr_assert_eq(psiplace_topo_load(desc, NULL, &topos[ntopos], err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load(desc, NULL, &topos[ntopos], &err), 0, "%s", err);
 	return &topos[ntopos++];
 }
 
@@ -35,12 +35,12 @@ static inline void free_topos(void)
 /* kv: NULL-terminated NAME, VALUE pairs (VALUE NULL for flags). */
 static inline void opts(struct psiplace_lama_opts *o, const char *const *kv)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	psiplace_lama_opts_init(o);
 	for (; kv && kv[0]; kv += 2)
-		cr_assert_eq(psiplace_lama_apply(o, kv[0], kv[1], err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(psiplace_lama_finish(o, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(psiplace_lama_apply(o, kv[0], kv[1], &err), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_finish(o, &err), 0, "%s", err);
 }
 
 /* "NODE:CPUS" per rank, blank-separated ("-" unbound). */
@@ -71,12 +71,13 @@ static inline char *map_nodes(unsigned nnodes, const struct psiplace_topo *const
 {
 	struct psiplace_lama_opts o;
 	struct psiplace_lama_map m;
-	char err[PSIPLACE_ERRLEN], *s;
+	psiplace_error_t err;
+	char *s;
 
 	opts(&o, kv);
-	if (psiplace_lama_map(&o, nnodes, t, n, &m, err, sizeof(err)) < 0) {
+	if (psiplace_lama_map(&o, nnodes, t, n, &m, &err) < 0) {
 		s = malloc(sizeof(err) + 8);
-		snprintf(s, sizeof(err) + 8, "error: %s", err);
+		snprintf(s, sizeof(err) + 8, "error: %s", err.text);
 		return s;
 	}
 	s = render(&m);

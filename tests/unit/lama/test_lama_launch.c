@@ -10,7 +10,7 @@
 #include "psiplace/error.h"
 #include "psiplace/lama_launch.h"
 
-static char err[PSIPLACE_ERRLEN];
+static psiplace_error_t err;
 
 static const char *fake_getenv(const char *name, void *arg)
 {
@@ -38,8 +38,8 @@ static void request(const char *const *env, const char *const *args, struct psip
 	for (; args && *args; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc++] = "a.out";
-	cr_assert_eq(psiplace_cmdline_scan(argc, argv, &opts, &sl, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(psiplace_user_request_gather(&src, r, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_cmdline_scan(argc, argv, &opts, &sl, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_user_request_gather(&src, r, &err), 0, "%s", err.text);
 	psiplace_opts_free(&opts);
 }
 
@@ -47,7 +47,7 @@ static struct psiplace_topo topo2x4;
 
 static void load(void)
 {
-	cr_assert_eq(psiplace_topo_load("pack:2 core:4 pu:1", NULL, &topo2x4, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:4 pu:1", NULL, &topo2x4, &err), 0, "%s", err.text);
 }
 
 static void unload(void)
@@ -62,7 +62,7 @@ Test(lama_step, options_beat_variables_and_a_beaten_bad_variable_is_never_parsed
 
 	request(ENV("OMPI_MCA_rmaps_lama_map=junk", "OMPI_MCA_rmaps_lama_bind=2c"),
 		ENV("--psi-lama-map=csbnh"), &r);
-	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, &err), 0, "%s", err.text);
 	cr_assert_str_eq(o.map_str, "csbnh");
 	cr_assert_eq(o.bind_width, 2);
 	psiplace_user_request_free(&r);
@@ -74,7 +74,7 @@ Test(lama_step, map_by_beats_the_map_variable_with_a_note)
 	struct psiplace_lama_opts o;
 
 	request(ENV("OMPI_MCA_rmaps_lama_map=csbnh"), ENV("--psi-map-by=socket"), &r);
-	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, &err), 0, "%s", err.text);
 	cr_assert_str_eq(o.map_str, "sbnch");
 	cr_assert_eq(r.nnotes, 1);
 	cr_assert_str_eq(r.notes[0], "OMPI_MCA_rmaps_lama_map ignored: --psi-map-by is given");
@@ -88,8 +88,8 @@ Test(lama_step, bad_variable_is_an_error_naming_it)
 
 	request(ENV("OMPI_MCA_rmaps_lama_map=sbnh"), NULL, &r);
 	cr_assert(r.lama);
-	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "OMPI_MCA_rmaps_lama_map: 'sbnh' lacks 'c', the level of the binding '1c' (the default binding); a map must contain n, h and the binding level");
+	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, &err), -1);
+	cr_assert_str_eq(err.text, "OMPI_MCA_rmaps_lama_map: 'sbnh' lacks 'c', the level of the binding '1c' (the default binding); a map must contain n, h and the binding level");
 	psiplace_user_request_free(&r);
 }
 
@@ -99,15 +99,15 @@ Test(lama_step, distribution_from_the_strings)
 	enum psiplace_lama_dist d;
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
-	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_request_dist(&r, &d, &err), 0, "%s", err.text);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_CYCLIC);
 	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-map-by=socket"), &r);
-	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_request_dist(&r, &d, &err), 0, "%s", err.text);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_BLOCK);
 	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-lama-map=nsbch", "--psi-lama-order=s"), &r);
-	cr_assert_eq(psiplace_lama_request_dist(&r, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_request_dist(&r, &d, &err), 0, "%s", err.text);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_BLOCK);
 	psiplace_user_request_free(&r);
 }
@@ -182,8 +182,8 @@ Test(lama_step, which_distribution_a_node_sees)
 static void lama(struct psiplace_lama_opts *o, const char *map)
 {
 	psiplace_lama_opts_init(o);
-	cr_assert_eq(psiplace_lama_apply(o, "--psi-lama-map", map, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(psiplace_lama_finish(o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_apply(o, "--psi-lama-map", map, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_lama_finish(o, &err), 0, "%s", err.text);
 }
 
 Test(lama_step, block_against_a_cyclic_map_fails_with_both_layouts, .init = load, .fini = unload)
@@ -193,12 +193,12 @@ Test(lama_step, block_against_a_cyclic_map_fails_with_both_layouts, .init = load
 	struct psiplace_step s = step(0, 2, c22, 2, g01);
 
 	lama(&o, "nsbch");
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "task layout: block puts 2 tasks on this node, but map nsbch moves to the next node after 1 of them; LAMA's order needs another layout (e.g. at most 1 tasks per node); nodes of tasks 0..: Slurm (block) 0 0 1 1; LAMA (map nsbch) 0 1 0 1");
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), -1);
+	cr_assert_str_eq(err.text, "task layout: block puts 2 tasks on this node, but map nsbch moves to the next node after 1 of them; LAMA's order needs another layout (e.g. at most 1 tasks per node); nodes of tasks 0..: Slurm (block) 0 0 1 1; LAMA (map nsbch) 0 1 0 1");
 	s = step(0, 2, c22, 2, g02);
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), 0, "%s", err.text);
 	s = step(0, 1, c22, 2, g01); /* one node: any layout is LAMA's */
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), 0, "%s", err.text);
 }
 
 Test(lama_step, cyclic_against_a_block_map_fails_with_both_layouts, .init = load, .fini = unload)
@@ -208,8 +208,8 @@ Test(lama_step, cyclic_against_a_block_map_fails_with_both_layouts, .init = load
 	struct psiplace_step s = step(1, 2, c22, 2, g13);
 
 	lama(&o, "csbnh");
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "task layout: cyclic puts one task per round on this node, but map csbnh places tasks 0 and 1 here before moving to the next node; use a block layout; nodes of tasks 0..: Slurm (cyclic) 0 1 0 1; LAMA (map csbnh) 0 0 1 1");
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), -1);
+	cr_assert_str_eq(err.text, "task layout: cyclic puts one task per round on this node, but map csbnh places tasks 0 and 1 here before moving to the next node; use a block layout; nodes of tasks 0..: Slurm (cyclic) 0 1 0 1; LAMA (map csbnh) 0 0 1 1");
 }
 
 Test(lama_step, other_layouts_are_checked_against_nodes_like_this_one)
@@ -219,12 +219,12 @@ Test(lama_step, other_layouts_are_checked_against_nodes_like_this_one)
 	struct psiplace_lama_opts o;
 	struct psiplace_step s = step(0, 2, c44, 4, plane);
 
-	cr_assert_eq(psiplace_topo_load("pack:2 core:2 pu:1", NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:2 pu:1", NULL, &t, &err), 0, "%s", err.text);
 	lama(&o, "cnsbh"); /* 0 0 1 1 0 0 1 1: Slurm's plane=2 */
-	cr_assert_eq(psiplace_lama_check_step(&o, &t, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_check_step(&o, &t, &s, &err), 0, "%s", err.text);
 	s = step(0, 2, c44, 4, wrong);
-	cr_assert_eq(psiplace_lama_check_step(&o, &t, &s, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "task layout: Slurm's layout (neither block nor cyclic) gives this node other tasks than LAMA's node order for nodes shaped like this one; this node's tasks: Slurm 0 1 6 7; LAMA (map cnsbh) 0 1 4 5");
+	cr_assert_eq(psiplace_lama_check_step(&o, &t, &s, &err), -1);
+	cr_assert_str_eq(err.text, "task layout: Slurm's layout (neither block nor cyclic) gives this node other tasks than LAMA's node order for nodes shaped like this one; this node's tasks: Slurm 0 1 6 7; LAMA (map cnsbh) 0 1 4 5");
 	psiplace_topo_free(&t);
 }
 
@@ -235,9 +235,9 @@ Test(lama_step, sequential_order_needs_block, .init = load, .fini = unload)
 	struct psiplace_step s = step(0, 2, c22, 2, g02);
 
 	lama(&o, "csbnh");
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-order", "s", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
-	cr_assert(!strncmp(err, "task layout: sequential order numbers ranks node by node, which needs a block layout, not cyclic; nodes of tasks 0..: Slurm (cyclic) 0 1 0 1; LAMA (map csbnh) 0 0 1 1", 200), "%s", err);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-order", "s", &err), 0);
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), -1);
+	cr_assert(!strncmp(err.text, "task layout: sequential order numbers ranks node by node, which needs a block layout, not cyclic; nodes of tasks 0..: Slurm (cyclic) 0 1 0 1; LAMA (map csbnh) 0 0 1 1", 200), "%s", err.text);
 }
 
 static const char *lists(const struct psiplace_binding *b, unsigned n, int mems)
@@ -263,7 +263,7 @@ Test(lama_step, changeset_example_on_one_node, .init = load, .fini = unload)
 	char sum[PSIPLACE_ERRLEN];
 
 	request(NULL, ENV("--psi-map-by=socket", "--psi-bind-to=core"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 8, 0), "0 4 1 5 2 6 3 7");
 	cr_assert_str_eq(lists(b, 8, 1), "0 0 0 0 0 0 0 0");
 	cr_assert_str_eq(sum, "LAMA map sbnch bind 1c mppr none order natural, Slurm layout one node");
@@ -280,7 +280,7 @@ Test(lama_step, local_tasks_get_the_sets_of_their_global_ids, .init = load, .fin
 	char sum[PSIPLACE_ERRLEN];
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 2, 0), "4 0");
 	cr_assert_str_eq(sum, "LAMA map nsbch bind 1c mppr none order natural, Slurm layout cyclic");
 	psiplace_bindings_free(b, 2);
@@ -295,12 +295,12 @@ Test(lama_step, no_pinproc_and_bind_none_leave_tasks_unbound, .init = load, .fin
 	struct psiplace_user_request r;
 
 	request(NULL, ENV("--psi-map-by=core", "--psi-no-pinproc"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 2, 0), "- -");
 	cr_assert_str_eq(lists(b, 2, 1), "- -");
 	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-bind-to=none"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 2, 0), "- -");
 	psiplace_user_request_free(&r);
 	psiplace_bindings_free(b, 2);
@@ -314,11 +314,11 @@ Test(lama_step, mppr_oversubscription_fails_the_node, .init = load, .fini = unlo
 	struct psiplace_user_request r;
 
 	request(NULL, ENV("--psi-lama-mppr=1:s"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "LAMA detected oversubscription after mapping 2 of 4 processes (map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n); --psi-oversubscribe allows it (Slurm gave the step 8 CPUs on this node)");
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), -1);
+	cr_assert_str_eq(err.text, "LAMA detected oversubscription after mapping 2 of 4 processes (map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n); --psi-oversubscribe allows it (Slurm gave the step 8 CPUs on this node)");
 	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-lama-mppr=1:s", "--psi-oversubscribe"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 4, 0), "0 4 0 1");
 	psiplace_user_request_free(&r);
 	psiplace_bindings_free(b, 4);
@@ -332,10 +332,10 @@ Test(lama_step, cyclic_with_uneven_counts_and_mixed_shapes_passes, .init = load,
 	struct psiplace_step s = step(0, 2, c31, 3, g); /* Slurm's cyclic over a packed allocation */
 
 	lama(&o, "nsbch");
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(psiplace_topo_load("pack:2 core:6 pu:1", NULL, &t6, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:6 pu:1", NULL, &t6, &err), 0, "%s", err.text);
 	s = step(1, 2, c22, 2, g13); /* the 2x6 node of a 2x4 + 2x6 step */
-	cr_assert_eq(psiplace_lama_check_step(&o, &t6, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_check_step(&o, &t6, &s, &err), 0, "%s", err.text);
 	psiplace_topo_free(&t6);
 }
 
@@ -348,18 +348,18 @@ Test(lama_step, allocation_known_gives_an_arbitrary_layout_and_its_step_string, 
 	enum psiplace_lama_dist d;
 	char got[64] = "", *f;
 
-	cr_assert_eq(psiplace_topo_load("pack:2 core:6 pu:1", NULL, &t6, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:6 pu:1", NULL, &t6, &err), 0, "%s", err.text);
 	lama(&o, "cnsbh"); /* socket 0 of both nodes, then socket 1 */
-	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 12, &d, seq, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 12, &d, seq, &err), 0, "%s", err.text);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_ARBITRARY);
 	for (i = 0; i < 12; i++)
 		got[i] = (char)('0' + seq[i]);
 	cr_assert_str_eq(got, "000011111100");
 	cr_assert_str_eq((f = psiplace_lama_layout_format(seq, 12, 2)), "0(x4),1(x6),0(x2)");
 	free(f);
-	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, few, 12, &d, seq, err, sizeof(err)), 1);
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, few, 12, &d, seq, &err), 1);
 	lama(&o, "nsbch");
-	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 4, &d, seq, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 4, &d, seq, &err), 0, "%s", err.text);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_CYCLIC);
 	psiplace_topo_free(&t6);
 }
@@ -381,14 +381,14 @@ Test(lama_step, arbitrary_layout_is_checked_against_the_one_asked_for, .init = l
 
 	lama(&o, "cnsbh");
 	s.lama_layout = "0(x4),1(x6),0(x2)";
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), 0, "%s", err.text);
 	s = step(0, 2, c66, 6, bad);
 	s.lama_layout = "0(x4),1(x6),0(x2)";
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "task layout: Slurm did not follow the layout psiplace asked for at submission (SLURM_HOSTFILE); this node's tasks: Slurm 0 1 2 3 4 11; LAMA (map cnsbh) 0 1 2 3 10 11");
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), -1);
+	cr_assert_str_eq(err.text, "task layout: Slurm did not follow the layout psiplace asked for at submission (SLURM_HOSTFILE); this node's tasks: Slurm 0 1 2 3 4 11; LAMA (map cnsbh) 0 1 2 3 10 11");
 	s.lama_layout = "0(x4),1";
-	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSIPLACE_LAMA_LAYOUT: '0(x4),1' is not the node of each of the step's 12 tasks");
+	cr_assert_eq(psiplace_lama_check_step(&o, &topo2x4, &s, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_LAMA_LAYOUT: '0(x4),1' is not the node of each of the step's 12 tasks");
 }
 
 static void ask(const char *const *env, long n, long N, const char *topofile, const char *map,

@@ -26,11 +26,11 @@ static enum psiplace_lama_dist choose(const char *const *kv, unsigned nnodes, co
 {
 	struct psiplace_lama_opts o;
 	enum psiplace_lama_dist d;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	opts(&o, kv);
-	cr_assert_eq(psiplace_lama_choose_dist(&o, nnodes, counts, t, &d, seq, err, sizeof(err)), 0,
-		     "%s", err);
+	cr_assert_eq(psiplace_lama_choose_dist(&o, nnodes, counts, t, &d, seq, &err), 0,
+		     "%s", err.text);
 	return d;
 }
 
@@ -65,17 +65,17 @@ Test(lama_layout, verify_whole_layout_shows_both_orders)
 	const struct psiplace_topo *t = topo("pack:2 core:2 pu:1"), *all[2] = { t, t };
 	static const unsigned block[8] = { 0, 0, 0, 0, 1, 1, 1, 1 }, cyc[8] = { 0, 1, 0, 1, 0, 1, 0, 1 };
 	struct psiplace_lama_opts o;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	opts(&o, KV("--psi-map-by", "node"));
-	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, cyc, 8, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, block, 8, err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, cyc, 8, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, block, 8, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "task layout differs from LAMA's node order at task 1: nodes of tasks 0..: Slurm 0 0 0 0 1 1 1 1; LAMA (map nsbch) 0 1 0 1 0 1 0 1");
 	opts(&o, NULL);
-	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, block, 8, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, cyc, 8, err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, block, 8, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, cyc, 8, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "task layout differs from LAMA's node order at task 1: nodes of tasks 0..: Slurm 0 1 0 1 0 1 0 1; LAMA (map cL1L2L3sNbnh) 0 0 0 0 1 1 1 1");
 }
 
@@ -84,54 +84,54 @@ Test(lama_layout, verify_long_layout_shows_a_window_around_the_difference)
 	const struct psiplace_topo *t = topo("pack:2 core:8 pu:1"), *all[2] = { t, t };
 	unsigned lay[32], i;
 	struct psiplace_lama_opts o;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	for (i = 0; i < 32; i++)
 		lay[i] = i < 16 ? 0 : 1;
 	lay[10] = 1;
 	lay[16] = 0;
 	opts(&o, NULL);
-	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, lay, 32, err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_verify_layout(&o, 2, all, lay, 32, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "task layout differs from LAMA's node order at task 10: nodes of tasks 6..: Slurm ... 0 0 0 0 1 0 0 0 0 0 0 1 1 1 1 1 1 1 1 1 ...; LAMA (map cL1L2L3sNbnh) ... 0 0 0 0 0 0 0 0 0 0 1 1 1 1 1 1 1 1 1 1 ...");
 }
 
 static int local(const char *const *kv, const struct psiplace_topo *t, unsigned n,
-		 enum psiplace_lama_dist d, char *err)
+		 enum psiplace_lama_dist d, psiplace_error_t *err)
 {
 	struct psiplace_lama_opts o;
 
 	opts(&o, kv);
-	return psiplace_lama_verify_local(&o, t, n, d, err, PSIPLACE_ERRLEN);
+	return psiplace_lama_verify_local(&o, t, n, d, err);
 }
 
 Test(lama_layout, verify_local_block_and_cyclic)
 {
 	const struct psiplace_topo *t = topo("pack:2 core:4 pu:2");
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(local(NULL, t, 8, PSIPLACE_LAMA_DIST_BLOCK, err), 0, "%s", err);
-	cr_assert_eq(local(NULL, t, 10, PSIPLACE_LAMA_DIST_BLOCK, err), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(local(NULL, t, 8, PSIPLACE_LAMA_DIST_BLOCK, &err), 0, "%s", err.text);
+	cr_assert_eq(local(NULL, t, 10, PSIPLACE_LAMA_DIST_BLOCK, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "task layout: block puts 10 tasks on this node, but map cL1L2L3sNbnh moves to the next node after 8 of them; LAMA's order needs another layout (e.g. at most 8 tasks per node)");
-	cr_assert_eq(local(KV("--psi-map-by", "node"), t, 16, PSIPLACE_LAMA_DIST_CYCLIC, err), 0, "%s", err);
-	cr_assert_eq(local(NULL, t, 2, PSIPLACE_LAMA_DIST_CYCLIC, err), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(local(KV("--psi-map-by", "node"), t, 16, PSIPLACE_LAMA_DIST_CYCLIC, &err), 0, "%s", err.text);
+	cr_assert_eq(local(NULL, t, 2, PSIPLACE_LAMA_DIST_CYCLIC, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "task layout: cyclic puts one task per round on this node, but map cL1L2L3sNbnh places tasks 0 and 1 here before moving to the next node; use a block layout");
-	cr_assert_eq(local(KV("--psi-lama-order", "s"), t, 16, PSIPLACE_LAMA_DIST_BLOCK, err), 0, "%s", err);
-	cr_assert_eq(local(KV("--psi-lama-order", "s"), t, 16, PSIPLACE_LAMA_DIST_CYCLIC, err), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(local(KV("--psi-lama-order", "s"), t, 16, PSIPLACE_LAMA_DIST_BLOCK, &err), 0, "%s", err.text);
+	cr_assert_eq(local(KV("--psi-lama-order", "s"), t, 16, PSIPLACE_LAMA_DIST_CYCLIC, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "task layout: sequential order numbers ranks node by node, which needs a block layout, not cyclic");
-	cr_assert_eq(local(NULL, t, 4, PSIPLACE_LAMA_DIST_ARBITRARY, err), 1);
+	cr_assert_eq(local(NULL, t, 4, PSIPLACE_LAMA_DIST_ARBITRARY, &err), 1);
 }
 
 Test(lama_layout, verify_local_cyclic_ignores_locations_skipped_by_windows)
 {
 	const struct psiplace_topo *t = topo("pack:2 core:4 pu:1");
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	cr_assert_eq(local(KV("--psi-map-by", "node", "--psi-lama-bind", "2c"), t, 4,
-			   PSIPLACE_LAMA_DIST_CYCLIC, err), 0, "%s", err);
+			   PSIPLACE_LAMA_DIST_CYCLIC, &err), 0, "%s", err.text);
 }
 
 Test(lama_layout, slurm_block_and_cyclic_layouts_from_counts)

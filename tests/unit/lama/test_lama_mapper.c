@@ -98,12 +98,12 @@ Test(lama_map, numa_level_map_bind_and_memory)
 	struct psiplace_lama_opts o;
 	struct psiplace_lama_map m;
 	hwloc_bitmap_t c = hwloc_bitmap_alloc(), mem = hwloc_bitmap_alloc();
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	EXPECT_MAP(map_nodes(1, &t, 8, KV("--psi-map-by", "numa")),
 		   "0:0 0:2 0:4 0:6 0:1 0:3 0:5 0:7");
 	opts(&o, KV("--psi-map-by", "numa", "--psi-bind-to", "numa"));
-	cr_assert_eq(psiplace_lama_map(&o, 1, &t, 4, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_map(&o, 1, &t, 4, &m, &err), 0, "%s", err.text);
 	psiplace_lama_task_sets(&m, 3, c, mem);
 	cr_assert_eq(hwloc_bitmap_first(c), 6);
 	cr_assert_eq(hwloc_bitmap_last(c), 7);
@@ -223,13 +223,13 @@ static void check_local_matches(unsigned nnodes, const struct psiplace_topo *con
 {
 	struct psiplace_lama_opts o;
 	struct psiplace_lama_map m;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	hwloc_bitmap_t want = hwloc_bitmap_alloc(), cpus[64], mems[64];
 	unsigned node, k;
 	size_t r;
 
 	opts(&o, kv);
-	cr_assert_eq(psiplace_lama_map(&o, nnodes, t, n, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_map(&o, nnodes, t, n, &m, &err), 0, "%s", err.text);
 	for (k = 0; k < 64; k++) {
 		cpus[k] = hwloc_bitmap_alloc();
 		mems[k] = hwloc_bitmap_alloc();
@@ -240,8 +240,8 @@ static void check_local_matches(unsigned nnodes, const struct psiplace_topo *con
 		for (r = 0; r < n; r++)
 			cnt += m.task[r].node == node;
 		cr_assert_leq(cnt, 64);
-		cr_assert_eq(psiplace_lama_map_local(&o, t[node], cnt, cpus, mems, err, sizeof(err)), 0,
-			     "%s", err);
+		cr_assert_eq(psiplace_lama_map_local(&o, t[node], cnt, cpus, mems, &err), 0,
+			     "%s", err.text);
 		for (k = 0, r = 0; r < n; r++) {
 			if (m.task[r].node != node)
 				continue;
@@ -278,10 +278,10 @@ Test(lama_map, fixed_counts_per_node_follow_lama_order)
 	static const unsigned counts[2] = { 3, 1 };
 	struct psiplace_lama_opts o;
 	struct psiplace_lama_map m;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	opts(&o, KV("--psi-map-by", "node"));
-	cr_assert_eq(psiplace_lama_map_counts(&o, 2, all, counts, &m, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_map_counts(&o, 2, all, counts, &m, &err), 0, "%s", err.text);
 	EXPECT_MAP(render(&m), "0:0 1:0 0:2 0:1");
 	psiplace_lama_map_free(&m);
 }
@@ -291,10 +291,10 @@ Test(lama_map, restricted_to_the_step_cpus)
 	struct psiplace_topo t;
 	const struct psiplace_topo *tp = &t;
 	hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	hwloc_bitmap_set_range(allowed, 1, 5);
-	cr_assert_eq(psiplace_topo_load("pack:2 core:4 pu:1", allowed, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:4 pu:1", allowed, &t, &err), 0, "%s", err.text);
 	EXPECT_MAP(map_nodes(1, &tp, 5, NULL), "0:1 0:2 0:3 0:4 0:5");
 	/* socket 0 keeps cores 1-3: one pair fits there, socket 1 keeps 4-5 */
 	EXPECT_MAP(map_nodes(1, &tp, 2, KV("--psi-lama-bind", "2c")), "0:1-2 0:4-5");

@@ -6,17 +6,17 @@
 #include "psiplace/error.h"
 #include "psiplace/lama.h"
 
-static char err[PSIPLACE_ERRLEN];
+static psiplace_error_t err;
 
 static const char *map_err(const char *s)
 {
 	enum psiplace_level l[PSIPLACE_LEVEL_COUNT];
 	unsigned n;
 
-	err[0] = '\0';
-	cr_assert_eq(psiplace_lama_parse_map(s, "--psi-lama-map", l, &n, err, sizeof(err)), -1,
+	err.text[0] = '\0';
+	cr_assert_eq(psiplace_lama_parse_map(s, "--psi-lama-map", l, &n, &err), -1,
 		     "map '%s' accepted", s);
-	return err;
+	return err.text;
 }
 
 static const char *bind_err(const char *s)
@@ -24,9 +24,9 @@ static const char *bind_err(const char *s)
 	enum psiplace_level l;
 	unsigned w;
 
-	cr_assert_eq(psiplace_lama_parse_bind(s, "--psi-lama-bind", &w, &l, err, sizeof(err)), -1,
+	cr_assert_eq(psiplace_lama_parse_bind(s, "--psi-lama-bind", &w, &l, &err), -1,
 		     "bind '%s' accepted", s);
-	return err;
+	return err.text;
 }
 
 static const char *mppr_err(const char *s)
@@ -34,18 +34,18 @@ static const char *mppr_err(const char *s)
 	struct psiplace_lama_mppr m[PSIPLACE_LEVEL_COUNT];
 	unsigned n;
 
-	cr_assert_eq(psiplace_lama_parse_mppr(s, "--psi-lama-mppr", m, &n, err, sizeof(err)), -1,
+	cr_assert_eq(psiplace_lama_parse_mppr(s, "--psi-lama-mppr", m, &n, &err), -1,
 		     "mppr '%s' accepted", s);
-	return err;
+	return err.text;
 }
 
 static void opts_with(struct psiplace_lama_opts *o, const char *const *kv)
 {
 	psiplace_lama_opts_init(o);
 	for (; kv[0]; kv += 2)
-		cr_assert_eq(psiplace_lama_apply(o, kv[0], kv[1], err, sizeof(err)), 0, "%s=%s: %s",
-			     kv[0], kv[1] ? kv[1] : "", err);
-	cr_assert_eq(psiplace_lama_finish(o, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(psiplace_lama_apply(o, kv[0], kv[1], &err), 0, "%s=%s: %s",
+			     kv[0], kv[1] ? kv[1] : "", err.text);
+	cr_assert_eq(psiplace_lama_finish(o, &err), 0, "%s", err.text);
 }
 
 Test(lama_parse, map_accepts_every_letter_in_any_order)
@@ -99,11 +99,11 @@ Test(lama_parse, bind_accepts_width_and_level)
 	enum psiplace_level l;
 	unsigned w;
 
-	cr_assert_eq(psiplace_lama_parse_bind("1c", "b", &w, &l, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_parse_bind("1c", "b", &w, &l, &err), 0);
 	cr_assert(w == 1 && l == PSIPLACE_LEVEL_CORE);
-	cr_assert_eq(psiplace_lama_parse_bind("999L3", "b", &w, &l, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_parse_bind("999L3", "b", &w, &l, &err), 0);
 	cr_assert(w == 999 && l == PSIPLACE_LEVEL_L3);
-	cr_assert_eq(psiplace_lama_parse_bind("02s", "b", &w, &l, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_parse_bind("02s", "b", &w, &l, &err), 0);
 	cr_assert(w == 2 && l == PSIPLACE_LEVEL_SOCKET);
 }
 
@@ -130,12 +130,12 @@ Test(lama_parse, mppr_accepts_both_forms_and_none)
 	struct psiplace_lama_mppr m[PSIPLACE_LEVEL_COUNT];
 	unsigned n;
 
-	cr_assert_eq(psiplace_lama_parse_mppr("1c,2:n,4L2", "m", m, &n, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_lama_parse_mppr("1c,2:n,4L2", "m", m, &n, &err), 0, "%s", err.text);
 	cr_assert_eq(n, 3);
 	cr_assert(m[0].limit == 1 && m[0].level == PSIPLACE_LEVEL_CORE);
 	cr_assert(m[1].limit == 2 && m[1].level == PSIPLACE_LEVEL_NODE);
 	cr_assert(m[2].limit == 4 && m[2].level == PSIPLACE_LEVEL_L2);
-	cr_assert_eq(psiplace_lama_parse_mppr("NONE", "m", m, &n, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_parse_mppr("NONE", "m", m, &n, &err), 0);
 	cr_assert_eq(n, 0);
 }
 
@@ -166,14 +166,14 @@ Test(lama_parse, order_accepts_letters_and_words)
 {
 	int seq = -1;
 
-	cr_assert_eq(psiplace_lama_parse_order("S", "o", &seq, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_parse_order("S", "o", &seq, &err), 0);
 	cr_assert_eq(seq, 1);
-	cr_assert_eq(psiplace_lama_parse_order("natural", "o", &seq, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_parse_order("natural", "o", &seq, &err), 0);
 	cr_assert_eq(seq, 0);
-	cr_assert_eq(psiplace_lama_parse_order("x", "--psi-lama-order", &seq, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-lama-order: 'x' is not an order; accepted: s (sequential) or n (natural)");
-	cr_assert_eq(psiplace_lama_parse_order("", "--psi-lama-order", &seq, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-lama-order: the value is empty");
+	cr_assert_eq(psiplace_lama_parse_order("x", "--psi-lama-order", &seq, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-lama-order: 'x' is not an order; accepted: s (sequential) or n (natural)");
+	cr_assert_eq(psiplace_lama_parse_order("", "--psi-lama-order", &seq, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-lama-order: the value is empty");
 }
 
 Test(lama_parse, simple_levels_translate_per_spec_table)
@@ -186,13 +186,13 @@ Test(lama_parse, simple_levels_translate_per_spec_table)
 	size_t i;
 
 	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
-		cr_assert_eq(psiplace_lama_simple_map(in[i], "--psi-map-by", &m, err, sizeof(err)), 0);
+		cr_assert_eq(psiplace_lama_simple_map(in[i], "--psi-map-by", &m, &err), 0);
 		cr_assert_str_eq(m, out[i], "%s", in[i]);
 	}
-	cr_assert_eq(psiplace_lama_simple_map("sockets", "--psi-map-by", &m, err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_simple_map("sockets", "--psi-map-by", &m, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "--psi-map-by: 'sockets' is not a level; accepted: slot hwthread core l1cache l2cache l3cache socket numa board node");
-	cr_assert_eq(psiplace_lama_simple_map("none", "--psi-map-by", &m, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_lama_simple_map("none", "--psi-map-by", &m, &err), -1);
 }
 
 Test(lama_parse, simple_bind_levels_and_none)
@@ -200,12 +200,12 @@ Test(lama_parse, simple_bind_levels_and_none)
 	enum psiplace_level l;
 	unsigned w;
 
-	cr_assert_eq(psiplace_lama_simple_bind("L3CACHE", "--psi-bind-to", &w, &l, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_simple_bind("L3CACHE", "--psi-bind-to", &w, &l, &err), 0);
 	cr_assert(w == 1 && l == PSIPLACE_LEVEL_L3);
-	cr_assert_eq(psiplace_lama_simple_bind("none", "--psi-bind-to", &w, &l, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_simple_bind("none", "--psi-bind-to", &w, &l, &err), 0);
 	cr_assert_eq(w, 0);
-	cr_assert_eq(psiplace_lama_simple_bind("1c", "--psi-bind-to", &w, &l, err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_simple_bind("1c", "--psi-bind-to", &w, &l, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "--psi-bind-to: '1c' is not a level; accepted: none slot hwthread core l1cache l2cache l3cache socket numa board node");
 }
 
@@ -215,7 +215,7 @@ Test(lama_opts, defaults_are_by_core_bound_to_core)
 	char b[64];
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_finish(&o, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_finish(&o, &err), 0);
 	cr_assert_str_eq(o.map_str, "cL1L2L3sNbnh");
 	psiplace_lama_bind_string(&o, b, sizeof(b));
 	cr_assert_str_eq(b, "1c");
@@ -230,20 +230,20 @@ Test(lama_opts, option_wins_over_variable_in_either_order)
 	struct psiplace_lama_opts o;
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "nsbch", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-map", "sbnch", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "nsbch", &err), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-map", "sbnch", &err), 0);
 	cr_assert_str_eq(o.map_str, "sbnch");
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "hcsbn", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "hcsbn", &err), 0);
 	cr_assert_str_eq(o.map_str, "sbnch");
 	/* an overridden variable is not even parsed */
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "junk", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_ordering", "s", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-order", "n", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_ordering", "s", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "junk", &err), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_ordering", "s", &err), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-order", "n", &err), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_ordering", "s", &err), 0);
 	cr_assert_eq(o.sequential, 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_mppr", "1:c", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_mppr", "1:c", &err), 0);
 	cr_assert_eq(o.nmppr, 1);
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_bind", "2c", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_bind", "2c", &err), 0);
 	cr_assert_eq(o.bind_width, 2);
 	cr_assert_eq(o.requested, 1);
 }
@@ -253,8 +253,8 @@ Test(lama_opts, unknown_names_are_not_ours)
 	struct psiplace_lama_opts o;
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-tpp", "2", err, sizeof(err)), 1);
-	cr_assert_eq(psiplace_lama_apply(&o, NULL, "2", err, sizeof(err)), 1);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-tpp", "2", &err), 1);
+	cr_assert_eq(psiplace_lama_apply(&o, NULL, "2", &err), 1);
 	cr_assert_eq(o.requested, 0);
 }
 
@@ -263,13 +263,13 @@ Test(lama_opts, map_by_with_lama_map_is_an_error)
 	struct psiplace_lama_opts o;
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-map-by", "socket", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-map", "sbnch", err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-map-by and --psi-lama-map both given; use one of them");
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-map-by", "socket", &err), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-map", "sbnch", &err), -1);
+	cr_assert_str_eq(err.text, "--psi-map-by and --psi-lama-map both given; use one of them");
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-bind", "1c", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-bind-to", "core", err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-lama-bind and --psi-bind-to both given; use one of them");
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-bind", "1c", &err), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-bind-to", "core", &err), -1);
+	cr_assert_str_eq(err.text, "--psi-lama-bind and --psi-bind-to both given; use one of them");
 }
 
 Test(lama_opts, bad_values_name_the_variable)
@@ -277,11 +277,11 @@ Test(lama_opts, bad_values_name_the_variable)
 	struct psiplace_lama_opts o;
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_bind", "c1", err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_bind", "c1", &err), -1);
+	cr_assert_str_eq(err.text,
 			 "OMPI_MCA_rmaps_lama_bind: 'c1' position 1: expected the width (1 to 3 digits) before the level, e.g. 1c or 2s");
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-order", NULL, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-lama-order: the value is empty");
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-order", NULL, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-lama-order: the value is empty");
 }
 
 Test(lama_opts, expert_map_must_contain_binding_level)
@@ -289,15 +289,15 @@ Test(lama_opts, expert_map_must_contain_binding_level)
 	struct psiplace_lama_opts o;
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-map", "sbnh", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_finish(&o, err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-map", "sbnh", &err), 0);
+	cr_assert_eq(psiplace_lama_finish(&o, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "--psi-lama-map: 'sbnh' lacks 'c', the level of the binding '1c' (the default binding); a map must contain n, h and the binding level");
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "csbnh", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-bind", "1L3", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_lama_finish(&o, err, sizeof(err)), -1);
-	cr_assert_str_eq(err,
+	cr_assert_eq(psiplace_lama_apply(&o, "OMPI_MCA_rmaps_lama_map", "csbnh", &err), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-lama-bind", "1L3", &err), 0);
+	cr_assert_eq(psiplace_lama_finish(&o, &err), -1);
+	cr_assert_str_eq(err.text,
 			 "OMPI_MCA_rmaps_lama_map: 'csbnh' lacks 'L3', the level of the binding '1L3' (--psi-lama-bind); a map must contain n, h and the binding level");
 }
 
@@ -319,6 +319,6 @@ Test(lama_opts, oversubscribe_flag_takes_no_value)
 	struct psiplace_lama_opts o;
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-oversubscribe", NULL, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-oversubscribe", NULL, &err), 0);
 	cr_assert_eq(o.oversubscribe, 1);
 }

@@ -10,11 +10,12 @@
 static void expands(const char *s, const char *want, size_t n)
 {
 	struct psiplace_hostlist h;
-	char err[PSIPLACE_ERRLEN] = "", got[4096] = "";
+	psiplace_error_t err = { "" };
+	char got[4096] = "";
 	size_t i;
 
-	cr_assert_eq(psiplace_hostlist_expand(s, "SLURM_JOB_NODELIST", &h, err, sizeof(err)), 0,
-		     "%s: %s", s, err);
+	cr_assert_eq(psiplace_hostlist_expand(s, "SLURM_JOB_NODELIST", &h, &err), 0,
+		     "%s: %s", s, err.text);
 	cr_assert_eq(h.n, n, "%s: %zu hosts", s, h.n);
 	for (i = 0; i < h.n && strlen(got) + strlen(h.host[i]) + 2 < sizeof(got); i++) {
 		strcat(got, i ? " " : "");
@@ -29,10 +30,10 @@ static void expands(const char *s, const char *want, size_t n)
 static void fails(const char *s, const char *msg)
 {
 	struct psiplace_hostlist h;
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 
-	cr_assert_eq(psiplace_hostlist_expand(s, "SLURM_JOB_NODELIST", &h, err, sizeof(err)), -1, "%s", s);
-	cr_assert_str_eq(err, msg);
+	cr_assert_eq(psiplace_hostlist_expand(s, "SLURM_JOB_NODELIST", &h, &err), -1, "%s", s);
+	cr_assert_str_eq(err.text, msg);
 	cr_assert_eq(h.n, 0);
 	cr_assert_null(h.host);
 }

@@ -8,9 +8,9 @@
 static void parses(const char *s, const int *want, size_t n)
 {
 	struct psiplace_intvec v;
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 
-	cr_assert_eq(psiplace_intvec_parse(s, "--cores", &v, err, sizeof(err)), 0, "%s: %s", s, err);
+	cr_assert_eq(psiplace_intvec_parse(s, "--cores", &v, &err), 0, "%s: %s", s, err.text);
 	cr_assert_eq(v.n, n, "%s: %zu entries", s, v.n);
 	cr_assert_arr_eq(v.v, want, n * sizeof(int), "%s", s);
 	psiplace_intvec_free(&v);
@@ -20,10 +20,10 @@ static void parses(const char *s, const int *want, size_t n)
 static void fails(const char *s, const char *msg)
 {
 	struct psiplace_intvec v = { 7, (int *)&v };
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 
-	cr_assert_eq(psiplace_intvec_parse(s, "--cores", &v, err, sizeof(err)), -1, "%s", s);
-	cr_assert_str_eq(err, msg);
+	cr_assert_eq(psiplace_intvec_parse(s, "--cores", &v, &err), -1, "%s", s);
+	cr_assert_str_eq(err.text, msg);
 	cr_assert_eq(v.n, 0);
 	cr_assert_null(v.v);
 }
@@ -59,9 +59,9 @@ Test(intvec, bounds_accepted)
 Test(intvec, many_repeats_up_to_the_bound)
 {
 	struct psiplace_intvec v;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(psiplace_intvec_parse("1(x1048575),9", "v", &v, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_intvec_parse("1(x1048575),9", "v", &v, &err), 0, "%s", err.text);
 	cr_assert_eq(v.n, PSIPLACE_INTVEC_MAX_ENTRIES);
 	cr_assert_eq(v.v[1048574], 1);
 	cr_assert_eq(v.v[1048575], 9);

@@ -34,14 +34,14 @@ static char *order_str(const struct psiplace_rank_opts *o, size_t k)
 {
 	static char buf[256];
 	uint32_t out[64];
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 	int rc, i;
 
 	if (k)
-		rc = psiplace_choose(o, nodes, N, k, out, err, sizeof(err));
+		rc = psiplace_choose(o, nodes, N, k, out, &err);
 	else
-		rc = psiplace_rank(o, nodes, N, out, err, sizeof(err)) == 0 ? N : -1;
-	cr_assert(rc >= 0, "%s", err);
+		rc = psiplace_rank(o, nodes, N, out, &err) == 0 ? N : -1;
+	cr_assert(rc >= 0, "%s", err.text);
 	buf[0] = '\0';
 	for (i = 0; i < rc; i++)
 		sprintf(buf + strlen(buf), "%s%u", i ? " " : "", nodes[out[i]].index);
@@ -78,11 +78,11 @@ Test(rank, ineligible_nodes_follow_in_index_order)
 {
 	struct psiplace_rank_opts l = opts(PSIPLACE_POLICY_LASTAVAILABLE);
 	uint32_t out[N];
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	nodes[4].power = false;
 	nodes[1].alloc_cpus = 8;
-	cr_assert_eq(psiplace_rank(&l, nodes, N, out, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_rank(&l, nodes, N, out, &err), 0);
 	cr_assert_str_eq(order_str(&l, 0), "5 4 3 2 1 0"); /* no job: all candidates */
 	l.job = &(struct psiplace_job){ 0 };
 	cr_assert_str_eq(order_str(&l, 0), "5 3 2 0 1 4");
@@ -93,13 +93,13 @@ Test(rank, job_cpus_and_mem_per_node_decide_eligibility)
 	struct psiplace_job job = { .cpus = 6, .mem = 600 };
 	struct psiplace_rank_opts f = { .policy = PSIPLACE_POLICY_FIRSTAVAILABLE, .job = &job };
 	uint32_t out[N];
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	nodes[0].alloc_cpus = 3;  /* 5 free < 6 */
 	nodes[2].alloc_memory = 500; /* 500 free < 600 */
 	cr_assert_str_eq(order_str(&f, 2), "1 3");
-	cr_assert_eq(psiplace_choose(&f, nodes, N, 5, out, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "5 nodes wanted, only 4 of 6 eligible (powered, with a free CPU and "
+	cr_assert_eq(psiplace_choose(&f, nodes, N, 5, out, &err), -1);
+	cr_assert_str_eq(err.text, "5 nodes wanted, only 4 of 6 eligible (powered, with a free CPU and "
 			      "the job's cpus and mem free)");
 }
 
@@ -174,11 +174,11 @@ Test(rank, priority_function_precedence_job_node_cluster_priority)
 	struct psiplace_priorityf *job_f, *node_f, *cluster_f;
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts p = { .policy = PSIPLACE_POLICY_PRIORITY, .job = &job };
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(psiplace_priorityf_compile("NODEINDEX", "j", &job_f, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_priorityf_compile("100", "n", &node_f, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_priorityf_compile("-NODEINDEX", "c", &cluster_f, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_priorityf_compile("NODEINDEX", "j", &job_f, &err), 0);
+	cr_assert_eq(psiplace_priorityf_compile("100", "n", &node_f, &err), 0);
+	cr_assert_eq(psiplace_priorityf_compile("-NODEINDEX", "c", &cluster_f, &err), 0);
 	nodes[0].priority = 1;
 	nodes[1].priority = 5;
 	nodes[4].priority = 3;
@@ -199,15 +199,15 @@ Test(rank, contiguous_first_run_and_set_first_in_rank)
 	struct psiplace_job job = { .nodes = 2 };
 	struct psiplace_rank_opts c = { .policy = PSIPLACE_POLICY_CONTIGUOUS, .job = &job };
 	uint32_t out[N];
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	nodes[1].alloc_cpus = 8;
 	nodes[3].power = false;
 	cr_assert_str_eq(order_str(&c, 2), "4 5");
 	cr_assert_str_eq(order_str(&c, 1), "0");
 	cr_assert_str_eq(order_str(&c, 0), "4 5 0 2 1 3");
-	cr_assert_eq(psiplace_choose(&c, nodes, N, 3, out, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "CONTIGUOUS: no run of 3 consecutive eligible nodes");
+	cr_assert_eq(psiplace_choose(&c, nodes, N, 3, out, &err), -1);
+	cr_assert_str_eq(err.text, "CONTIGUOUS: no run of 3 consecutive eligible nodes");
 }
 
 Test(rank, contiguous_uses_node_index_not_array_position)
@@ -278,7 +278,7 @@ Test(rank, partial_selection_equals_the_prefix_of_the_full_order)
 	uint32_t *part2 = calloc(M, sizeof(*part2));
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_CPULOAD, .job = &job };
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	size_t i, k;
 	int p;
 
@@ -299,18 +299,18 @@ Test(rank, partial_selection_equals_the_prefix_of_the_full_order)
 		if (psiplace_policy_is_set((enum psiplace_policy)p))
 			continue;
 		o.policy = (enum psiplace_policy)p;
-		cr_assert_eq(psiplace_rank(&o, big, M, full, err, sizeof(err)), 0);
+		cr_assert_eq(psiplace_rank(&o, big, M, full, &err), 0);
 		for (i = 0, m = 0; i < M; i++)
 			m += psiplace_node_eligible(&big[i], o.job);
 		cr_assert(m > 1000);
 		for (k = 1; k <= 1000; k *= 10) {
-			cr_assert_eq(psiplace_choose(&o, big, M, k, part, err, sizeof(err)), (int)k);
+			cr_assert_eq(psiplace_choose(&o, big, M, k, part, &err), (int)k);
 			cr_assert_arr_eq(part, full, k * sizeof(*part), "policy %d k %zu", p, k);
 		}
-		cr_assert_eq(psiplace_choose(&o, big, M, (size_t)m, part, err, sizeof(err)), m);
+		cr_assert_eq(psiplace_choose(&o, big, M, (size_t)m, part, &err), m);
 		cr_assert_arr_eq(part, full, (size_t)m * sizeof(*part));
 		/* partial rank: the same head, then a permutation of the rest */
-		cr_assert_eq(psiplace_rank_partial(&o, big, M, 100, part, err, sizeof(err)), 0);
+		cr_assert_eq(psiplace_rank_partial(&o, big, M, 100, part, &err), 0);
 		cr_assert_arr_eq(part, full, 100 * sizeof(*part));
 		cr_assert_arr_eq(part + m, full + m, (M - (size_t)m) * sizeof(*part));
 		qsort(part + 100, (size_t)m - 100, sizeof(*part), cmp_u32);
@@ -343,7 +343,7 @@ Test(rank, contiguous_widens_over_many_weight_tiers)
 	struct psiplace_node v[40];
 	struct psiplace_rank_opts c = opts(PSIPLACE_POLICY_CONTIGUOUS);
 	uint32_t out[4];
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	int j;
 
 	memset(v, 0, sizeof(v));
@@ -351,14 +351,14 @@ Test(rank, contiguous_widens_over_many_weight_tiers)
 		v[j].index = j < 35 ? (uint32_t)(2 * j) : (uint32_t)(100 + j - 35);
 		v[j].weight = (uint64_t)j; /* one tier per node: no run before tier 36 */
 	}
-	cr_assert_eq(psiplace_choose(&c, v, 40, 2, out, err, sizeof(err)), 2, "%s", err);
+	cr_assert_eq(psiplace_choose(&c, v, 40, 2, out, &err), 2, "%s", err.text);
 	cr_assert_eq(v[out[0]].index, 100);
 	cr_assert_eq(v[out[1]].index, 101);
-	cr_assert_eq(psiplace_choose(&c, v, 40, 6, out, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_choose(&c, v, 40, 6, out, &err), -1);
 	c.policy = PSIPLACE_POLICY_MAXBALANCE;
 	for (j = 0; j < 40; j++)
 		v[j].speed = j == 38 || j == 39 ? 5.0 : (double)j;
-	cr_assert_eq(psiplace_choose(&c, v, 40, 2, out, err, sizeof(err)), 2, "%s", err);
+	cr_assert_eq(psiplace_choose(&c, v, 40, 2, out, &err), 2, "%s", err.text);
 	cr_assert_eq(v[out[0]].index, 0); /* tiers 0 and 1: speeds 0 and 1 */
 	cr_assert_eq(v[out[1]].index, 2);
 }

@@ -34,9 +34,9 @@ Test(policy, names_and_moab_aliases_case_insensitive)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		enum psiplace_policy p = PSIPLACE_POLICY_NONE;
-		char err[PSIPLACE_ERRLEN];
+		psiplace_error_t err;
 
-		cr_assert_eq(psiplace_policy_parse(cases[i].in, "--x", &p, err, sizeof(err)), 0, "%s", cases[i].in);
+		cr_assert_eq(psiplace_policy_parse(cases[i].in, "--x", &p, &err), 0, "%s", cases[i].in);
 		cr_expect_eq(p, cases[i].p, "%s", cases[i].in);
 	}
 }
@@ -48,21 +48,21 @@ Test(policy, rejects_prefixes_blanks_and_empty)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		enum psiplace_policy p = PSIPLACE_POLICY_NONE;
-		char err[PSIPLACE_ERRLEN];
+		psiplace_error_t err;
 
-		cr_assert_eq(psiplace_policy_parse(bad[i], "--psi-alloc-policy", &p, err, sizeof(err)), -1,
+		cr_assert_eq(psiplace_policy_parse(bad[i], "--psi-alloc-policy", &p, &err), -1,
 			     "'%s' accepted", bad[i]);
-		cr_assert(!strncmp(err, "--psi-alloc-policy: '", 21), "%s", err);
+		cr_assert(!strncmp(err.text, "--psi-alloc-policy: '", 21), "%s", err.text);
 	}
 }
 
 Test(policy, error_message_exact)
 {
 	enum psiplace_policy p;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	psiplace_policy_parse("bo\ngus", "--psi-alloc-policy", &p, err, sizeof(err));
-	cr_assert_str_eq(err, "--psi-alloc-policy: 'bo\\x0agus' is not a policy; accepted: FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority");
+	psiplace_policy_parse("bo\ngus", "--psi-alloc-policy", &p, &err);
+	cr_assert_str_eq(err.text, "--psi-alloc-policy: 'bo\\x0agus' is not a policy; accepted: FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority");
 }
 
 Test(policy, canonical_names_round_trip)
@@ -72,7 +72,7 @@ Test(policy, canonical_names_round_trip)
 	for (p = PSIPLACE_POLICY_FIRSTAVAILABLE; p < PSIPLACE_POLICY_COUNT; p++) {
 		enum psiplace_policy q;
 
-		cr_assert_eq(psiplace_policy_parse(psiplace_policy_name(p), "x", &q, NULL, 0), 0);
+		cr_assert_eq(psiplace_policy_parse(psiplace_policy_name(p), "x", &q, NULL), 0);
 		cr_assert_eq((int)q, p);
 	}
 	cr_assert_str_eq(psiplace_policy_name(PSIPLACE_POLICY_NONE), "NONE");
@@ -83,10 +83,10 @@ static void rank(enum psiplace_policy p, bool overrides, const struct psiplace_n
 {
 	struct psiplace_rank_opts o = { .policy = p, .policy_overrides_weight = overrides };
 	uint32_t order[16];
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	size_t i;
 
-	cr_assert_eq(psiplace_rank(&o, n, k, order, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_rank(&o, n, k, order, &err), 0, "%s", err.text);
 	for (i = 0; i < k; i++)
 		cr_expect_eq(order[i], want[i], "position %zu: %u, want %u", i, order[i], want[i]);
 }
@@ -119,9 +119,9 @@ Test(ctld_request, absent_request_keeps_defaults)
 	const char *env[] = { "OTHER=1", NULL, "PSIPLACE_ALLOC_POLICYX=FASTEST" };
 	struct psiplace_ctld_request r;
 
-	cr_assert_eq(psiplace_ctld_request_from_env(env, 3, &r, NULL, 0), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 3, &r, NULL), 0);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
-	cr_assert_eq(psiplace_ctld_request_from_env(NULL, 0, &r, NULL, 0), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(NULL, 0, &r, NULL), 0);
 }
 
 Test(ctld_request, policy_is_read)
@@ -129,7 +129,7 @@ Test(ctld_request, policy_is_read)
 	const char *env[] = { "A=b", "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE" };
 	struct psiplace_ctld_request r;
 
-	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, NULL, 0), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, NULL), 0);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_FIRSTAVAILABLE);
 }
 
@@ -138,13 +138,13 @@ Test(ctld_request, hostile_values_rejected_and_reset)
 	static char big[PSIPLACE_JOBENV_MAX_VALUE + 40];
 	const char *env[] = { "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE", big };
 	struct psiplace_ctld_request r;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	memset(big, 'A', sizeof(big) - 1);
 	memcpy(big, "PSIPLACE_ALLOC_POLICY=", 22);
-	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, &err), -1);
 	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
-	cr_assert_str_eq(err, "PSIPLACE_ALLOC_POLICY longer than 4096 bytes");
-	cr_assert_eq(psiplace_ctld_request_from_env(env, PSIPLACE_JOBENV_MAX_ENTRIES + 1, &r, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "job environment has 4097 entries (at most 4096)");
+	cr_assert_str_eq(err.text, "PSIPLACE_ALLOC_POLICY longer than 4096 bytes");
+	cr_assert_eq(psiplace_ctld_request_from_env(env, PSIPLACE_JOBENV_MAX_ENTRIES + 1, &r, &err), -1);
+	cr_assert_str_eq(err.text, "job environment has 4097 entries (at most 4096)");
 }

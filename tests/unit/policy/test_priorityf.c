@@ -26,11 +26,11 @@ static double value(const char *expr)
 {
 	struct psiplace_priorityf *f;
 	struct psiplace_node n = node();
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 	double v;
 
-	cr_assert_eq(psiplace_priorityf_compile(expr, "f", &f, err, sizeof(err)), 0, "%s: %s",
-		     expr, err);
+	cr_assert_eq(psiplace_priorityf_compile(expr, "f", &f, &err), 0, "%s: %s",
+		     expr, err.text);
 	v = psiplace_priorityf_eval(f, &n, 1);
 	psiplace_priorityf_free(f);
 	return v;
@@ -39,9 +39,10 @@ static double value(const char *expr)
 static void canon(const char *expr, const char *want)
 {
 	struct psiplace_priorityf *f;
-	char err[PSIPLACE_ERRLEN] = "", buf[256];
+	psiplace_error_t err = { "" };
+	char buf[256];
 
-	cr_assert_eq(psiplace_priorityf_compile(expr, "f", &f, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_priorityf_compile(expr, "f", &f, &err), 0, "%s", err.text);
 	psiplace_priorityf_format(f, buf, sizeof(buf));
 	cr_assert_str_eq(buf, want);
 	psiplace_priorityf_free(f);
@@ -50,12 +51,12 @@ static void canon(const char *expr, const char *want)
 static void bad(const char *expr, const char *msg)
 {
 	struct psiplace_priorityf *f = (void *)1;
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 
-	cr_assert_eq(psiplace_priorityf_compile(expr, "--psi-alloc-priority", &f, err, sizeof(err)),
+	cr_assert_eq(psiplace_priorityf_compile(expr, "--psi-alloc-priority", &f, &err),
 		     -1, "%s compiled", expr);
 	cr_assert_null(f);
-	cr_assert_str_eq(err, msg);
+	cr_assert_str_eq(err.text, msg);
 }
 
 Test(priorityf, every_component_reads_its_node_field)
@@ -96,9 +97,9 @@ Test(priorityf, freetime_without_reservation_is_the_60_day_horizon)
 {
 	struct psiplace_priorityf *f;
 	struct psiplace_node n = node();
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(psiplace_priorityf_compile("FREETIME", "f", &f, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_priorityf_compile("FREETIME", "f", &f, &err), 0);
 	n.next_resv = -1;
 	cr_assert_eq(psiplace_priorityf_eval(f, &n, 0), 60 * 86400);
 	n.next_resv = 100 * 86400;
@@ -142,11 +143,11 @@ Test(priorityf, random_is_seeded_deterministic_and_capped)
 {
 	struct psiplace_priorityf *f;
 	struct psiplace_node n = node();
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	double a, b;
 	int i, capped = 0;
 
-	cr_assert_eq(psiplace_priorityf_compile("100000*RANDOM", "f", &f, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_priorityf_compile("100000*RANDOM", "f", &f, &err), 0);
 	a = psiplace_priorityf_eval(f, &n, 99);
 	b = psiplace_priorityf_eval(f, &n, 99);
 	cr_assert_eq(a, b);
@@ -160,7 +161,7 @@ Test(priorityf, random_is_seeded_deterministic_and_capped)
 	}
 	cr_assert(capped > 100);
 	psiplace_priorityf_free(f);
-	cr_assert_eq(psiplace_priorityf_compile("-1e6 RANDOM", "f", &f, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_priorityf_compile("-1e6 RANDOM", "f", &f, &err), 0);
 	n.index = 3;
 	cr_assert(psiplace_priorityf_eval(f, &n, 5) >= -32768);
 	psiplace_priorityf_free(f);
@@ -202,27 +203,28 @@ Test(priorityf, errors_give_the_position)
 
 Test(priorityf, at_most_64_terms_and_1024_characters)
 {
-	char buf[2048] = "1", err[PSIPLACE_ERRLEN];
+	char buf[2048] = "1";
+	psiplace_error_t err;
 	struct psiplace_priorityf *f;
 	int i;
 
 	for (i = 1; i < 64; i++)
 		strcat(buf, "+1");
-	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, &err), 0, "%s", err.text);
 	cr_assert_eq(psiplace_priorityf_eval(f, NULL == f ? NULL : &(struct psiplace_node){ 0 }, 0),
 		     64);
 	psiplace_priorityf_free(f);
 	strcat(buf, "+1");
-	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, err, sizeof(err)), -1);
-	cr_assert(strstr(err, "f: position 129: more than 64 terms in '1+1+1"), "%s", err);
+	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, &err), -1);
+	cr_assert(strstr(err.text, "f: position 129: more than 64 terms in '1+1+1"), "%s", err.text);
 	memset(buf, ' ', 1025);
 	buf[0] = '1';
 	buf[1025] = '\0';
-	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, err, sizeof(err)), -1);
-	cr_assert(strstr(err, "f: position 1025: expression longer than 1024 characters"), "%s",
-		  err);
+	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, &err), -1);
+	cr_assert(strstr(err.text, "f: position 1025: expression longer than 1024 characters"), "%s",
+		  err.text);
 	buf[1024] = '\0';
-	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_priorityf_compile(buf, "f", &f, &err), 0, "%s", err.text);
 	psiplace_priorityf_free(f);
 }
 
@@ -232,13 +234,13 @@ Test(priorityf, cluster_default_in_plugstack_is_validated)
 			 "LAOD\"" };
 	char *good[] = { "PriorityFunction=\"SPEED", "-", "LOAD\"" };
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(psiplace_siteconf_parse(4, argv, &c, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PriorityFunction: position 9: unknown component 'LAOD' in "
+	cr_assert_eq(psiplace_siteconf_parse(4, argv, &c, &err), -1);
+	cr_assert_str_eq(err.text, "PriorityFunction: position 9: unknown component 'LAOD' in "
 			      "'SPEED - LAOD'");
-	cr_assert_eq(psiplace_siteconf_parse(3, good, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_siteconf_parse(3, good, &c, &err), 0, "%s", err.text);
 	cr_assert_str_eq(c.priority_function, "SPEED - LOAD");
 	psiplace_siteconf_free(&c);
 }

@@ -9,7 +9,7 @@
 #include "psiplace/psi_slots.h"
 #include "psiplace/topo.h"
 
-static char err[PSIPLACE_ERRLEN];
+static psiplace_error_t err;
 
 struct run {
 	const char *topo;
@@ -60,11 +60,11 @@ static char *map(struct run r)
 	const struct psiplace_topo *topos[8];
 	unsigned k;
 
-	cr_assert_eq(psiplace_topo_load(r.topo, NULL, &t, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load(r.topo, NULL, &t, &err), 0, "%s", err.text);
 	for (k = 0; k < 8; k++)
 		topos[k] = &t;
-	if (psiplace_psi_map(topos, r.nodes ? r.nodes : 1, r.tasks, r.tpn, &o, node_of, b, err, sizeof(err)) < 0)
-		out = strdup(err);
+	if (psiplace_psi_map(topos, r.nodes ? r.nodes : 1, r.tasks, r.tpn, &o, node_of, b, &err) < 0)
+		out = strdup(err.text);
 	else
 		out = format(r.tasks, node_of, b, r.mems);
 	psiplace_topo_free(&t);
@@ -186,16 +186,16 @@ Test(psi_place, restricted_topology_uses_only_allowed_cpus)
 	char buf[64];
 
 	hwloc_bitmap_list_sscanf(allowed, "2-5");
-	cr_assert_eq(psiplace_topo_load("pack:2 core:2 pu:2", allowed, &t, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_psi_place_node(&t, &o, 3, b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_topo_load("pack:2 core:2 pu:2", allowed, &t, &err), 0);
+	cr_assert_eq(psiplace_psi_place_node(&t, &o, 3, b, &err), 0, "%s", err.text);
 	psiplace_bitmap_list(b[0].cpus, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "2");
 	psiplace_bitmap_list(b[1].cpus, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "4");
 	psiplace_bitmap_list(b[2].cpus, buf, sizeof(buf));
 	cr_assert_str_eq(buf, "3");
-	cr_assert_eq(psiplace_psi_place_node(&t, &o, 5, b, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "5 tasks with 1 CPU slots each need 5 CPU slots; this node has 4 for the step (PSI_OVERBOOK or --psi-overbook reuses slots)");
+	cr_assert_eq(psiplace_psi_place_node(&t, &o, 5, b, &err), -1);
+	cr_assert_str_eq(err.text, "5 tasks with 1 CPU slots each need 5 CPU slots; this node has 4 for the step (PSI_OVERBOOK or --psi-overbook reuses slots)");
 	psiplace_bindings_free(b, 3);
 	hwloc_bitmap_free(allowed);
 	psiplace_topo_free(&t);
@@ -211,9 +211,9 @@ Test(psi_place, cpumap_outside_step_cpus_fails_on_the_node)
 	hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
 
 	hwloc_bitmap_list_sscanf(allowed, "1-3");
-	cr_assert_eq(psiplace_topo_load("pack:1 core:4 pu:1", allowed, &t, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_psi_place_node(&t, &o, 2, b, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "__PSI_CPUMAP: 1 of its CPUs are allocated to this step on this node; 2 tasks with 1 CPU slots each need 2 (PSI_OVERBOOK or --psi-overbook reuses slots)");
+	cr_assert_eq(psiplace_topo_load("pack:1 core:4 pu:1", allowed, &t, &err), 0);
+	cr_assert_eq(psiplace_psi_place_node(&t, &o, 2, b, &err), -1);
+	cr_assert_str_eq(err.text, "__PSI_CPUMAP: 1 of its CPUs are allocated to this step on this node; 2 tasks with 1 CPU slots each need 2 (PSI_OVERBOOK or --psi-overbook reuses slots)");
 	psiplace_bindings_free(b, 2);
 	hwloc_bitmap_free(allowed);
 	psiplace_topo_free(&t);

@@ -11,7 +11,7 @@
 #include "psiplace/psi_values.h"
 #include "psiplace/step_layout.h"
 
-static char err[PSIPLACE_ERRLEN];
+static psiplace_error_t err;
 
 static void roundtrip(const char *expr, const char *want)
 {
@@ -21,10 +21,10 @@ static void roundtrip(const char *expr, const char *want)
 
 	psiplace_names_init(&l);
 	psiplace_names_init(&back);
-	cr_assert_eq(psiplace_names_add_hostlist(&l, expr, "X", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, expr, "X", &err), 0, "%s", err.text);
 	cr_assert_geq(psiplace_names_format(&l, buf, sizeof(buf)), 0);
 	cr_assert_str_eq(buf, want);
-	cr_assert_eq(psiplace_names_add_hostlist(&back, buf, "X", err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_names_add_hostlist(&back, buf, "X", &err), 0);
 	cr_assert_eq(back.n, l.n);
 	for (i = 0; i < l.n; i++)
 		cr_assert_str_eq(back.name[i], l.name[i]);
@@ -45,8 +45,8 @@ Test(names, add_hostlist_keeps_the_list_on_error)
 	struct psiplace_names l;
 
 	psiplace_names_init(&l);
-	cr_assert_eq(psiplace_names_add_hostlist(&l, "a b", "X", err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_names_add_hostlist(&l, "c n[1-", "X", err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, "a b", "X", &err), 0);
+	cr_assert_eq(psiplace_names_add_hostlist(&l, "c n[1-", "X", &err), -1);
 	cr_assert_eq(l.n, 2);
 	psiplace_names_free(&l);
 }
@@ -57,12 +57,12 @@ Test(psi_nodes, ranges_decimal_and_hex)
 	size_t n;
 	char buf[64];
 
-	cr_assert_eq(psiplace_psi_nodes_parse("0,1,3,17-20", "PSI_NODES", &ids, &n, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_psi_nodes_parse("0,1,3,17-20", "PSI_NODES", &ids, &n, &err), 0);
 	cr_assert_eq(n, 7);
 	cr_assert_eq(psiplace_idlist_format(ids, n, buf, sizeof(buf)), 11);
 	cr_assert_str_eq(buf, "0-1,3,17-20");
 	free(ids);
-	cr_assert_eq(psiplace_psi_nodes_parse(" 0x10 - 0x11 , 010", "PSI_NODES", &ids, &n, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_psi_nodes_parse(" 0x10 - 0x11 , 010", "PSI_NODES", &ids, &n, &err), 0);
 	cr_assert_eq(n, 3);
 	cr_assert_eq(ids[0], 16);
 	cr_assert_eq(ids[1], 17);
@@ -75,8 +75,8 @@ static void nodes_err(const char *v, const char *want)
 	uint32_t *ids;
 	size_t n;
 
-	cr_assert_eq(psiplace_psi_nodes_parse(v, "PSI_NODES", &ids, &n, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, want);
+	cr_assert_eq(psiplace_psi_nodes_parse(v, "PSI_NODES", &ids, &n, &err), -1);
+	cr_assert_str_eq(err.text, want);
 	cr_assert_null(ids);
 }
 
@@ -95,15 +95,15 @@ Test(psi_hosts, blanks_commas_and_expressions)
 	struct psiplace_names hl;
 
 	psiplace_names_init(&hl);
-	cr_assert_eq(psiplace_psi_hosts_parse("node0 node1,node[3-4]\tnode9", "PSI_HOSTS", &hl, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_psi_hosts_parse("node0 node1,node[3-4]\tnode9", "PSI_HOSTS", &hl, &err), 0);
 	cr_assert_eq(hl.n, 5);
 	cr_assert_str_eq(hl.name[2], "node3");
 	cr_assert_str_eq(hl.name[4], "node9");
 	psiplace_names_free(&hl);
-	cr_assert_eq(psiplace_psi_hosts_parse(" , ", "PSI_HOSTS", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_HOSTS: no host names; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
-	cr_assert_eq(psiplace_psi_hosts_parse("n[3-1]", "--psi-hosts", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-hosts: 'n[3-1]': range 3-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+	cr_assert_eq(psiplace_psi_hosts_parse(" , ", "PSI_HOSTS", &hl, &err), -1);
+	cr_assert_str_eq(err.text, "PSI_HOSTS: no host names; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+	cr_assert_eq(psiplace_psi_hosts_parse("n[3-1]", "--psi-hosts", &hl, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-hosts: 'n[3-1]': range 3-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 }
 
 Test(psi_hostfile, comments_blank_lines_and_slots)
@@ -112,7 +112,7 @@ Test(psi_hostfile, comments_blank_lines_and_slots)
 	struct psiplace_names hl;
 
 	psiplace_names_init(&hl);
-	cr_assert_eq(psiplace_psi_hostfile_parse(text, strlen(text), "PSI_HOSTFILE", &hl, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_psi_hostfile_parse(text, strlen(text), "PSI_HOSTFILE", &hl, &err), 0);
 	cr_assert_eq(hl.n, 5);
 	cr_assert_str_eq(hl.name[0], "n1");
 	cr_assert_str_eq(hl.name[1], "n1");
@@ -127,15 +127,15 @@ Test(psi_hostfile, errors_give_line)
 	const char *two = "n1\nn2 n3\n";
 
 	psiplace_names_init(&hl);
-	cr_assert_eq(psiplace_psi_hostfile_parse(two, strlen(two), "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_HOSTFILE line 2: 'n2 n3' has more than one word; accepted: one host name per line, '#' comments");
+	cr_assert_eq(psiplace_psi_hostfile_parse(two, strlen(two), "PSI_HOSTFILE", &hl, &err), -1);
+	cr_assert_str_eq(err.text, "PSI_HOSTFILE line 2: 'n2 n3' has more than one word; accepted: one host name per line, '#' comments");
 	cr_assert_eq(hl.n, 0);
-	cr_assert_eq(psiplace_psi_hostfile_parse("# only\n", 7, "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_HOSTFILE: names no host; accepted: one host name per line, '#' comments");
-	cr_assert_eq(psiplace_psi_hostfile_read("/nonexistent/hf", "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_HOSTFILE: cannot open '/nonexistent/hf': No such file or directory");
-	cr_assert_eq(psiplace_psi_hostfile_read("/dev/null", "PSI_HOSTFILE", &hl, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_HOSTFILE: '/dev/null' is not a regular file of at most 1048576 bytes");
+	cr_assert_eq(psiplace_psi_hostfile_parse("# only\n", 7, "PSI_HOSTFILE", &hl, &err), -1);
+	cr_assert_str_eq(err.text, "PSI_HOSTFILE: names no host; accepted: one host name per line, '#' comments");
+	cr_assert_eq(psiplace_psi_hostfile_read("/nonexistent/hf", "PSI_HOSTFILE", &hl, &err), -1);
+	cr_assert_str_eq(err.text, "PSI_HOSTFILE: cannot open '/nonexistent/hf': No such file or directory");
+	cr_assert_eq(psiplace_psi_hostfile_read("/dev/null", "PSI_HOSTFILE", &hl, &err), -1);
+	cr_assert_str_eq(err.text, "PSI_HOSTFILE: '/dev/null' is not a regular file of at most 1048576 bytes");
 }
 
 Test(psi_hostfile, reads_a_file)
@@ -143,7 +143,7 @@ Test(psi_hostfile, reads_a_file)
 	struct psiplace_names hl;
 
 	psiplace_names_init(&hl);
-	cr_assert_eq(psiplace_psi_hostfile_read(PSIPLACE_TEST_DATA "/psi_hostfile", "PSI_HOSTFILE", &hl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_psi_hostfile_read(PSIPLACE_TEST_DATA "/psi_hostfile", "PSI_HOSTFILE", &hl, &err), 0, "%s", err.text);
 	cr_assert_eq(hl.n, 4);
 	cr_assert_str_eq(hl.name[3], "n3");
 	psiplace_names_free(&hl);
@@ -153,14 +153,14 @@ Test(psi_nodes_sort, modes_case_insensitive_and_error)
 {
 	enum psiplace_nodes_sort m;
 
-	cr_assert_eq(psiplace_nodes_sort_parse("load_1", "PSI_NODES_SORT", &m, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_nodes_sort_parse("load_1", "PSI_NODES_SORT", &m, &err), 0);
 	cr_assert_eq(m, PSIPLACE_SORT_LOAD1);
-	cr_assert_eq(psiplace_nodes_sort_parse("Load15", "PSI_NODES_SORT", &m, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_nodes_sort_parse("Load15", "PSI_NODES_SORT", &m, &err), 0);
 	cr_assert_eq(m, PSIPLACE_SORT_LOAD15);
-	cr_assert_eq(psiplace_nodes_sort_parse("proc+load", "PSI_NODES_SORT", &m, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_nodes_sort_parse("proc+load", "PSI_NODES_SORT", &m, &err), 0);
 	cr_assert_eq(m, PSIPLACE_SORT_PROC_LOAD);
-	cr_assert_eq(psiplace_nodes_sort_parse("fast", "--psi-nodes-sort", &m, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-nodes-sort: 'fast' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
+	cr_assert_eq(psiplace_nodes_sort_parse("fast", "--psi-nodes-sort", &m, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-nodes-sort: 'fast' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
 }
 
 Test(psi_tpp, strict_and_omp_lenient)
@@ -168,14 +168,14 @@ Test(psi_tpp, strict_and_omp_lenient)
 	unsigned t;
 	char warn[PSIPLACE_ERRLEN];
 
-	cr_assert_eq(psiplace_tpp_parse("4", "PSI_TPP", &t, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_tpp_parse("4", "PSI_TPP", &t, &err), 0);
 	cr_assert_eq(t, 4);
-	cr_assert_eq(psiplace_tpp_parse("0", "--psi-tpp", &t, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-tpp: '0' is not a positive integer");
-	cr_assert_eq(psiplace_tpp_parse("4,2", "PSI_TPP", &t, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_TPP: '4,2' is not a positive integer");
-	cr_assert_eq(psiplace_tpp_parse("5000", "PSI_TPP", &t, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSI_TPP: '5000' is too large; accepted: 1 to 4096");
+	cr_assert_eq(psiplace_tpp_parse("0", "--psi-tpp", &t, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-tpp: '0' is not a positive integer");
+	cr_assert_eq(psiplace_tpp_parse("4,2", "PSI_TPP", &t, &err), -1);
+	cr_assert_str_eq(err.text, "PSI_TPP: '4,2' is not a positive integer");
+	cr_assert_eq(psiplace_tpp_parse("5000", "PSI_TPP", &t, &err), -1);
+	cr_assert_str_eq(err.text, "PSI_TPP: '5000' is too large; accepted: 1 to 4096");
 	cr_assert_eq(psiplace_omp_threads_tpp("4,2", &t, warn, sizeof(warn)), 1);
 	cr_assert_eq(t, 1);
 	cr_assert_str_eq(warn, "OMP_NUM_THREADS: '4,2' is not a positive integer up to 4096; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)");
@@ -188,16 +188,16 @@ Test(psi_cpumap, descending_ranges)
 	unsigned *m;
 	size_t n;
 
-	cr_assert_eq(psiplace_cpumap_parse("0,2,7-4,1", "__PSI_CPUMAP", &m, &n, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_cpumap_parse("0,2,7-4,1", "__PSI_CPUMAP", &m, &n, &err), 0);
 	cr_assert_eq(n, 7);
 	cr_assert_eq(m[2], 7);
 	cr_assert_eq(m[5], 4);
 	cr_assert_eq(m[6], 1);
 	free(m);
-	cr_assert_eq(psiplace_cpumap_parse("0x3", "--psi-cpumap", &m, &n, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--psi-cpumap: '0x3' is not a CPU map; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
-	cr_assert_eq(psiplace_cpumap_parse("70000", "__PSI_CPUMAP", &m, &n, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "__PSI_CPUMAP: '70000' has a number above 65535; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
+	cr_assert_eq(psiplace_cpumap_parse("0x3", "--psi-cpumap", &m, &n, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-cpumap: '0x3' is not a CPU map; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
+	cr_assert_eq(psiplace_cpumap_parse("70000", "__PSI_CPUMAP", &m, &n, &err), -1);
+	cr_assert_str_eq(err.text, "__PSI_CPUMAP: '70000' has a number above 65535; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
 }
 
 static struct psiplace_node mk(uint32_t index, uint32_t threads, uint32_t alloc, double load1,
@@ -262,13 +262,13 @@ Test(step, tasks_per_node_list)
 {
 	uint32_t *c, n;
 
-	cr_assert_eq(psiplace_tasks_per_node_parse("2(x3),1", &c, &n, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_tasks_per_node_parse("2(x3),1", &c, &n, &err), 0);
 	cr_assert_eq(n, 4);
 	cr_assert_eq(c[0], 2);
 	cr_assert_eq(c[2], 2);
 	cr_assert_eq(c[3], 1);
 	free(c);
-	cr_assert_eq(psiplace_tasks_per_node_parse("2(x0)", &c, &n, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "SLURM_STEP_TASKS_PER_NODE: '2(x0)' is not a task count list such as 2(x3),1");
-	cr_assert_eq(psiplace_tasks_per_node_parse("", &c, &n, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_tasks_per_node_parse("2(x0)", &c, &n, &err), -1);
+	cr_assert_str_eq(err.text, "SLURM_STEP_TASKS_PER_NODE: '2(x0)' is not a task count list such as 2(x3),1");
+	cr_assert_eq(psiplace_tasks_per_node_parse("", &c, &n, &err), -1);
 }

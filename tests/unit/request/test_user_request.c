@@ -10,7 +10,7 @@
 #include "psiplace/ctld_request.h"
 #include "psiplace/user_request.h"
 
-static char err[PSIPLACE_ERRLEN];
+static psiplace_error_t err;
 
 /* A fake environment: "NAME=value" strings, NULL-terminated. */
 static const char *fake_getenv(const char *name, void *arg)
@@ -35,12 +35,12 @@ static int gather(const char *const *env, const char *const *argv, struct psipla
 	psiplace_opts_init(&opts);
 	while (argv && argv[argc])
 		argc++;
-	if (argv && psiplace_cmdline_scan(argc, (char *const *)argv, &opts, &slurm_set, err, sizeof(err)) < 0) {
+	if (argv && psiplace_cmdline_scan(argc, (char *const *)argv, &opts, &slurm_set, &err) < 0) {
 		psiplace_opts_free(&opts);
 		return -1;
 	}
 	psiplace_opts_from_inherited(fake_getenv, (void *)env, &opts);
-	rc = psiplace_user_request_gather(&src, r, err, sizeof(err));
+	rc = psiplace_user_request_gather(&src, r, &err);
 	psiplace_opts_free(&opts);
 	return rc;
 }
@@ -91,17 +91,17 @@ Test(request, bad_values_give_one_line)
 	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_TPP=abc"), NULL, NULL, true, &r), -1);
-	cr_assert_str_eq(err, "PSI_TPP: 'abc' is not a positive integer");
+	cr_assert_str_eq(err.text, "PSI_TPP: 'abc' is not a positive integer");
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-tpp", "0", "true"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-tpp: '0' is not a positive integer");
+	cr_assert_str_eq(err.text, "--psi-tpp: '0' is not a positive integer");
 	cr_assert_eq(gather(ENV("PSI_NODES_SORT=fast"), NULL, NULL, true, &r), -1);
-	cr_assert_str_eq(err, "PSI_NODES_SORT: 'fast' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
+	cr_assert_str_eq(err.text, "PSI_NODES_SORT: 'fast' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-exclusive=yes", "true"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-exclusive: takes no value (given 'yes')");
+	cr_assert_str_eq(err.text, "--psi-exclusive: takes no value (given 'yes')");
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-nodes"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-nodes: requires a value");
+	cr_assert_str_eq(err.text, "--psi-nodes: requires a value");
 	cr_assert_eq(gather(ENV("PSI_HOSTS="), NULL, NULL, true, &r), -1);
-	cr_assert_str_eq(err, "PSI_HOSTS: no host names; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+	cr_assert_str_eq(err.text, "PSI_HOSTS: no host names; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 }
 
 Test(request, first_defined_node_set_variable_wins)
@@ -127,7 +127,7 @@ Test(request, node_set_option_suppresses_variables_and_two_options_conflict)
 	cr_assert_str_eq(r.notes[0], "PSI_NODES ignored: --psi-hosts is given");
 	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-nodes=1", "--psi-hostfile", "f", "true"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-nodes and --psi-hostfile cannot be combined; give one of --psi-nodes, --psi-hosts, --psi-hostfile");
+	cr_assert_str_eq(err.text, "--psi-nodes and --psi-hostfile cannot be combined; give one of --psi-nodes, --psi-hosts, --psi-hostfile");
 }
 
 Test(request, hostfile_slots_read_in_the_client_only)
@@ -168,16 +168,16 @@ Test(request, cmdline_scan_stops_at_the_command_and_skips_values)
 
 	psiplace_opts_init(&o);
 	cr_assert_eq(psiplace_cmdline_scan(7, (char *const[]){ "srun", "-N", "--psi-tpp=9", "-c2", "-mcyclic", "./a", "--psi-tpp=5" },
-					   &o, &set, err, sizeof(err)), 0);
+					   &o, &set, &err), 0);
 	cr_assert_null(o.val[PSIPLACE_OPT_TPP]); /* "--psi-tpp=9" was -N's value */
 	cr_assert_eq(set.set, PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_DISTRIBUTION);
 	cr_assert_eq(set.nnodes, -1);
 	cr_assert_eq(psiplace_cmdline_scan(5, (char *const[]){ "sbatch", "-W", "--psi-overbook", "--exclusive", "job.sh" },
-					   &o, &set, err, sizeof(err)), 0);
+					   &o, &set, &err), 0);
 	cr_assert_not_null(o.val[PSIPLACE_OPT_OVERBOOK]);
 	cr_assert_eq(set.set, PSIPLACE_SLURM_EXCLUSIVE);
 	cr_assert_eq(psiplace_cmdline_scan(6, (char *const[]){ "srun", "-N2", "--ntasks", "5", "--cpu-bind=cores", "x" },
-					   &o, &set, err, sizeof(err)), 0);
+					   &o, &set, &err), 0);
 	cr_assert_eq(set.nnodes, 2);
 	cr_assert_eq(set.ntasks, 5);
 	cr_assert_eq(set.set, PSIPLACE_SLURM_CPU_BIND);
@@ -191,17 +191,17 @@ Test(request, batch_script_directives_and_operand)
 	struct psiplace_slurm_cmdline sl;
 
 	psiplace_opts_init(&o);
-	cr_assert_eq(psiplace_cmdline_scan(4, (char *const[]){ "sbatch", "-n", "4", "job.sh" }, &o, &sl, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_cmdline_scan(4, (char *const[]){ "sbatch", "-n", "4", "job.sh" }, &o, &sl, &err), 0);
 	cr_assert_eq(sl.operand, 3);
 	cr_assert_not(sl.wrap);
-	cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
 	cr_assert_str_eq(o.val[PSIPLACE_OPT_TPP], "3");
 	cr_assert_not_null(o.val[PSIPLACE_OPT_LOOP_NODES_FIRST]);
 	cr_assert_null(o.val[PSIPLACE_OPT_OVERBOOK]); /* after the first command */
 	cr_assert_eq(sl.nnodes, 2);
 	cr_assert_eq(sl.ntasks, 4);
 	cr_assert_eq(sl.set, PSIPLACE_SLURM_DISTRIBUTION);
-	cr_assert_eq(psiplace_cmdline_scan(3, (char *const[]){ "sbatch", "--wrap", "true" }, &o, &sl, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_cmdline_scan(3, (char *const[]){ "sbatch", "--wrap", "true" }, &o, &sl, &err), 0);
 	cr_assert(sl.wrap);
 	psiplace_opts_free(&o);
 }
@@ -213,7 +213,7 @@ Test(request, cpumap_needs_allow_user_cpumap)
 
 	psiplace_siteconf_init(&site);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-cpumap=3-0", "x"), &site, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-cpumap: not allowed on this cluster (plugstack.conf AllowUserCpumap=no)");
+	cr_assert_str_eq(err.text, "--psi-cpumap: not allowed on this cluster (plugstack.conf AllowUserCpumap=no)");
 	cr_assert_eq(gather(ENV("__PSI_CPUMAP=3-0"), NULL, &site, true, &r), 0);
 	cr_assert_null(r.cpumap);
 	cr_assert_not(r.place);
@@ -225,7 +225,7 @@ Test(request, cpumap_needs_allow_user_cpumap)
 	cr_assert(r.place);
 	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(ENV("__PSI_CPUMAP=a"), NULL, &site, true, &r), -1);
-	cr_assert_str_eq(err, "__PSI_CPUMAP: 'a' is not a CPU map; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
+	cr_assert_str_eq(err.text, "__PSI_CPUMAP: 'a' is not a CPU map; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
 	psiplace_siteconf_free(&site);
 }
 
@@ -234,9 +234,9 @@ Test(request, psi_placement_with_lama_is_an_error_naming_both)
 	struct psiplace_user_request r;
 
 	cr_assert_eq(gather(ENV("PSI_TPP=2"), ENV("srun", "--psi-lama-map=scbnh", "x"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "PSI_TPP and --psi-lama-map cannot be combined: PSI task placement (TPP, cpumap, loop-nodes-first, overbook) and LAMA mapping exclude each other");
+	cr_assert_str_eq(err.text, "PSI_TPP and --psi-lama-map cannot be combined: PSI task placement (TPP, cpumap, loop-nodes-first, overbook) and LAMA mapping exclude each other");
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST=1", "OMPI_MCA_rmaps_lama_bind=1c"), NULL, NULL, true, &r), -1);
-	cr_assert_str_eq(err, "PSI_LOOP_NODES_FIRST and OMPI_MCA_rmaps_lama_bind cannot be combined: PSI task placement (TPP, cpumap, loop-nodes-first, overbook) and LAMA mapping exclude each other");
+	cr_assert_str_eq(err.text, "PSI_LOOP_NODES_FIRST and OMPI_MCA_rmaps_lama_bind cannot be combined: PSI task placement (TPP, cpumap, loop-nodes-first, overbook) and LAMA mapping exclude each other");
 	/* Node choice combines with LAMA; OMP_NUM_THREADS is not PSI placement. */
 	cr_assert_eq(gather(ENV("PSI_NODES=0", "OMP_NUM_THREADS=4"), ENV("srun", "--psi-map-by", "socket", "x"), NULL, true, &r), 0);
 	cr_assert(r.lama);
@@ -244,7 +244,7 @@ Test(request, psi_placement_with_lama_is_an_error_naming_both)
 	cr_assert_eq(r.tpp, 1);
 	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-map-by=core", "--psi-lama-map=csbnh", "x"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-map-by and --psi-lama-map cannot be combined; give a simple level or an expert map string");
+	cr_assert_str_eq(err.text, "--psi-map-by and --psi-lama-map cannot be combined; give a simple level or an expert map string");
 }
 
 Test(request, alloc_priority_implies_priority_policy)
@@ -256,9 +256,9 @@ Test(request, alloc_priority_implies_priority_policy)
 	cr_assert_not(r.place);
 	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-alloc-policy=fastest", "--psi-alloc-priority=SPEED", "x"), NULL, true, &r), -1);
-	cr_assert_str_eq(err, "--psi-alloc-priority implies PRIORITY, but --psi-alloc-policy is FASTEST; give only one of them");
+	cr_assert_str_eq(err.text, "--psi-alloc-priority implies PRIORITY, but --psi-alloc-policy is FASTEST; give only one of them");
 	cr_assert_eq(gather(NULL, ENV("srun", "--psi-alloc-priority=SPEED+", "x"), NULL, true, &r), -1);
-	cr_assert_not_null(strstr(err, "--psi-alloc-priority"));
+	cr_assert_not_null(strstr(err.text, "--psi-alloc-priority"));
 }
 
 Test(request, default_placement_psi_and_no_flags_alone)
@@ -375,7 +375,7 @@ Test(ctld_request, node_choice_round_trips_through_the_job_env)
 	size_t n, i;
 
 	cr_assert_eq(gather(ENV("PSI_HOSTS=n3 n1,n2 n1", "PSI_NODES_SORT=load"), NULL, NULL, true, &r), 0);
-	cr_assert_eq(psiplace_ctld_request_env_of_request(&r, name, value, &n, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_env_of_request(&r, name, value, &n, &err), 0);
 	cr_assert_eq(n, 3);
 	cr_assert_str_eq(name[0], "PSIPLACE_PSI_HOSTS");
 	cr_assert_str_eq(value[0], "n[3,1-2,1]");
@@ -385,7 +385,7 @@ Test(ctld_request, node_choice_round_trips_through_the_job_env)
 		env[i] = entries[i];
 		free(value[i]);
 	}
-	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, n, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, n, &j, &err), 0);
 	cr_assert(j.psi);
 	cr_assert_eq(j.psi_sort, PSIPLACE_SORT_LOAD1);
 	cr_assert_eq(j.psi_hosts.n, 4);
@@ -393,14 +393,14 @@ Test(ctld_request, node_choice_round_trips_through_the_job_env)
 		const char *names[4] = { "n0", "n1", "n2", "n3" };
 		uint32_t *cand;
 		size_t nc;
-		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 4, &cand, &nc, err, sizeof(err)), 0);
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 4, &cand, &nc, &err), 0);
 		cr_assert_eq(nc, 3);
 		cr_assert_eq(cand[0], 3);
 		cr_assert_eq(cand[1], 1);
 		cr_assert_eq(cand[2], 2);
 		free(cand);
-		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 2, &cand, &nc, err, sizeof(err)), -1);
-		cr_assert_str_eq(err, "PSIPLACE_PSI_HOSTS: 'n3' is not a node of this cluster");
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 2, &cand, &nc, &err), -1);
+		cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'n3' is not a node of this cluster");
 	}
 	psiplace_ctld_request_free(&j);
 	psiplace_user_request_free(&r);
@@ -414,13 +414,13 @@ Test(ctld_request, node_ids_beyond_the_cluster_are_errors)
 	size_t nc;
 	const char *names[3] = { "a", "b", "c" };
 
-	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 3, &cand, &nc, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSIPLACE_PSI_NODES: node id 5 is beyond the cluster's 3 nodes (0-2)");
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 3, &cand, &nc, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_NODES: node id 5 is beyond the cluster's 3 nodes (0-2)");
 	psiplace_ctld_request_free(&j);
 	env[0] = "PSIPLACE_PSI_NODES_SORT=bogus";
-	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSIPLACE_PSI_NODES_SORT: 'bogus' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_NODES_SORT: 'bogus' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
 }
 
 static struct psiplace_node node(const char *name, uint32_t index, uint32_t threads, uint32_t alloc)
@@ -461,19 +461,19 @@ Test(ctld_request, psi_order_follows_the_allocation_precedence)
 
 	psiplace_siteconf_init(&site);
 	/* PSI list order kept by NONE. */
-	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 2, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 2, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
 	/* Without a sort mode: NodesSort unset = PROC over the set. */
 	psiplace_ctld_request_free(&j);
-	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 1, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 1, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 2 0"); /* 0/12, 8/16, 4/4 */
 	free(o);
 	/* The cluster's policy comes before NodesSort. */
 	site.policy = PSIPLACE_POLICY_LASTAVAILABLE;
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_POLICY);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_POLICY);
 	cr_assert_eq(pol, PSIPLACE_POLICY_LASTAVAILABLE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
@@ -481,14 +481,14 @@ Test(ctld_request, psi_order_follows_the_allocation_precedence)
 	/* PSI node choice without a set (e.g. PSI_EXCLUSIVE): every node, NodesSort. */
 	site.policy = PSIPLACE_POLICY_NONE;
 	site.nodes_sort = strdup("proc");
-	cr_assert_eq(psiplace_ctld_request_from_env_nodes(plain, 1, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(plain, 1, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 1 2 0"); /* 0: 12 threads before 8 */
 	free(o);
 	psiplace_ctld_request_free(&j);
 	/* No PSI at all: the cluster's policy or nothing. */
-	cr_assert_eq(psiplace_ctld_request_from_env_nodes(NULL, 0, &j, err, sizeof(err)), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, err, sizeof(err)), PSIPLACE_PSI_NEXT_NONE);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(NULL, 0, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_NONE);
 	cr_assert_null(o);
 	psiplace_siteconf_free(&site);
 }
@@ -499,10 +499,10 @@ Test(ctld_request, plain_parse_validates_lists_but_keeps_no_memory)
 	const char *bad[] = { "PSIPLACE_PSI_HOSTS=n[2-1]" };
 	struct psiplace_ctld_request j;
 
-	cr_assert_eq(psiplace_ctld_request_from_env(ok, 2, &j, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(ok, 2, &j, &err), 0);
 	cr_assert(j.psi);
 	cr_assert_null(j.psi_node_ids);
 	cr_assert_eq(j.psi_hosts.n, 0);
-	cr_assert_eq(psiplace_ctld_request_from_env(bad, 1, &j, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "PSIPLACE_PSI_HOSTS: 'n[2-1]': range 2-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+	cr_assert_eq(psiplace_ctld_request_from_env(bad, 1, &j, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'n[2-1]': range 2-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 }

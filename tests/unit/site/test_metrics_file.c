@@ -24,11 +24,10 @@ static void logit(void *arg, const char *msg)
 
 static void parse(const char *text, struct psiplace_metrics *m, struct logbuf *b)
 {
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	memset(b, 0, sizeof(*b));
-	cr_assert_eq(psiplace_metrics_parse(text, strlen(text), "metrics", m, logit, b, err,
-					    sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_metrics_parse(text, strlen(text), "metrics", m, logit, b, &err), 0, "%s", err.text);
 }
 
 Test(metrics, keys_and_gmetrics)
@@ -114,20 +113,21 @@ Test(metrics, apply_overrides_slurm_values)
 
 Test(metrics, stat_changed_reports_reload_needed_once)
 {
-	char path[] = "/tmp/psiplace-metrics-XXXXXX", err[PSIPLACE_ERRLEN];
+	char path[] = "/tmp/psiplace-metrics-XXXXXX";
+	psiplace_error_t err;
 	struct psiplace_filestamp st = { 0 };
 	int fd = mkstemp(path);
 	FILE *f;
 
 	cr_assert(fd >= 0);
 	close(fd);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, err, sizeof(err)), 1);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), 1);
+	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), 0);
 	f = fopen(path, "a");
 	fputs("n1 load1=1\n", f);
 	fclose(f);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, err, sizeof(err)), 1);
+	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), 1);
 	unlink(path);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), -1);
 	cr_assert(!st.valid);
 }

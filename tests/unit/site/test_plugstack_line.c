@@ -10,7 +10,7 @@
 #include "psiplace/error.h"
 #include "psiplace/plugstack_line.h"
 
-static int parse(struct psiplace_siteconf *c, char *err, int argc, ...)
+static int parse(struct psiplace_siteconf *c, psiplace_error_t *err, int argc, ...)
 {
 	char *argv[32];
 	va_list ap;
@@ -20,16 +20,16 @@ static int parse(struct psiplace_siteconf *c, char *err, int argc, ...)
 	for (i = 0; i < argc; i++)
 		argv[i] = va_arg(ap, char *);
 	va_end(ap);
-	return psiplace_siteconf_parse(argc, argv, c, err, PSIPLACE_ERRLEN);
+	return psiplace_siteconf_parse(argc, argv, c, err);
 }
 
 Test(siteconf, defaults_without_arguments)
 {
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(parse(&c, err, 0), 0);
+	cr_assert_eq(parse(&c, &err, 0), 0);
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_NONE);
 	cr_assert_eq(c.placement, PSIPLACE_PLACEMENT_SLURM);
 	cr_assert(!c.psi_strict && !c.policy_overrides_weight && !c.allow_user_cpumap && !c.verbose);
@@ -40,14 +40,14 @@ Test(siteconf, defaults_without_arguments)
 Test(siteconf, every_key_case_insensitive)
 {
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(parse(&c, err, 9, "nodeallocationpolicy=lastavailable", "PriorityFunction=SPEED",
+	cr_assert_eq(parse(&c, &err, 9, "nodeallocationpolicy=lastavailable", "PriorityFunction=SPEED",
 			   "NodesSort=load", "DefaultPlacement=PSI", "PsiStrict=yes",
 			   "PolicyOverridesWeight=true", "AllowUserCpumap=1", "TopologyFile=/t/%n.xml",
 			   "Verbose"),
-		     0, "%s", err);
+		     0, "%s", err.text);
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_LASTAVAILABLE);
 	cr_assert_str_eq(c.priority_function, "SPEED");
 	cr_assert_str_eq(c.nodes_sort, "load");
@@ -60,12 +60,12 @@ Test(siteconf, every_key_case_insensitive)
 Test(siteconf, quoted_value_split_by_spank_is_joined)
 {
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(parse(&c, err, 5, "PriorityFunction=\"2*SPEED", "-", "LOAD\"", "Verbose=no",
+	cr_assert_eq(parse(&c, &err, 5, "PriorityFunction=\"2*SPEED", "-", "LOAD\"", "Verbose=no",
 			   "NodeAllocationPolicy=PRIORITY"),
-		     0, "%s", err);
+		     0, "%s", err.text);
 	cr_assert_str_eq(c.priority_function, "2*SPEED - LOAD");
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_PRIORITY);
 	cr_assert(!c.verbose);
@@ -90,11 +90,11 @@ Test(siteconf, errors_name_argument_value_and_accepted)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct psiplace_siteconf c;
-		char err[PSIPLACE_ERRLEN] = "";
+		psiplace_error_t err = { "" };
 
 		psiplace_siteconf_init(&c);
-		cr_assert_eq(parse(&c, err, 1, cases[i].arg), -1, "%s accepted", cases[i].arg);
-		cr_expect_str_eq(err, cases[i].msg);
+		cr_assert_eq(parse(&c, &err, 1, cases[i].arg), -1, "%s accepted", cases[i].arg);
+		cr_expect_str_eq(err.text, cases[i].msg);
 		psiplace_siteconf_free(&c);
 	}
 }
@@ -102,11 +102,11 @@ Test(siteconf, errors_name_argument_value_and_accepted)
 Test(siteconf, error_leaves_previous_configuration)
 {
 	struct psiplace_siteconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(parse(&c, err, 2, "NodeAllocationPolicy=FIRSTAVAILABLE", "PriorityFunction=LOAD"), 0);
-	cr_assert_eq(parse(&c, err, 2, "NodeAllocationPolicy=LASTAVAILABLE", "PsiStrict=x"), -1);
+	cr_assert_eq(parse(&c, &err, 2, "NodeAllocationPolicy=FIRSTAVAILABLE", "PriorityFunction=LOAD"), 0);
+	cr_assert_eq(parse(&c, &err, 2, "NodeAllocationPolicy=LASTAVAILABLE", "PsiStrict=x"), -1);
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_FIRSTAVAILABLE);
 	cr_assert_str_eq(c.priority_function, "LOAD");
 	psiplace_siteconf_free(&c);
@@ -132,11 +132,12 @@ Test(siteconf, plugstack_line_found_with_comments_and_other_plugins)
 		"optional /usr/lib/other.so a=b\n"
 		"required   /opt/x/psiplace.so NodeAllocationPolicy=FASTEST  # the default\n"
 		"required /opt/y/psiplace.so NodeAllocationPolicy=CPULOAD\n";
-	char err[PSIPLACE_ERRLEN], **argv;
+	psiplace_error_t err;
+	char **argv;
 	int argc, line;
 
 	cr_assert_eq(psiplace_plugstack_scan(text, strlen(text), NULL, NULL, &argc, &argv, &line,
-					     err, sizeof(err)),
+					     &err),
 		     1);
 	cr_assert_eq(argc, 1);
 	cr_assert_str_eq(argv[0], "NodeAllocationPolicy=FASTEST");
@@ -146,20 +147,22 @@ Test(siteconf, plugstack_line_found_with_comments_and_other_plugins)
 
 Test(siteconf, plugstack_without_psiplace_gives_defaults)
 {
-	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN];
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX";
+	psiplace_error_t err;
 	struct psiplace_siteconf c;
 
 	cr_assert_not_null(mkdtemp(dir));
 	psiplace_siteconf_init(&c);
 	cr_assert_eq(psiplace_siteconf_read_plugstack(
-			     write_tmp(dir, "plugstack.conf", "optional /x/other.so\n"), &c, err, sizeof(err)),
+			     write_tmp(dir, "plugstack.conf", "optional /x/other.so\n"), &c, &err),
 		     0);
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_NONE);
 }
 
 Test(siteconf, plugstack_include_relative_glob)
 {
-	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN], sub[600], top[600];
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", sub[600], top[600];
+	psiplace_error_t err;
 	struct psiplace_siteconf c;
 
 	cr_assert_not_null(mkdtemp(dir));
@@ -168,35 +171,37 @@ Test(siteconf, plugstack_include_relative_glob)
 	write_tmp(sub, "psiplace.conf", "\n\nrequired psiplace.so NodeAllocationPolicy=lastavailable\n");
 	snprintf(top, sizeof(top), "%s", write_tmp(dir, "plugstack.conf", "include plugstack.conf.d/*.conf\n"));
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(psiplace_siteconf_read_plugstack(top, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_siteconf_read_plugstack(top, &c, &err), 0, "%s", err.text);
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_LASTAVAILABLE);
 }
 
 Test(siteconf, plugstack_bad_argument_reports_file_and_line)
 {
-	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN], want[700];
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", want[700];
+	psiplace_error_t err;
 	struct psiplace_siteconf c;
 	const char *path;
 
 	cr_assert_not_null(mkdtemp(dir));
 	path = write_tmp(dir, "plugstack.conf", "# x\nrequired /a/psiplace.so PsiStrict=perhaps\n");
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(psiplace_siteconf_read_plugstack(path, &c, err, sizeof(err)), -1);
+	cr_assert_eq(psiplace_siteconf_read_plugstack(path, &c, &err), -1);
 	snprintf(want, sizeof(want), "%s:2: psiplace: PsiStrict: 'perhaps' is not yes or no", path);
-	cr_assert_str_eq(err, want);
+	cr_assert_str_eq(err.text, want);
 }
 
 Test(siteconf, plugstack_self_include_is_bounded)
 {
-	char dir[] = "/tmp/psiplace-siteconf-XXXXXX", err[PSIPLACE_ERRLEN] = "";
+	char dir[] = "/tmp/psiplace-siteconf-XXXXXX";
+	psiplace_error_t err;
 	struct psiplace_siteconf c;
 	const char *path;
 
 	cr_assert_not_null(mkdtemp(dir));
 	path = write_tmp(dir, "plugstack.conf", "include plugstack.conf\n");
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(psiplace_siteconf_read_plugstack(path, &c, err, sizeof(err)), -1);
-	cr_assert(strstr(err, "includes nested deeper than 8"), "%s", err);
+	cr_assert_eq(psiplace_siteconf_read_plugstack(path, &c, &err), -1);
+	cr_assert(strstr(err.text, "includes nested deeper than 8"), "%s", err.text);
 }
 
 Test(siteconf, topology_path_replaces_every_percent_n)

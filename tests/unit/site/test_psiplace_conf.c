@@ -5,18 +5,18 @@
 #include "psiplace/error.h"
 #include "psiplace/psiplace_conf.h"
 
-static int parse(const char *text, struct psiplace_psiconf *c, char *err)
+static int parse(const char *text, struct psiplace_psiconf *c, psiplace_error_t *err)
 {
-	return psiplace_psiconf_parse(text, strlen(text), "psiplace.conf", c, err, PSIPLACE_ERRLEN);
+	return psiplace_psiconf_parse(text, strlen(text), "psiplace.conf", c, err);
 }
 
 static void bad(const char *text, const char *msg)
 {
 	struct psiplace_psiconf c;
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 
-	cr_assert_eq(parse(text, &c, err), -1, "accepted: %s", text);
-	cr_assert_str_eq(err, msg);
+	cr_assert_eq(parse(text, &c, &err), -1, "accepted: %s", text);
+	cr_assert_str_eq(err.text, msg);
 	cr_assert_eq(c.n, 0);
 	cr_assert_null(c.metrics_file);
 }
@@ -28,9 +28,9 @@ Test(psiconf, spec_example)
 			   "NodeName=n3 PriorityFunction=\"2*SPEED - LOAD\"\n";
 	struct psiplace_psiconf c;
 	const struct psiplace_nodeconf *n;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(parse(text, &c, err), 0, "%s", err);
+	cr_assert_eq(parse(text, &c, &err), 0, "%s", err.text);
 	cr_assert_str_eq(c.metrics_file, "/run/psiplace/metrics");
 	cr_assert_eq(c.n, 3);
 	n = psiplace_psiconf_node(&c, "n2");
@@ -50,10 +50,10 @@ Test(psiconf, node_on_two_lines_merges_distinct_attributes)
 {
 	struct psiplace_psiconf c;
 	const struct psiplace_nodeconf *n;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(parse("nodename=a[1-3] speed=3\n\nNODENAME=a2 Priority=-4\n", &c, err), 0,
-		     "%s", err);
+	cr_assert_eq(parse("nodename=a[1-3] speed=3\n\nNODENAME=a2 Priority=-4\n", &c, &err), 0,
+		     "%s", err.text);
 	cr_assert_eq(c.n, 3);
 	n = psiplace_psiconf_node(&c, "a2");
 	cr_assert(n->speed == 3 && n->priority == -4 && n->has_priority);
@@ -91,13 +91,13 @@ Test(psiconf, errors_name_file_and_line)
 Test(psiconf, comments_blank_lines_and_empty_file)
 {
 	struct psiplace_psiconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(parse("# nothing\n\n   \n", &c, err), 0);
+	cr_assert_eq(parse("# nothing\n\n   \n", &c, &err), 0);
 	cr_assert_eq(c.n, 0);
 	psiplace_psiconf_free(&c);
-	cr_assert_eq(parse("NodeName=x PriorityFunction=\"FEATURE[a#b]\" # c\n", &c, err), 0,
-		     "%s", err);
+	cr_assert_eq(parse("NodeName=x PriorityFunction=\"FEATURE[a#b]\" # c\n", &c, &err), 0,
+		     "%s", err.text);
 	cr_assert_str_eq(c.nodes[0].priority_function, "FEATURE[a#b]");
 	psiplace_psiconf_free(&c);
 }
@@ -105,12 +105,10 @@ Test(psiconf, comments_blank_lines_and_empty_file)
 Test(psiconf, missing_optional_file_is_empty)
 {
 	struct psiplace_psiconf c;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(psiplace_psiconf_read_file("/nonexistent/psiplace.conf", true, &c, err,
-						sizeof(err)), 0);
+	cr_assert_eq(psiplace_psiconf_read_file("/nonexistent/psiplace.conf", true, &c, &err), 0);
 	cr_assert_eq(c.n, 0);
-	cr_assert_eq(psiplace_psiconf_read_file("/nonexistent/psiplace.conf", false, &c, err,
-						sizeof(err)), -1);
-	cr_assert_str_eq(err, "/nonexistent/psiplace.conf: No such file or directory");
+	cr_assert_eq(psiplace_psiconf_read_file("/nonexistent/psiplace.conf", false, &c, &err), -1);
+	cr_assert_str_eq(err.text, "/nonexistent/psiplace.conf: No such file or directory");
 }

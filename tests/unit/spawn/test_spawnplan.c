@@ -21,18 +21,18 @@ static struct psiplace_spawn_request request(size_t n, const int *a, const int *
 
 static void build_ok(const struct psiplace_spawn_request *req, struct psiplace_spawn_plan *p)
 {
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 
-	cr_assert_eq(psiplace_spawn_plan_build(req, p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(psiplace_spawn_plan_build(req, p, &err), 0, "%s", err.text);
 }
 
 static void build_fails(const struct psiplace_spawn_request *req, const char *msg)
 {
 	struct psiplace_spawn_plan p;
-	char err[PSIPLACE_ERRLEN] = "";
+	psiplace_error_t err = { "" };
 
-	cr_assert_eq(psiplace_spawn_plan_build(req, &p, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, msg);
+	cr_assert_eq(psiplace_spawn_plan_build(req, &p, &err), -1);
+	cr_assert_str_eq(err.text, msg);
 	cr_assert_eq(p.ngroups, 0);
 	cr_assert_null(p.groups);
 	cr_assert_null(p.steps);
@@ -228,11 +228,11 @@ Test(spawnplan, oversubscription_adds_to_capacity)
 	struct psiplace_spawn_request req = { 3, a, r, o, PSIPLACE_SPAWN_HYPERCUBE,
 					      PSIPLACE_SPAWN_MERGE };
 	struct psiplace_spawn_plan p;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
 	/* capacity 4,4,4 is homogeneous, but node 0 runs 2 of 4 */
-	cr_assert_eq(psiplace_spawn_plan_build(&req, &p, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "spawn plan: hypercube spawns whole nodes, but node 0 runs 2 of its 4 cores; use the diffusive strategy");
+	cr_assert_eq(psiplace_spawn_plan_build(&req, &p, &err), -1);
+	cr_assert_str_eq(err.text, "spawn plan: hypercube spawns whole nodes, but node 0 runs 2 of its 4 cores; use the diffusive strategy");
 	req.strategy = PSIPLACE_SPAWN_DIFFUSIVE;
 	build_ok(&req, &p);
 	cr_assert_eq(p.groups[0].size, 2);
@@ -400,17 +400,17 @@ Test(spawnplan, invariants_hold_over_random_allocations)
 	static int a[MAXN], r[MAXN], o[MAXN];
 	struct psiplace_spawn_request req;
 	struct psiplace_spawn_plan p;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 	int c, built = 0;
 
 	rng_state = 20260522;
 	for (c = 0; c < CASES; c++) {
 		random_request(&req, a, r, o, 1 + (size_t)rnd(MAXN));
-		if (psiplace_spawn_plan_build(&req, &p, err, sizeof(err)) < 0) {
+		if (psiplace_spawn_plan_build(&req, &p, &err) < 0) {
 			/* only the documented refusals of random input */
-			cr_assert(strstr(err, "hypercube") || strstr(err, "exceeds the node's capacity") ||
-				  strstr(err, "oversubscribe[") || strstr(err, "nothing to spawn"),
-				  "case %d: %s", c, err);
+			cr_assert(strstr(err.text, "hypercube") || strstr(err.text, "exceeds the node's capacity") ||
+				  strstr(err.text, "oversubscribe[") || strstr(err.text, "nothing to spawn"),
+				  "case %d: %s", c, err.text);
 			continue;
 		}
 		check_plan(&req, &p);
@@ -531,18 +531,18 @@ Test(spawnplan, strategy_and_method_names)
 {
 	enum psiplace_spawn_strategy s;
 	enum psiplace_spawn_method m;
-	char err[PSIPLACE_ERRLEN];
+	psiplace_error_t err;
 
-	cr_assert_eq(psiplace_spawn_strategy_parse("HyperCube", "--strategy", &s, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_spawn_strategy_parse("HyperCube", "--strategy", &s, &err), 0);
 	cr_assert_eq(s, PSIPLACE_SPAWN_HYPERCUBE);
 	cr_assert_str_eq(psiplace_spawn_strategy_name(s), "hypercube");
-	cr_assert_eq(psiplace_spawn_strategy_parse("diffusive", "--strategy", &s, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_spawn_strategy_parse("diffusive", "--strategy", &s, &err), 0);
 	cr_assert_eq(s, PSIPLACE_SPAWN_DIFFUSIVE);
-	cr_assert_eq(psiplace_spawn_method_parse("Baseline", "--method", &m, err, sizeof(err)), 0);
+	cr_assert_eq(psiplace_spawn_method_parse("Baseline", "--method", &m, &err), 0);
 	cr_assert_eq(m, PSIPLACE_SPAWN_BASELINE);
 	cr_assert_str_eq(psiplace_spawn_method_name(m), "baseline");
-	cr_assert_eq(psiplace_spawn_strategy_parse("cube", "--strategy", &s, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--strategy: 'cube' is not a spawn strategy; accepted: diffusive, hypercube");
-	cr_assert_eq(psiplace_spawn_method_parse("zombie\n", "--method", &m, err, sizeof(err)), -1);
-	cr_assert_str_eq(err, "--method: 'zombie\\x0a' is not a spawn method; accepted: merge, baseline");
+	cr_assert_eq(psiplace_spawn_strategy_parse("cube", "--strategy", &s, &err), -1);
+	cr_assert_str_eq(err.text, "--strategy: 'cube' is not a spawn strategy; accepted: diffusive, hypercube");
+	cr_assert_eq(psiplace_spawn_method_parse("zombie\n", "--method", &m, &err), -1);
+	cr_assert_str_eq(err.text, "--method: 'zombie\\x0a' is not a spawn method; accepted: merge, baseline");
 }
