@@ -99,8 +99,14 @@ static void lama_distribution(struct tr *t, const struct psiplace_user_request *
 			client_name(client), psiplace_lama_dist_name(d));
 }
 
+const char *psiplace_srun_cpus_per_task_var(unsigned slurm_release)
+{
+	return slurm_release >= PSIPLACE_SLURM_RELEASE(23, 11) ? "SLURM_CPUS_PER_TASK"
+							      : "SRUN_CPUS_PER_TASK";
+}
+
 void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum psiplace_client client,
-				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm,
+				unsigned slurm_release, bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm,
 				psiplace_getenv_fn get, void *arg, const char *hostfile_path,
 				struct psiplace_slurm_env *out)
 {
@@ -141,7 +147,7 @@ void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum
 	if (r->place && !r->lama && r->tpp > 1) {
 		snprintf(num, sizeof(num), "%u", r->tpp);
 		if (client == PSIPLACE_CLIENT_SRUN)
-			tr_set(&t, r->tpp_from, "SRUN_CPUS_PER_TASK", num, PSIPLACE_SLURM_CPUS_PER_TASK,
+			tr_set(&t, r->tpp_from, psiplace_srun_cpus_per_task_var(slurm_release), num, PSIPLACE_SLURM_CPUS_PER_TASK,
 			       "-c/--cpus-per-task");
 		else if (!(slurm_set & PSIPLACE_SLURM_CPUS_PER_TASK))
 			tr_note(&t, "%s: %s has no cpus-per-task variable; give -c %u to allocate %u CPUs per task",

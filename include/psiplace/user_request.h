@@ -226,10 +226,18 @@ struct psiplace_slurm_env {
  * the matching option on the command line (slurm), wins; the counts in
  * slurm (or SLURM_NTASKS/SLURM_JOB_NUM_NODES) size the balanced allocation.
  * new_job: the client creates an allocation (srun outside a job, sbatch,
- * salloc).  psi_strict: plugstack.conf PsiStrict=yes.  hostfile_path: a file holding the hostfile slots, one name a
+ * salloc).  slurm_release: the running Slurm (PSIPLACE_SLURM_RELEASE), which
+ * decides the variable names.  psi_strict: plugstack.conf PsiStrict=yes.  hostfile_path: a file holding the hostfile slots, one name a
  * line, written by the caller when r->nodeset is HOSTFILE. */
+/* A Slurm release as (major << 8 | minor), e.g. PSIPLACE_SLURM_RELEASE(23, 11). */
+#define PSIPLACE_SLURM_RELEASE(major, minor) (((major) << 8) | (minor))
+
+/* srun's cpus-per-task input variable in that release: SRUN_CPUS_PER_TASK up
+ * to 23.02, SLURM_CPUS_PER_TASK from 23.11 (which no longer reads the other). */
+const char *psiplace_srun_cpus_per_task_var(unsigned slurm_release);
+
 void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum psiplace_client client,
-				bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get, void *arg,
+				unsigned slurm_release, bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get, void *arg,
 				const char *hostfile_path, struct psiplace_slurm_env *out);
 
 #ifdef __cplusplus

@@ -15,19 +15,16 @@
  * slurmctld's own _sync_node_weight().  See doc/select.md. */
 #include <dlfcn.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/common/slurm_xlator.h"
-#include "src/common/bitstring.h"
-#include "src/common/log.h"
-#include "src/common/node_conf.h"
-#include "src/common/read_config.h"
 #include "src/common/run_in_daemon.h"
-#include "src/common/select.h"
-#include "src/common/xmalloc.h"
-#include "src/slurmctld/slurmctld.h"
+#include "slurm_compat.h"
 
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
@@ -35,15 +32,10 @@
 #include "psiplace/plugstack_line.h"
 #include "site.h"
 
-
-#ifndef PSIPLACE_CONS_TRES_SO
-#define PSIPLACE_CONS_TRES_SO "/usr/lib/x86_64-linux-gnu/slurm-wlm/select_cons_tres.so"
-#endif
-
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
 const char plugin_type[] = "select/psiplace_cons_tres";
-/* Unique among select plugins (cons_tres is 109); >= 100 as Slurm demands. */
-const uint32_t plugin_id = 180;
+/* slurm_compat.h: unique up to 24.11, cons_tres's own id from 25.05. */
+const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 /* Weight layout inside job_test: slurmctld's sched_weight is
@@ -54,15 +46,25 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define RANK_MAX ((1u << RANK_BITS) - 1)
 #define MIN_DISTINCT 16 /* distinct weights beyond the nodes the job needs */
 
-typedef int (*job_test_f)(job_record_t *, bitstr_t *, uint32_t, uint32_t,
-			  uint32_t, uint16_t, List, List *, bitstr_t *);
+/* cons_tres's entry points, one typed pointer each (the ops struct is
+ * private to Slurm from 24.05 and differs by release: slurm_compat.h). */
+struct cons_tres_ops {
+	int (*job_test)(PSIPLACE_JOB_TEST_PARAMS);
+	int (*reconfigure)(void);
+#define OPS_FIELD(ret, fail, name, params, args) ret(*name) params;
+	PSIPLACE_FWD_ALL(OPS_FIELD)
+#undef OPS_FIELD
+#define OPS_VOID_FIELD(name, params, args) void(*name) params;
+	PSIPLACE_FWD_VOID_FROM_26_05(OPS_VOID_FIELD)
+#undef OPS_VOID_FIELD
+};
 
 static struct {
 	void *handle; /* select_cons_tres.so */
 	bool resolved, failed, we_initialized;
-	slurm_select_ops_t ops; /* cons_tres's entry points */
-	struct site site;       /* plugstack line, psiplace.conf, metrics */
-	uint32_t last_bad_job; /* to log a malformed request once */
+	struct cons_tres_ops ops; /* cons_tres's entry points */
+	struct site site;         /* plugstack line, psiplace.conf, metrics */
+	uint32_t last_bad_job;    /* to log a malformed request once */
 	/* Candidate buffers, reused from one decision to the next (every call
 	 * runs under the node write lock, so there is one at a time). */
 	struct cands {
@@ -70,75 +72,104 @@ static struct {
 		struct psiplace_node *nodes;
 		uint32_t *node_inx;  /* slurm node index of each candidate */
 		uint64_t *saved;     /* its sched_weight before injection */
+		uint32_t *saved_weight; /* its node weight (will-run on 23.11+) */
 		uint32_t *order;     /* engine output: positions, best first */
 		int64_t *next_resv;  /* per slurm node index, or NULL */
 		int resv_cap;
 	} c, all; /* candidates; the whole cluster (PSI node choice) */
 } ctx;
 
-/* The symbol order of slurm_select_ops_t (select.h), after plugin_id. */
-static const char *const fwd_syms[] = {
-	"plugin_id",
-	"select_p_state_save", "select_p_state_restore", "select_p_job_init",
-	"select_p_node_init", "select_p_job_test", "select_p_job_begin",
-	"select_p_job_ready", "select_p_job_expand", "select_p_job_resized",
-	"select_p_job_signal", "select_p_job_fini", "select_p_job_suspend",
-	"select_p_job_resume", "select_p_step_pick_nodes", "select_p_step_start",
-	"select_p_step_finish", "select_p_select_nodeinfo_pack",
-	"select_p_select_nodeinfo_unpack", "select_p_select_nodeinfo_alloc",
-	"select_p_select_nodeinfo_free", "select_p_select_nodeinfo_set_all",
-	"select_p_select_nodeinfo_set", "select_p_select_nodeinfo_get",
-	"select_p_select_jobinfo_alloc", "select_p_select_jobinfo_free",
-	"select_p_select_jobinfo_set", "select_p_select_jobinfo_get",
-	"select_p_select_jobinfo_copy", "select_p_select_jobinfo_pack",
-	"select_p_select_jobinfo_unpack", "select_p_select_jobinfo_sprint",
-	"select_p_select_jobinfo_xstrdup", "select_p_get_info_from_plugin",
-	"select_p_update_node_config", "select_p_reconfigure",
-	"select_p_resv_test",
+static const struct {
+	const char *name;
+	size_t offset;
+} fwd_syms[] = {
+	{ "select_p_job_test", offsetof(struct cons_tres_ops, job_test) },
+	{ "select_p_reconfigure", offsetof(struct cons_tres_ops, reconfigure) },
+#define SYM(ret, fail, name, params, args) { "select_p_" #name, offsetof(struct cons_tres_ops, name) },
+	PSIPLACE_FWD_ALL(SYM)
+#undef SYM
+#define VOID_SYM(name, params, args) { "select_p_" #name, offsetof(struct cons_tres_ops, name) },
+	PSIPLACE_FWD_VOID_FROM_26_05(VOID_SYM)
+#undef VOID_SYM
 };
 
-/* Resolve cons_tres on first use, not in init(): slurmctld loads every
- * select plugin and initializes cons_tres itself, in directory order, so
- * at our init() it may not be loaded yet.  Where Slurm loads only the
- * configured plugin (slurmd, slurmstepd) we load and initialize it. */
-static bool resolve(void)
+/* select_cons_tres.so in the running Slurm's PluginDir (a colon list),
+ * not a path compiled in: sites install Slurm where they like. */
+static char *cons_tres_path(void)
 {
-	void **slot = (void **)&ctx.ops;
+	char *dirs = xstrdup(slurm_conf.plugindir), *save = NULL, *d, *found = NULL;
+
+	for (d = dirs ? strtok_r(dirs, ":", &save) : NULL; d && !found;
+	     d = strtok_r(NULL, ":", &save)) {
+		char *p = NULL;
+
+		xstrfmtcat(p, "%s/select_cons_tres.so", d);
+		if (access(p, R_OK) == 0)
+			found = p;
+		else
+			xfree(p);
+	}
+	xfree(dirs);
+	return found;
+}
+
+/* Resolve cons_tres on first use, not in init(): up to 24.11 slurmctld
+ * loads every select plugin and initializes cons_tres itself, in directory
+ * order, so at our init() it may not be loaded yet.  Where Slurm does not
+ * load it (slurmd and slurmstepd up to 24.11; everywhere from 25.05) we
+ * load and initialize it.  pthread_once makes the first use safe from any
+ * thread; after it the context is read-only. */
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+
+static void resolve_now(void)
+{
+	char *path = cons_tres_path();
 	size_t i;
 
-	if (ctx.resolved)
-		return true;
-	if (ctx.failed)
-		return false;
-	_Static_assert(sizeof(slurm_select_ops_t) == sizeof(fwd_syms) / sizeof(fwd_syms[0]) * sizeof(void *),
-		       "fwd_syms must match slurm_select_ops_t");
-	ctx.handle = dlopen(PSIPLACE_CONS_TRES_SO, RTLD_LAZY | RTLD_NOLOAD);
+	if (!path) {
+		error("%s: no select_cons_tres.so in PluginDir=%s", plugin_type,
+		      slurm_conf.plugindir ? slurm_conf.plugindir : "(unset)");
+		ctx.failed = true;
+		return;
+	}
+	ctx.handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
 	if (!ctx.handle) {
 		int (*init_f)(void);
 
-		ctx.handle = dlopen(PSIPLACE_CONS_TRES_SO, RTLD_LAZY | RTLD_GLOBAL);
+		ctx.handle = dlopen(path, RTLD_LAZY | RTLD_GLOBAL);
 		if (!ctx.handle) {
-			error("%s: cannot load %s: %s", plugin_type, PSIPLACE_CONS_TRES_SO, dlerror());
+			error("%s: cannot load %s: %s", plugin_type, path, dlerror());
 			ctx.failed = true;
-			return false;
+			xfree(path);
+			return;
 		}
 		init_f = (int (*)(void))dlsym(ctx.handle, "init");
 		if (init_f && init_f() != SLURM_SUCCESS) {
 			error("%s: select/cons_tres init() failed", plugin_type);
 			ctx.failed = true;
-			return false;
+			xfree(path);
+			return;
 		}
 		ctx.we_initialized = true;
 	}
+	xfree(path);
 	for (i = 0; i < sizeof(fwd_syms) / sizeof(fwd_syms[0]); i++) {
-		if (!(slot[i] = dlsym(ctx.handle, fwd_syms[i]))) {
-			error("%s: select/cons_tres lacks %s", plugin_type, fwd_syms[i]);
+		void *f = dlsym(ctx.handle, fwd_syms[i].name);
+
+		if (!f) {
+			error("%s: select/cons_tres lacks %s", plugin_type, fwd_syms[i].name);
 			ctx.failed = true;
-			return false;
+			return;
 		}
+		memcpy((char *)&ctx.ops + fwd_syms[i].offset, &f, sizeof(f));
 	}
 	ctx.resolved = true;
-	return true;
+}
+
+static bool resolve(void)
+{
+	pthread_once(&resolve_once, resolve_now);
+	return ctx.resolved;
 }
 
 static void cands_free(struct cands *c)
@@ -146,6 +177,7 @@ static void cands_free(struct cands *c)
 	xfree(c->nodes);
 	xfree(c->node_inx);
 	xfree(c->saved);
+	xfree(c->saved_weight);
 	xfree(c->order);
 	xfree(c->next_resv);
 	memset(c, 0, sizeof(*c));
@@ -199,6 +231,7 @@ static void cands_reserve(struct cands *c, uint32_t n)
 	xrecalloc(c->nodes, n, sizeof(*c->nodes));
 	xrecalloc(c->node_inx, n, sizeof(*c->node_inx));
 	xrecalloc(c->saved, n, sizeof(*c->saved));
+	xrecalloc(c->saved_weight, n, sizeof(*c->saved_weight));
 	xrecalloc(c->order, n, sizeof(*c->order));
 	c->cap = n;
 }
@@ -225,7 +258,7 @@ static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct c
 	}
 	/* cons_tres's allocated-CPU counts (a no-op when nothing changed) */
 	if (fields & SITE_F_ALLOC)
-		ctx.ops.nodeinfo_set_all();
+		ctx.ops.select_nodeinfo_set_all();
 	if (fields & SITE_F_LOAD)
 		site_refresh_metrics(&ctx.site);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
@@ -236,6 +269,7 @@ static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct c
 			c->nodes[c->n].next_resv = c->next_resv[i];
 		c->node_inx[c->n] = i;
 		c->saved[c->n] = node_ptr->sched_weight;
+		c->saved_weight[c->n] = node_ptr->weight;
 		c->n++;
 	}
 }
@@ -251,9 +285,40 @@ static uint64_t encode(uint64_t orig, uint32_t rank, bool overrides)
 	       (orig & 0xff);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Will-run on 23.11+: cons_tres rebuilds sched_weight from node_ptr->weight
+ * (a uint32), so the order goes there as a dense, order-preserving ordinal
+ * of the same (Weight, rank) key the sched_weight encoding carries. */
+static void inject_node_weights(struct cands *c)
+{
+	uint64_t *keys = xcalloc(c->n, sizeof(*keys)), *sorted = xcalloc(c->n, sizeof(*sorted));
+	uint32_t i, nu = 0;
+
+	for (i = 0; i < c->n; i++)
+		keys[i] = node_record_table_ptr[c->node_inx[i]]->sched_weight >> 8;
+	memcpy(sorted, keys, c->n * sizeof(*keys));
+	qsort(sorted, c->n, sizeof(*sorted), cmp_u64);
+	for (i = 0; i < c->n; i++)
+		if (!nu || sorted[nu - 1] != sorted[i])
+			sorted[nu++] = sorted[i];
+	for (i = 0; i < c->n; i++) {
+		uint64_t *at = bsearch(&keys[i], sorted, nu, sizeof(*sorted), cmp_u64);
+
+		node_record_table_ptr[c->node_inx[i]]->weight = (uint32_t)(at - sorted) + 1;
+	}
+	xfree(keys);
+	xfree(sorted);
+}
+
 /* Distinct weights for the first `distinct` nodes of the order, one tier
  * behind them for the rest. */
-static void inject(struct cands *c, uint32_t distinct)
+static void inject(struct cands *c, uint32_t distinct, uint16_t mode)
 {
 	uint32_t i;
 
@@ -264,14 +329,22 @@ static void inject(struct cands *c, uint32_t distinct)
 			encode(c->saved[pos], i < distinct ? i : distinct,
 			       ctx.site.conf.policy_overrides_weight);
 	}
+	if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && mode == SELECT_MODE_WILL_RUN)
+		inject_node_weights(c);
 }
 
+/* Every path that injected restores both fields (node weights are only
+ * changed in will-run mode, but restoring them always is as cheap). */
 static void restore(struct cands *c)
 {
 	uint32_t i;
 
-	for (i = 0; i < c->n; i++)
-		node_record_table_ptr[c->node_inx[i]]->sched_weight = c->saved[i];
+	for (i = 0; i < c->n; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[i]];
+
+		node_ptr->sched_weight = c->saved[i];
+		node_ptr->weight = c->saved_weight[i];
+	}
 }
 
 /* Did cons_tres take a node from the trailing tier? */
@@ -310,7 +383,7 @@ static void collect_all(struct cands *a)
 
 	a->n = 0;
 	cands_reserve(a, node_record_count);
-	ctx.ops.nodeinfo_set_all();
+	ctx.ops.select_nodeinfo_set_all();
 	site_refresh_metrics(&ctx.site);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		site_fill_node(&ctx.site, i, SITE_F_LOAD | SITE_F_ALLOC, &a->nodes[a->n]);
@@ -387,16 +460,23 @@ struct call {
 	job_record_t *job_ptr;
 	uint32_t min_nodes, max_nodes, req_nodes;
 	uint16_t mode;
-	List preemptee_candidates;
-	List *preemptee_job_list;
-	bitstr_t *exc_core_bitmap;
+	psiplace_list_t preemptee_candidates;
+	psiplace_list_t *preemptee_job_list;
+	PSIPLACE_JOB_TEST_TAIL_FIELDS
 };
 
 static int cons_tres(const struct call *a, bitstr_t *bitmap)
 {
-	return ((job_test_f)ctx.ops.job_test)(a->job_ptr, bitmap, a->min_nodes, a->max_nodes,
-					       a->req_nodes, a->mode, a->preemptee_candidates,
-					       a->preemptee_job_list, a->exc_core_bitmap);
+	return ctx.ops.job_test(a->job_ptr, bitmap, a->min_nodes, a->max_nodes, a->req_nodes,
+				a->mode, a->preemptee_candidates, a->preemptee_job_list,
+#if PSIPLACE_SLURM_AT_LEAST(24, 11)
+				a->resv_exc, a->will_run
+#elif PSIPLACE_SLURM_AT_LEAST(23, 11)
+				a->resv_exc
+#else
+				a->exc_core_bitmap
+#endif
+	);
 }
 
 /* Order the candidates as the PSI list says (its first entries distinct). */
@@ -421,7 +501,7 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 			c->order[k++] = i;
 	xfree(pos_of);
 	distinct = need + MIN_DISTINCT < c->n ? need + MIN_DISTINCT : c->n;
-	inject(c, distinct);
+	inject(c, distinct, a->mode);
 	rc = cons_tres(a, bitmap);
 	restore(c);
 	return rc;
@@ -470,7 +550,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 			rc = cons_tres(a, bitmap);
 			break;
 		}
-		inject(c, distinct);
+		inject(c, distinct, a->mode);
 		rc = cons_tres(a, bitmap);
 		restore(c);
 		/* Widen when cons_tres had to reach into the trailing tier, whose
@@ -489,14 +569,11 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 	return rc;
 }
 
-extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
-			     uint32_t min_nodes, uint32_t max_nodes,
-			     uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates, List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
+extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
 	const struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
-				preemptee_candidates, preemptee_job_list, exc_core_bitmap };
+				preemptee_candidates, preemptee_job_list,
+				PSIPLACE_JOB_TEST_TAIL_ARGS };
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts opts = { 0 };
 	struct cands *c = &ctx.c;
@@ -581,76 +658,23 @@ extern int select_p_reconfigure(void)
 	return ctx.ops.reconfigure();
 }
 
-/* Everything else: forwarded unchanged.
- * FWD(return type, value when cons_tres is missing, select_p_ suffix,
- *     slurm_select_ops_t member, parameters, arguments). */
-#define FWD(ret, fail, name, member, params, args) \
-	extern ret select_p_##name params           \
-	{                                           \
-		if (!resolve())                     \
-			return fail;                \
-		return ctx.ops.member args;         \
+/* Everything else: forwarded unchanged (the list per release is in
+ * slurm_compat.h). */
+#define FWD(ret, fail, name, params, args)  \
+	extern ret select_p_##name params   \
+	{                                   \
+		if (!resolve())             \
+			return fail;        \
+		return ctx.ops.name args;   \
 	}
+PSIPLACE_FWD_ALL(FWD)
+#undef FWD
 
-FWD(int, SLURM_ERROR, state_save, state_save, (char *dir_name), (dir_name))
-FWD(int, SLURM_ERROR, state_restore, state_restore, (char *dir_name), (dir_name))
-FWD(int, SLURM_ERROR, job_init, job_init, (List job_list), (job_list))
-FWD(int, SLURM_ERROR, node_init, node_init, (void), ())
-FWD(int, SLURM_ERROR, job_begin, job_begin, (job_record_t *job_ptr), (job_ptr))
-FWD(int, SLURM_ERROR, job_ready, job_ready, (job_record_t *job_ptr), (job_ptr))
-FWD(int, SLURM_ERROR, job_expand, job_expand, (job_record_t *from_job_ptr, job_record_t *to_job_ptr),
-    (from_job_ptr, to_job_ptr))
-FWD(int, SLURM_ERROR, job_resized, job_resized, (job_record_t *job_ptr, node_record_t *node_ptr),
-    (job_ptr, node_ptr))
-FWD(int, SLURM_ERROR, job_signal, job_signal, (job_record_t *job_ptr, int signal), (job_ptr, signal))
-FWD(int, SLURM_ERROR, job_fini, job_fini, (job_record_t *job_ptr), (job_ptr))
-FWD(int, SLURM_ERROR, job_suspend, job_suspend, (job_record_t *job_ptr, bool indf_susp), (job_ptr, indf_susp))
-FWD(int, SLURM_ERROR, job_resume, job_resume, (job_record_t *job_ptr, bool indf_susp), (job_ptr, indf_susp))
-FWD(bitstr_t *, NULL, step_pick_nodes, step_pick_nodes,
-    (job_record_t *job_ptr, select_jobinfo_t *step_jobinfo, uint32_t node_count,
-     bitstr_t **avail_nodes),
-    (job_ptr, step_jobinfo, node_count, avail_nodes))
-FWD(int, SLURM_ERROR, step_start, step_start, (step_record_t *step_ptr), (step_ptr))
-FWD(int, SLURM_ERROR, step_finish, step_finish, (step_record_t *step_ptr, bool killing_step),
-    (step_ptr, killing_step))
-FWD(int, SLURM_ERROR, select_nodeinfo_pack, nodeinfo_pack,
-    (select_nodeinfo_t *nodeinfo, buf_t *buffer, uint16_t protocol_version),
-    (nodeinfo, buffer, protocol_version))
-FWD(int, SLURM_ERROR, select_nodeinfo_unpack, nodeinfo_unpack,
-    (select_nodeinfo_t **nodeinfo, buf_t *buffer, uint16_t protocol_version),
-    (nodeinfo, buffer, protocol_version))
-FWD(select_nodeinfo_t *, NULL, select_nodeinfo_alloc, nodeinfo_alloc, (void), ())
-FWD(int, SLURM_ERROR, select_nodeinfo_free, nodeinfo_free, (select_nodeinfo_t *nodeinfo), (nodeinfo))
-FWD(int, SLURM_ERROR, select_nodeinfo_set_all, nodeinfo_set_all, (void), ())
-FWD(int, SLURM_ERROR, select_nodeinfo_set, nodeinfo_set, (job_record_t *job_ptr), (job_ptr))
-FWD(int, SLURM_ERROR, select_nodeinfo_get, nodeinfo_get,
-    (select_nodeinfo_t *nodeinfo, enum select_nodedata_type dinfo, enum node_states state,
-     void *data),
-    (nodeinfo, dinfo, state, data))
-FWD(select_jobinfo_t *, NULL, select_jobinfo_alloc, jobinfo_alloc, (void), ())
-FWD(int, SLURM_ERROR, select_jobinfo_free, jobinfo_free, (select_jobinfo_t *jobinfo), (jobinfo))
-FWD(int, SLURM_ERROR, select_jobinfo_set, jobinfo_set,
-    (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data),
-    (jobinfo, data_type, data))
-FWD(int, SLURM_ERROR, select_jobinfo_get, jobinfo_get,
-    (select_jobinfo_t *jobinfo, enum select_jobdata_type data_type, void *data),
-    (jobinfo, data_type, data))
-FWD(select_jobinfo_t *, NULL, select_jobinfo_copy, jobinfo_copy, (select_jobinfo_t *jobinfo), (jobinfo))
-FWD(int, SLURM_ERROR, select_jobinfo_pack, jobinfo_pack,
-    (select_jobinfo_t *jobinfo, buf_t *buffer, uint16_t protocol_version),
-    (jobinfo, buffer, protocol_version))
-FWD(int, SLURM_ERROR, select_jobinfo_unpack, jobinfo_unpack,
-    (select_jobinfo_t **jobinfo, buf_t *buffer, uint16_t protocol_version),
-    (jobinfo, buffer, protocol_version))
-FWD(char *, NULL, select_jobinfo_sprint, jobinfo_sprint,
-    (select_jobinfo_t *jobinfo, char *buf, size_t size, int mode), (jobinfo, buf, size, mode))
-FWD(char *, NULL, select_jobinfo_xstrdup, jobinfo_xstrdup, (select_jobinfo_t *jobinfo, int mode),
-    (jobinfo, mode))
-FWD(int, SLURM_ERROR, get_info_from_plugin, get_info_from_plugin,
-    (enum select_plugindata_info dinfo, job_record_t *job_ptr, void *data),
-    (dinfo, job_ptr, data))
-FWD(int, SLURM_ERROR, update_node_config, update_node_config, (int index), (index))
-FWD(bitstr_t *, NULL, resv_test, resv_test,
-    (resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt, bitstr_t *avail_bitmap,
-     bitstr_t **core_bitmap),
-    (resv_desc_ptr, node_cnt, avail_bitmap, core_bitmap))
+#define FWD_VOID(name, params, args)        \
+	extern void select_p_##name params  \
+	{                                   \
+		if (resolve())              \
+			ctx.ops.name args;  \
+	}
+PSIPLACE_FWD_VOID_FROM_26_05(FWD_VOID)
+#undef FWD_VOID

@@ -3,14 +3,7 @@
 #include <time.h>
 
 #include "src/common/slurm_xlator.h"
-#include "src/common/bitstring.h"
-#include "src/common/list.h"
-#include "src/common/log.h"
-#include "src/common/node_conf.h"
-#include "src/common/read_config.h"
-#include "src/common/select.h"
-#include "src/common/xmalloc.h"
-#include "src/slurmctld/slurmctld.h"
+#include "slurm_compat.h"
 
 #include "psiplace/error.h"
 #include "site.h"
@@ -159,11 +152,8 @@ void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_
 	 * all eligibility needs. */
 	if (!(fields & SITE_F_ALLOC)) {
 		alloc_cpus = IS_NODE_ALLOCATED(node_ptr) ? node_ptr->cpus : 0;
-	} else if (node_ptr->select_nodeinfo) {
-		select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
-					     NODE_STATE_ALLOCATED, &alloc_cpus);
-		select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
-					     NODE_STATE_ALLOCATED, &alloc_mem);
+	} else {
+		psiplace_node_alloc(node_ptr, index, &alloc_cpus, &alloc_mem);
 	}
 	out->alloc_cpus = alloc_cpus;
 	out->alloc_memory = alloc_mem;

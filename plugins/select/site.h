@@ -5,6 +5,8 @@
 #define PSIPLACE_SELECT_SITE_H
 
 #include <stdbool.h>
+
+#include "slurm_compat.h"
 #include <stdint.h>
 
 #include "psiplace/metrics_file.h"
@@ -21,6 +23,9 @@
 #pragma weak node_record_table_ptr
 #pragma weak node_record_count
 #pragma weak resv_list
+#if PSIPLACE_SLURM_AT_LEAST(26, 5)
+#pragma weak node_select_stats_array
+#endif
 
 struct site {
 	struct psiplace_siteconf conf;           /* the psiplace line */

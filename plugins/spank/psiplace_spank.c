@@ -108,6 +108,19 @@ static struct spank_option options[] = {
 	SPANK_OPTIONS_TABLE_END
 };
 
+/* The release of the Slurm running us, not the one we were built against:
+ * the SPANK interface is stable 22.05-26.05, Slurm's input variables are not. */
+static unsigned running_release(spank_t sp)
+{
+	char *major = NULL, *minor = NULL;
+
+	if (spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS || !major || !minor)
+		return PSIPLACE_SLURM_RELEASE(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+					      SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
+	return PSIPLACE_SLURM_RELEASE((unsigned)atoi(major), (unsigned)atoi(minor));
+}
+
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	psiplace_error_t err;
@@ -124,6 +137,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 	if (ctx.site.verbose)
 		ctx.verbose = 1;
+	ctx.slurm_release = running_release(sp);
 	for (o = options; o->name; o++) {
 		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
 			spank_user_error("cannot register option --%s", o->name);

@@ -165,7 +165,7 @@ static int translate(const struct psiplace_user_request *r, enum psiplace_client
 	if (r->nodeset == PSIPLACE_NODESET_HOSTFILE && client == PSIPLACE_CLIENT_SRUN &&
 	    write_hostfile(r->hosts.name, r->hosts.n, r->nodeset_from, err) < 0)
 		return -1;
-	psiplace_user_request_slurm_env(r, client, ctx.new_job, ctx.site.psi_strict, slurm,
+	psiplace_user_request_slurm_env(r, client, ctx.slurm_release, ctx.new_job, ctx.site.psi_strict, slurm,
 				   real_getenv, NULL, ctx.hostfile[0] ? ctx.hostfile : NULL, &se);
 	for (i = 0; i < se.n; i++) {
 		if (setenv(se.var[i].name, se.var[i].value, 1) < 0)

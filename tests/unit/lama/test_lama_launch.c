@@ -131,17 +131,17 @@ Test(lama_step, submission_sets_the_distribution_unless_the_user_did)
 	struct psiplace_slurm_cmdline m = { PSIPLACE_SLURM_DISTRIBUTION, 4, 2, 1, false };
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
-	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, PSIPLACE_SLURM_RELEASE(22, 5), true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SLURM_DISTRIBUTION=cyclic SLURM_CPU_BIND=none");
-	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, PSIPLACE_SLURM_RELEASE(22, 5), true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SBATCH_DISTRIBUTION=cyclic");
-	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, true, false, NULL, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, PSIPLACE_SLURM_RELEASE(22, 5), true, false, NULL, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "");
 	cr_assert_str_eq(e.notes[0], "LAMA's node order (--psi-lama-map): salloc has no distribution variable; give the steps -m cyclic");
-	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, &m, fake_getenv, NULL, NULL, &e);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, PSIPLACE_SLURM_RELEASE(22, 5), true, false, &m, fake_getenv, NULL, NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SLURM_CPU_BIND=none");
 	cr_assert_str_eq(e.notes[0], "LAMA's node order (--psi-lama-map): not setting SLURM_DISTRIBUTION=cyclic, you chose -m/--distribution yourself");
-	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, false, NULL, fake_getenv,
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, PSIPLACE_SLURM_RELEASE(22, 5), true, false, NULL, fake_getenv,
 				   (void *)ENV("SLURM_DISTRIBUTION=block"), NULL, &e);
 	cr_assert_str_eq(env_line(&e), "SLURM_CPU_BIND=none");
 	psiplace_user_request_free(&r);
