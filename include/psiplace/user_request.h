@@ -219,6 +219,13 @@ struct psiplace_slurm_env {
 	unsigned nnotes;
 };
 
+/* A Slurm release as (major << 8 | minor), e.g. PSIPLACE_SLURM_RELEASE(23, 11). */
+#define PSIPLACE_SLURM_RELEASE(major, minor) (((major) << 8) | (minor))
+
+/* srun's cpus-per-task input variable in that release: SRUN_CPUS_PER_TASK up
+ * to 23.02, SLURM_CPUS_PER_TASK from 23.11 (which no longer reads the other). */
+const char *psiplace_srun_cpus_per_task_var(unsigned slurm_release);
+
 /* Slurm input variables that give the request its effect where Slurm has
  * the feature (cyclic distribution with a balanced allocation, exclusive,
  * overcommit, cpus per task, immediate, the hostfile layout, and no
@@ -227,15 +234,9 @@ struct psiplace_slurm_env {
  * slurm (or SLURM_NTASKS/SLURM_JOB_NUM_NODES) size the balanced allocation.
  * new_job: the client creates an allocation (srun outside a job, sbatch,
  * salloc).  slurm_release: the running Slurm (PSIPLACE_SLURM_RELEASE), which
- * decides the variable names.  psi_strict: plugstack.conf PsiStrict=yes.  hostfile_path: a file holding the hostfile slots, one name a
+ * decides the variable names.  psi_strict: plugstack.conf PsiStrict=yes.
+ * hostfile_path: a file holding the hostfile slots, one name a
  * line, written by the caller when r->nodeset is HOSTFILE. */
-/* A Slurm release as (major << 8 | minor), e.g. PSIPLACE_SLURM_RELEASE(23, 11). */
-#define PSIPLACE_SLURM_RELEASE(major, minor) (((major) << 8) | (minor))
-
-/* srun's cpus-per-task input variable in that release: SRUN_CPUS_PER_TASK up
- * to 23.02, SLURM_CPUS_PER_TASK from 23.11 (which no longer reads the other). */
-const char *psiplace_srun_cpus_per_task_var(unsigned slurm_release);
-
 void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum psiplace_client client,
 				unsigned slurm_release, bool new_job, bool psi_strict, const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get, void *arg,
 				const char *hostfile_path, struct psiplace_slurm_env *out);

@@ -55,7 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		psiplace_opts_from_inherited(get, env, &opts);
 		if (psiplace_user_request_gather(&src, &r, &err) == 0) {
-			psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, true, true, &set, get, env, "/x", &se);
+			psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN,
+							(size & 2) ? PSIPLACE_SLURM_RELEASE(23, 11) : PSIPLACE_SLURM_RELEASE(22, 5),
+							true, true, &set, get, env, "/x", &se);
 			if (psiplace_ctld_request_env_of_request(&r, name, value, &n, &err) == 0)
 				for (i = 0; i < n; i++)
 					free(value[i]);
