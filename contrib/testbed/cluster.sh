@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# A real local Slurm 22.05 cluster on one machine: munged, slurmctld and
-# four (optionally five) slurmd started with -N, for psiplace's demo and
-# integration tests.
+# A real local Slurm cluster on one machine: munged, slurmctld and four
+# (optionally five) slurmd started with -N, for psiplace's demo and
+# integration tests.  PSIPLACE_SLURM picks the release: 22.05 (default,
+# Debian 12's packages), 24.11 or 26.05 (built once into a cached prefix by
+# slurm-release.sh; no system package is replaced).
 #
 #   cluster.sh deps        install build/test/cluster packages (idempotent)
-#   cluster.sh slurm-src   fetch + configure the Slurm source of the installed version
+#   cluster.sh slurm-src   a configured Slurm source tree of the release; prints its path
+#                          (24.11/26.05: also builds the release's prefix)
+#   cluster.sh build-dir   the psiplace build directory for the release
 #   cluster.sh start       start the testbed (waits for all nodes idle)
 #   cluster.sh stop        stop exactly the daemons start started
 #   cluster.sh status      report what runs
@@ -15,7 +19,9 @@
 #   directory  ${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$PSIPLACE_INSTANCE
 #   ports      17000 + 20*instance (slurmctld), +1..+5 (slurmd n1..n5)
 # Other settings (environment):
-#   PSIPLACE_BUILD_DIR       directory holding psiplace.so and select_psiplace_cons_tres.so (default <repo>/build)
+#   PSIPLACE_SLURM           22.05 | 24.11 | 26.05 (default 22.05)
+#   PSIPLACE_BUILD_DIR       directory holding psiplace.so and select_psiplace_cons_tres.so
+#                            (default <repo>/build for 22.05, <repo>/build-slurm-<release> otherwise)
 #   PSIPLACE_POLICY          NodeAllocationPolicy on the plugstack line (default LASTAVAILABLE; "none" omits it)
 #   PSIPLACE_PLUGSTACK_ARGS  further arguments for the plugstack line
 #   PSIPLACE_SELECT          SelectType (default select/psiplace_cons_tres)
@@ -37,6 +43,11 @@ dir=${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$instance
 base_port=$((17000 + 20 * instance))
 cache=${PSIPLACE_CACHE:-$HOME/.cache/psiplace}
 plugin_dir_sys=/usr/lib/x86_64-linux-gnu/slurm-wlm
+release=${PSIPLACE_SLURM:-22.05}
+case $release in
+  22.05|24.11|26.05) ;;
+  *) echo "cluster.sh: PSIPLACE_SLURM='$release' is not a testbed release; accepted: 22.05, 24.11, 26.05" >&2; exit 2 ;;
+esac
 
 log() { echo "cluster.sh[$instance]: $*" >&2; }
 # set -e must never fail silently: name the command that failed.
@@ -48,7 +59,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc
           libmunge-dev libcriterion-dev meson ninja-build pkg-config gcc clang
           libclang-rt-14-dev dpkg-dev autoconf automake libtool make
-          librsvg2-bin python3 hyperfine bc)
+          librsvg2-bin python3 hyperfine bc curl libpmix-dev libjson-c-dev)
 
 cmd_deps() {
   local missing=() p
@@ -89,6 +100,11 @@ slurm_src_dir() {
 }
 
 cmd_slurm_src() {
+  if [ "$release" != 22.05 ]; then
+    "$here/slurm-release.sh" prefix "$release" >/dev/null
+    "$here/slurm-release.sh" tree "$release"
+    return
+  fi
   local v src; v=$(slurm_version)
   [ -n "$v" ] || die "libslurm-dev is not installed (run: cluster.sh deps)"
   src=$(slurm_src_dir)
@@ -123,9 +139,25 @@ M4
 }
 
 # ---------------------------------------------------------------- testbed
+default_build_dir() {
+  if [ "$release" = 22.05 ]; then echo "$repo/build"; else echo "$repo/build-slurm-$release"; fi
+}
+
 build_dir() {
-  local b=${PSIPLACE_BUILD_DIR:-$repo/build}
-  (cd "$b" 2>/dev/null && pwd) || die "build dir $b does not exist (build first: meson setup build ...)"
+  local b=${PSIPLACE_BUILD_DIR:-$(default_build_dir)}
+  (cd "$b" 2>/dev/null && pwd) || die "build dir $b does not exist (build first: contrib/build.sh)"
+}
+
+# 24.11/26.05: that release's daemons, clients and plugins come first.  The
+# prefix must have been built (cluster.sh slurm-src).
+use_release_prefix() {
+  [ "$release" = 22.05 ] && return 0
+  local prefix
+  prefix=$(ls -d "$cache"/slurm/"$release".*-r*/prefix 2>/dev/null | while read -r p; do
+             [ -f "$(dirname "$p")/.installed" ] && echo "$p"; done | tail -1)
+  [ -n "$prefix" ] || die "Slurm $release is not built yet (run: PSIPLACE_SLURM=$release cluster.sh slurm-src)"
+  export PATH="$prefix/bin:$prefix/sbin:$PATH"
+  plugin_dir_sys=$prefix/lib/slurm
 }
 
 conf=$dir/etc/slurm.conf
@@ -168,7 +200,7 @@ SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd-%n.log
 SlurmctldDebug=${PSIPLACE_CTLD_DEBUG:-info}
 SlurmdDebug=info
-TmpFS=$dir/tmp
+TmpFS=$dir/tmp/%n
 PluginDir=$b/plugins/select:$b/plugins/spank:$plugin_dir_sys
 PlugStackConfig=$dir/etc/plugstack.conf
 ProctrackType=proctrack/linuxproc
@@ -281,10 +313,12 @@ cmd_start() {
     done
   fi
   command -v slurmctld >/dev/null || die "slurmctld missing (run: cluster.sh deps)"
-  rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/pids" "$dir/munge"
+  rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/pids" "$dir/munge" "$dir/tmp"
   write_config
   mkdir -p "$dir/spool" "$dir/log" "$dir/run" "$dir/munge"
-  for n in $(node_names); do mkdir -p "$dir/spool/$n"; done
+  # One TmpFS per node: slurmd's PMIx plugin keeps per-node files there, and
+  # nodes sharing one directory break multi-node PMIx steps (PSETS.md).
+  for n in $(node_names); do mkdir -p "$dir/spool/$n" "$dir/tmp/$n"; done
   chmod 700 "$dir/munge"
   mungekey --create --keyfile="$dir/munge/munge.key" >/dev/null 2>&1 \
     || dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
@@ -308,7 +342,7 @@ cmd_start() {
     spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
   done
   wait_idle 60
-  log "up: $(node_names | wc -w) nodes idle, SLURM_CONF=$conf"
+  log "up: Slurm $(slurmctld -V | awk '{print $2}'), $(node_names | wc -w) nodes idle, SLURM_CONF=$conf"
 }
 
 cmd_stop() {
@@ -349,6 +383,8 @@ cmd_status() {
 }
 
 cmd_env() {
+  echo "export PSIPLACE_SLURM=$release"
+  [ "$release" = 22.05 ] || echo "export PATH=$PATH"
   echo "export SLURM_CONF=$conf"
   echo "export PSIPLACE_TESTBED_DIR=$dir"
   echo "export PSIPLACE_METRICS=$dir/etc/metrics"
@@ -359,15 +395,25 @@ cmd_plugstack() {
   local b; b=$(build_dir)
   PSIPLACE_POLICY=none PSIPLACE_PLUGSTACK_ARGS="$*" plugstack_line "$b" >"$dir/etc/plugstack.conf"
   scontrol reconfigure
+  # From 23.11 a reconfigure re-executes slurmctld: wait until it answers
+  # again and the nodes are back from "unknown" (1-2 s).
+  local deadline=$((SECONDS + 30))
+  until scontrol ping 2>/dev/null | grep -q UP; do
+    alive "$dir/pids/slurmctld" || die "slurmctld exited on reconfigure (see $dir/log/slurmctld.log)"
+    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering after reconfigure"; }
+    sleep 0.1
+  done
+  wait_idle 30
 }
 
 case ${1:-} in
   deps) cmd_deps ;;
   slurm-src) cmd_slurm_src ;;
-  start) cmd_start ;;
+  build-dir) default_build_dir ;;
+  start) use_release_prefix; cmd_start ;;
   stop) cmd_stop ;;
-  status) cmd_status ;;
-  env) cmd_env ;;
-  plugstack) shift; cmd_plugstack "$@" ;;
-  *) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  status) use_release_prefix; cmd_status ;;
+  env) use_release_prefix; cmd_env ;;
+  plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;
+  *) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 2 ;;
 esac

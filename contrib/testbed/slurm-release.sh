@@ -178,7 +178,7 @@ cmd_prefix() {
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1  # a progress line every 30 s; the build itself is waited for below
     if [ $((SECONDS - start)) -ge $next ]; then
-      log "make $v: $((SECONDS - start)) s, $(grep -c ' CC \| CCLD ' "$top/make.log" 2>/dev/null || true) objects so far"
+      log "make $v: $((SECONDS - start)) s, $(grep -c -- '--mode=compile' "$top/make.log" 2>/dev/null || true) files compiled so far"
       next=$((next + 30))
     fi
   done

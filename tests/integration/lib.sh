@@ -7,6 +7,8 @@ src_dir=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 export PSIPLACE_BUILD_DIR=${PSIPLACE_BUILD_DIR:-$src_dir/build}
 # Tests use their own instance so a developer's testbed (instance 0) survives.
 export PSIPLACE_INSTANCE=${PSIPLACE_TEST_INSTANCE:-1}
+# The release the plugins were built for (meson sets it; 22.05 by default).
+export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}
 cluster=$src_dir/contrib/testbed/cluster.sh
 eval "$("$cluster" env)"
 

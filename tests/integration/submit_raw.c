@@ -40,7 +40,11 @@ int main(int argc, char **argv)
 		slurm_perror("submit_raw");
 		return 1;
 	}
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+	printf("%u\n", resp->step_id.job_id);
+#else
 	printf("%u\n", resp->job_id);
+#endif
 	slurm_free_submit_response_response_msg(resp);
 	slurm_fini();
 	return 0;
