@@ -119,7 +119,7 @@ static int read_file(const char *path, char **text, size_t *len)
 {
 	psiplace_error_t err;
 
-	if (psiplace_read_file(path, PSIPLACE_NODETABLE_MAXBYTES, text, len, NULL, &err) < 0) {
+	if (psiplace_read_file(path, PSIPLACE_NODETABLE_MAXBYTES, 0, text, len, NULL, &err) < 0) {
 		fprintf(stderr, "psiplace: error: --table: %s\n", err.text);
 		return -1;
 	}

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Every test suite of psiplace: build (warnings are errors), unit tests,
-# unit tests under AddressSanitizer/UBSan, every fuzz target briefly, and the
-# integration suite against a real local Slurm (munged, slurmctld, 4 slurmd).
+# unit tests under AddressSanitizer/UBSan, every fuzz target briefly, the
+# integration suites against a real local Slurm 22.05 (munged, slurmctld,
+# 4 slurmd), the plugins compiled against all eight supported Slurm releases,
+# and the integration suites again on real Slurm 24.11 and 26.05 daemons.
 # Exit status is non-zero when anything fails.
-#   FUZZ_SECONDS=N   seconds per fuzz target (default 20)
+#   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
+#   PSIPLACE_RELEASES="..."  testbed releases besides 22.05 (default "24.11 26.05"; "" for none)
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -56,10 +59,27 @@ else
   failed+=(fuzz-build)
 fi
 
-stage "integration tests (real Slurm testbed)"
+stage "integration tests (real Slurm 22.05 testbed)"
 meson test -C build --suite integration --print-errorlogs 2>&1 | tail -n 12
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(integration)
 grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+
+stage "compile against every supported Slurm release"
+contrib/check-releases.sh || failed+=(slurm-releases)
+
+for rel in ${PSIPLACE_RELEASES-24.11 26.05}; do
+  stage "integration tests (real Slurm $rel testbed)"
+  start=$SECONDS
+  if PSIPLACE_SLURM=$rel contrib/build.sh; then
+    b=$(PSIPLACE_SLURM=$rel contrib/testbed/cluster.sh build-dir)
+    meson test -C "$b" --suite integration --print-errorlogs 2>&1 | tail -n 12
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("integration-$rel")
+    grep -hE '^# [0-9]+ passed' "$b/meson-logs/testlog.txt" || true
+  else
+    failed+=("build-$rel")
+  fi
+  echo "Slurm $rel: $((SECONDS - start)) s including its build"
+done
 
 echo
 if [ ${#failed[@]} -gt 0 ]; then

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "psiplace/error.h"
 #include "psiplace/metrics_file.h"
@@ -322,7 +321,7 @@ int psiplace_metrics_read_file(const char *path, struct psiplace_metrics *m, psi
 	int rc;
 
 	psiplace_metrics_init(m);
-	if (psiplace_read_file(path, PSIPLACE_METRICS_MAXBYTES, &text, &n, NULL, err) < 0)
+	if (psiplace_read_file(path, PSIPLACE_METRICS_MAXBYTES, PSIPLACE_READ_REGULAR, &text, &n, NULL, err) < 0)
 		return -1;
 	rc = psiplace_metrics_parse(text, n, path, m, log, log_arg, err);
 	free(text);
@@ -362,24 +361,3 @@ void psiplace_metrics_apply(const struct psiplace_metrics_node *mn, struct psipl
 	}
 }
 
-int psiplace_metrics_stat_changed(const char *path, struct psiplace_filestamp *stamp, psiplace_error_t *err)
-{
-	struct stat st;
-	struct psiplace_filestamp now;
-
-	if (stat(path, &st) < 0) {
-		stamp->valid = false;
-		return psiplace_seterr(err, "%s: %s", path, strerror(errno));
-	}
-	now.mtime_sec = (int64_t)st.st_mtim.tv_sec;
-	now.mtime_nsec = (int64_t)st.st_mtim.tv_nsec;
-	now.size = (uint64_t)st.st_size;
-	now.ino = (uint64_t)st.st_ino;
-	now.valid = true;
-	if (stamp->valid && stamp->mtime_sec == now.mtime_sec &&
-	    stamp->mtime_nsec == now.mtime_nsec && stamp->size == now.size &&
-	    stamp->ino == now.ino)
-		return 0;
-	*stamp = now;
-	return 1;
-}

@@ -373,7 +373,7 @@ static int read_one(struct reader *r, const char *path)
 	size_t n;
 	int argc, line = 0, rc;
 
-	if (psiplace_read_file(path, MAX_FILE_BYTES, &text, &n, NULL, r->err) < 0)
+	if (psiplace_read_file(path, MAX_FILE_BYTES, PSIPLACE_READ_REGULAR, &text, &n, NULL, r->err) < 0)
 		return -1;
 	r->file = path;
 	msg.text[0] = '\0';

@@ -329,7 +329,7 @@ int psiplace_psiconf_read_file(const char *path, bool optional, struct psiplace_
 	int rc, e;
 
 	psiplace_psiconf_init(c);
-	if (psiplace_read_file(path, PSIPLACE_PSICONF_MAXBYTES, &text, &n, &e, err) < 0)
+	if (psiplace_read_file(path, PSIPLACE_PSICONF_MAXBYTES, PSIPLACE_READ_REGULAR, &text, &n, &e, err) < 0)
 		return optional && e == ENOENT ? 0 : -1;
 	rc = psiplace_psiconf_parse(text, n, path, c, err);
 	free(text);

@@ -148,16 +148,29 @@ build_dir() {
   (cd "$b" 2>/dev/null && pwd) || die "build dir $b does not exist (build first: contrib/build.sh)"
 }
 
-# 24.11/26.05: that release's daemons, clients and plugins come first.  The
-# prefix must have been built (cluster.sh slurm-src).
+# 24.11/26.05: that release's daemons, clients and plugins come first.
+# build=1 builds the prefix when it is missing (start), else it must exist.
 use_release_prefix() {
   [ "$release" = 22.05 ] && return 0
   local prefix
-  prefix=$(ls -d "$cache"/slurm/"$release".*-r*/prefix 2>/dev/null | while read -r p; do
-             [ -f "$(dirname "$p")/.installed" ] && echo "$p"; done | tail -1)
-  [ -n "$prefix" ] || die "Slurm $release is not built yet (run: PSIPLACE_SLURM=$release cluster.sh slurm-src)"
+  if [ "${1:-}" = build ]; then
+    prefix=$("$here/slurm-release.sh" prefix "$release") || die "building Slurm $release failed"
+  else
+    prefix=$(ls -d "$cache"/slurm/"$release".*-r*/prefix 2>/dev/null | while read -r p; do
+               [ -f "$(dirname "$p")/.installed" ] && echo "$p"; done | tail -1)
+    [ -n "$prefix" ] || die "Slurm $release is not built yet (run: PSIPLACE_SLURM=$release cluster.sh slurm-src)"
+  fi
   export PATH="$prefix/bin:$prefix/sbin:$PATH"
   plugin_dir_sys=$prefix/lib/slurm
+}
+
+# start on a fresh clone: build psiplace for the release first when nobody
+# named a build directory and the default one is not there yet.
+ensure_built() {
+  [ -z "${PSIPLACE_BUILD_DIR:-}" ] || return 0
+  [ -f "$(default_build_dir)/build.ninja" ] && return 0
+  log "no build for Slurm $release yet: running contrib/build.sh"
+  PSIPLACE_SLURM=$release "$repo/contrib/build.sh" >&2 || die "contrib/build.sh failed"
 }
 
 conf=$dir/etc/slurm.conf
@@ -198,7 +211,7 @@ SlurmctldPidFile=$dir/run/slurmctld.pid
 SlurmdPidFile=$dir/run/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd-%n.log
-SlurmctldDebug=${PSIPLACE_CTLD_DEBUG:-info}
+SlurmctldDebug=${PSIPLACE_CTLD_DEBUG:-verbose}
 SlurmdDebug=info
 TmpFS=$dir/tmp/%n
 PluginDir=$b/plugins/select:$b/plugins/spank:$plugin_dir_sys
@@ -410,7 +423,7 @@ case ${1:-} in
   deps) cmd_deps ;;
   slurm-src) cmd_slurm_src ;;
   build-dir) default_build_dir ;;
-  start) use_release_prefix; cmd_start ;;
+  start) use_release_prefix build; ensure_built; cmd_start ;;
   stop) cmd_stop ;;
   status) use_release_prefix; cmd_status ;;
   env) use_release_prefix; cmd_env ;;

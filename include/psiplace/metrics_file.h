@@ -15,6 +15,7 @@
 
 #include "psiplace/policy.h"
 #include "psiplace/error.h"
+#include "psiplace/readfile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,19 +73,6 @@ const struct psiplace_metrics_node *psiplace_metrics_node(const struct psiplace_
  * cpu_load, usage, mtbf, gmetrics).  The node borrows the gmetrics. */
 void psiplace_metrics_apply(const struct psiplace_metrics_node *mn,
 			    struct psiplace_node *node);
-
-/* What identifies a version of the file: re-read only when it changes. */
-struct psiplace_filestamp {
-	int64_t mtime_sec, mtime_nsec;
-	uint64_t size, ino;
-	bool valid;
-};
-
-/* stat() the file: returns 1 when it differs from *stamp (which is
- * updated: reload now), 0 when unchanged, -1 with err when it cannot be
- * stat'ed (stamp invalidated, so that its return triggers a reload). */
-int psiplace_metrics_stat_changed(const char *path, struct psiplace_filestamp *stamp,
-				  psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

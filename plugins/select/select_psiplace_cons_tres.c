@@ -30,6 +30,7 @@
 #include "psiplace/ctld_request.h"
 #include "psiplace/policy.h"
 #include "psiplace/plugstack_line.h"
+#include "metrics_reader.h"
 #include "site.h"
 
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
@@ -183,6 +184,20 @@ static void cands_free(struct cands *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* The metrics file is read by a thread of its own (metrics_reader.c),
+ * restarted when reconfigure names another file. */
+static void start_metrics_reader(const char *previous)
+{
+	const char *path = ctx.site.psiconf.metrics_file;
+	psiplace_error_t err;
+
+	if (previous && path && !strcmp(previous, path))
+		return;
+	metrics_reader_stop();
+	if (path && metrics_reader_start(path, &err) < 0)
+		error("%s: %s; the metrics file is not read", plugin_type, err.text);
+}
+
 extern int init(void)
 {
 	psiplace_error_t err;
@@ -192,6 +207,7 @@ extern int init(void)
 		return SLURM_SUCCESS;
 	if (site_load(&ctx.site, &err) < 0)
 		fatal("%s: %s", plugin_type, err.text);
+	start_metrics_reader(NULL);
 	verbose("%s loaded, NodeAllocationPolicy=%s", plugin_type,
 		psiplace_policy_name(ctx.site.conf.policy));
 	return SLURM_SUCCESS;
@@ -207,6 +223,7 @@ extern int fini(void)
 		if (fini_f)
 			rc = fini_f();
 	}
+	metrics_reader_stop();
 	site_free(&ctx.site);
 	cands_free(&ctx.c);
 	cands_free(&ctx.all);
@@ -649,8 +666,14 @@ extern int select_p_reconfigure(void)
 		if (site_load(&next, &err) < 0) {
 			error("%s: keeping the previous configuration: %s", plugin_type, err.text);
 		} else {
+			char *previous = ctx.site.psiconf.metrics_file ?
+					 xstrdup(ctx.site.psiconf.metrics_file) : NULL;
+
+			site_keep_metrics(&next, &ctx.site);
 			site_free(&ctx.site);
 			ctx.site = next;
+			start_metrics_reader(previous ? previous : "");
+			xfree(previous);
 			verbose("%s: NodeAllocationPolicy=%s", plugin_type,
 				psiplace_policy_name(ctx.site.conf.policy));
 		}

@@ -6,6 +6,7 @@
 #include "slurm_compat.h"
 
 #include "psiplace/error.h"
+#include "metrics_reader.h"
 #include "site.h"
 
 
@@ -29,12 +30,6 @@ static int load_plugstack(struct site *s, psiplace_error_t *err)
 	return rc;
 }
 
-static void log_metrics(void *arg, const char *msg)
-{
-	(void)arg;
-	info("select/psiplace_cons_tres: %s", msg);
-}
-
 int site_load(struct site *s, psiplace_error_t *err)
 {
 	char *path;
@@ -43,7 +38,6 @@ int site_load(struct site *s, psiplace_error_t *err)
 	memset(s, 0, sizeof(*s));
 	psiplace_siteconf_init(&s->conf);
 	psiplace_psiconf_init(&s->psiconf);
-	psiplace_metrics_init(&s->metrics);
 	s->indexed = 0;
 	if (load_plugstack(s, err) < 0) {
 		site_free(s);
@@ -56,7 +50,6 @@ int site_load(struct site *s, psiplace_error_t *err)
 		site_free(s);
 		return -1;
 	}
-	site_refresh_metrics(s);
 	return 0;
 }
 
@@ -67,32 +60,29 @@ void site_free(struct site *s)
 	psiplace_siteconf_free(&s->conf);
 	psiplace_priorityf_free(s->cluster_prio);
 	psiplace_psiconf_free(&s->psiconf);
-	psiplace_metrics_free(&s->metrics);
+	metrics_reader_free(s->metrics);
 	memset(s, 0, sizeof(*s));
 }
 
 void site_refresh_metrics(struct site *s)
 {
-	const char *path = s->psiconf.metrics_file;
-	struct psiplace_metrics next;
-	psiplace_error_t err;
+	struct psiplace_metrics *m = metrics_reader_take();
 
-	/* One stat() per decision: cheap next to job_test, and a new file is
-	 * seen by the very next job. */
-	if (!path)
+	if (!m)
 		return;
-	if (psiplace_metrics_stat_changed(path, &s->metrics_stamp, &err) == 0)
-		return;
-	psiplace_metrics_init(&next);
-	if (psiplace_metrics_read_file(path, &next, log_metrics, NULL, &err) < 0) {
-		/* Monitoring may be rewriting it: keep what we had, retry later. */
-		debug("select/psiplace_cons_tres: metrics file: %s", err.text);
-		psiplace_metrics_free(&next);
-		return;
-	}
-	psiplace_metrics_free(&s->metrics);
-	s->metrics = next;
+	metrics_reader_free(s->metrics);
+	s->metrics = m;
 	s->indexed = 0;
+}
+
+void site_keep_metrics(struct site *to, struct site *from)
+{
+	const char *a = to->psiconf.metrics_file, *b = from->psiconf.metrics_file;
+
+	if (!a || !b || strcmp(a, b))
+		return;
+	to->metrics = from->metrics;
+	from->metrics = NULL;
 }
 
 /* Name lookups once per node and file version, not once per decision. */
@@ -109,7 +99,7 @@ static void index_nodes(struct site *s)
 	s->metrics_of = xcalloc(node_record_count, sizeof(*s->metrics_of));
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		s->conf_of[i] = psiplace_psiconf_node(&s->psiconf, node_ptr->name);
-		s->metrics_of[i] = psiplace_metrics_node(&s->metrics, node_ptr->name);
+		s->metrics_of[i] = s->metrics ? psiplace_metrics_node(s->metrics, node_ptr->name) : NULL;
 	}
 	s->indexed = node_record_count;
 }

@@ -31,8 +31,7 @@ struct site {
 	struct psiplace_siteconf conf;           /* the psiplace line */
 	struct psiplace_priorityf *cluster_prio; /* PriorityFunction=, compiled */
 	struct psiplace_psiconf psiconf;         /* psiplace.conf */
-	struct psiplace_metrics metrics;         /* the metrics file, when named */
-	struct psiplace_filestamp metrics_stamp;
+	struct psiplace_metrics *metrics;        /* the reader thread's latest, or NULL */
 	/* per slurm node index: its psiplace.conf and metrics entries, rebuilt
 	 * when either file is re-read or the node table grows */
 	const struct psiplace_nodeconf **conf_of;
@@ -45,9 +44,13 @@ struct site {
 int site_load(struct site *s, psiplace_error_t *err);
 void site_free(struct site *s);
 
-/* Re-read the metrics file when it changed (a bad line is skipped with a
- * log line). */
+/* Take the metrics the reader thread published since the last call, if
+ * any (one atomic exchange: never reads a file). */
 void site_refresh_metrics(struct site *s);
+
+/* At reconfigure: `to` keeps `from`'s metrics when both name the same
+ * metrics file (the reader goes on), else it starts without. */
+void site_keep_metrics(struct site *to, struct site *from);
 
 /* Which parts of a node record a policy reads: filling only those keeps a
  * decision over 10,000+ nodes cheap (node records are cold in cache). */

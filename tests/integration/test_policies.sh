@@ -19,7 +19,15 @@ raw_node() {
   poll 60 job_done "$id"
   cat "$out" 2>/dev/null
 }
-set_metrics() { printf '%s\n' "$@" >"$metrics.new" && mv "$metrics.new" "$metrics"; }
+# Replace the metrics file and wait until slurmctld's reader thread has
+# published it (one "metrics file ...: N nodes" line per read).
+metrics_reads() { grep -c 'psiplace_cons_tres: metrics file .*: [0-9]* nodes' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log"; }
+set_metrics() {
+  local before; before=$(metrics_reads)
+  printf '%s\n' "$@" >"$metrics.new" && mv "$metrics.new" "$metrics"
+  poll 10 test_reads_above "$before" || not_ok "slurmctld read the new metrics file within 10 s"
+}
+test_reads_above() { [ "$(metrics_reads)" -gt "$1" ]; }
 
 # --- CPULOAD: most CPUs free after max(allocated, load1)
 set_metrics "n1 load1=0" "n2 load1=1" "n3 load1=15" "n4 load1=11"
@@ -101,6 +109,38 @@ check_eq "a malformed metrics line is skipped (n2 keeps no load): CPULOAD takes 
   "$(srun_node --psi-alloc-policy=cpuload)"
 check_match "slurmctld logged the skipped metrics line" 'metrics:2: not a number, line skipped' \
   "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+check_match "slurmctld still answers" 'UP' "$(scontrol ping)"
+
+# --- the metrics file is read by a thread of its own: a FIFO, a huge file or
+# no file is refused there (logged once), and decisions go on without its
+# values, never waiting.  With the values n1 is the only node with free
+# CPUs; without them slurmd's own loads count and the biggest node, n3, wins.
+ctld_log=$PSIPLACE_TESTBED_DIR/log/slurmctld.log
+log_count() { grep -c -- "$1" "$ctld_log"; }
+log_count_above() { [ "$(log_count "$1")" -gt "$2" ]; }
+# replace_metrics WHAT LOG-TEXT: replace the file by WHAT, wait for LOG-TEXT
+replace_metrics() {
+  local before; before=$(log_count "$2")
+  rm -f "$metrics"
+  case $1 in
+    fifo) mkfifo "$metrics" ;;
+    huge) head -c 200M /dev/urandom >"$metrics.new" && mv "$metrics.new" "$metrics" ;;
+    none) ;;
+  esac
+  poll 20 log_count_above "$2" "$before"
+}
+set_metrics "n1 load1=0" "n2 load1=8" "n3 load1=16" "n4 load1=12"
+check_eq "metrics: only n1 has CPUs free of load: CPULOAD takes n1" n1 "$(srun_node --psi-alloc-policy=cpuload)"
+replace_metrics fifo "metrics file: $metrics: not a regular file; its values are dropped"
+check_eq "metrics file replaced by a FIFO: refused once in the log" 1 \
+  "$(log_count "metrics file: $metrics: not a regular file")"
+check_eq "FIFO: the values are dropped, CPULOAD takes n3 at once" n3 "$(srun_node --psi-alloc-policy=cpuload)"
+set_metrics "n1 load1=0" "n2 load1=8" "n3 load1=16" "n4 load1=12"
+check_eq "a good file again: CPULOAD takes n1" n1 "$(srun_node --psi-alloc-policy=cpuload)"
+replace_metrics huge "metrics file: $metrics: 209715200 bytes, more than the 67108864 accepted"
+check_eq "200 MB of garbage: refused unread, CPULOAD takes n3" n3 "$(srun_node --psi-alloc-policy=cpuload)"
+replace_metrics none "metrics file: $metrics: No such file or directory"
+check_eq "metrics file removed: CPULOAD takes n3" n3 "$(srun_node --psi-alloc-policy=cpuload)"
 check_match "slurmctld still answers" 'UP' "$(scontrol ping)"
 # Only slurmctld stops: munged stays up (26.05 authenticates before plugins start).
 ctld_pid=$(cat "$PSIPLACE_TESTBED_DIR/pids/slurmctld")

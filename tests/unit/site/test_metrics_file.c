@@ -110,24 +110,3 @@ Test(metrics, apply_overrides_slurm_values)
 	cr_assert_eq(node.ngmetrics, 1);
 	psiplace_metrics_free(&m);
 }
-
-Test(metrics, stat_changed_reports_reload_needed_once)
-{
-	char path[] = "/tmp/psiplace-metrics-XXXXXX";
-	psiplace_error_t err;
-	struct psiplace_filestamp st = { 0 };
-	int fd = mkstemp(path);
-	FILE *f;
-
-	cr_assert(fd >= 0);
-	close(fd);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), 1);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), 0);
-	f = fopen(path, "a");
-	fputs("n1 load1=1\n", f);
-	fclose(f);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), 1);
-	unlink(path);
-	cr_assert_eq(psiplace_metrics_stat_changed(path, &st, &err), -1);
-	cr_assert(!st.valid);
-}
