@@ -70,7 +70,11 @@ job_done() { case $(job_state "$1") in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_F
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
 
 # The node a one-node srun lands on.
-srun_node() { timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1; }
+# Placement checks start from idle nodes: a node of the previous job may
+# still be completing (its epilog), which changes what a policy can pick.
+all_idle() { ! sinfo -h -N -p debug -o '%t' | grep -qv '^idle$'; }
+settle() { poll 30 all_idle || echo "# nodes not idle after 30 s: $(sinfo -h -N -o '%N:%t' | paste -sd' ')" >&2; }
+srun_node() { settle; timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1; }
 
 # The id the next job will get: submit a tiny held job and cancel it.
 next_job_id() {

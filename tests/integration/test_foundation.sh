@@ -19,6 +19,7 @@ check_eq "default LASTAVAILABLE: job without policy lands on n4" n4 "$(srun_node
 check_eq "--psi-alloc-policy=firstavailable lands on n1" n1 "$(srun_node --psi-alloc-policy=firstavailable)"
 check_eq "Moab alias InReportedOrder lands on n1" n1 "$(srun_node --psi-alloc-policy=InReportedOrder)"
 check_eq "Moab alias inreversereportedorder lands on n4" n4 "$(srun_node --psi-alloc-policy=inreversereportedorder)"
+settle
 check_eq "two-node job under LASTAVAILABLE takes n3,n4" "n3,n4" \
   "$(timeout 60 srun -N2 bash -c 'echo $SLURMD_NODENAME' | sort | paste -sd,)"
 
@@ -26,6 +27,7 @@ check_eq "two-node job under LASTAVAILABLE takes n3,n4" "n3,n4" \
 # will-run (sbatch --test-only, backfill's plan) follows the policy: from 23.11
 # cons_tres rebuilds its order from node weights there, which the plugin sets
 # for the test and restores afterwards.
+settle
 check_match "sbatch --test-only under LASTAVAILABLE plans n4" 'using 1 processors on nodes n4 ' \
   "$(timeout 60 sbatch --test-only -N1 --wrap true 2>&1)"
 check_match "sbatch --test-only --psi-alloc-policy=firstavailable plans n1" 'using 1 processors on nodes n1 ' \

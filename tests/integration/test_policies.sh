@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
 metrics=$PSIPLACE_TESTBED_DIR/etc/metrics
 raw=${PSIPLACE_SUBMIT_RAW:-$PSIPLACE_BUILD_DIR/tests/integration/submit_raw}
-nodes_of() { timeout 60 srun "$@" bash -c 'echo $SLURMD_NODENAME' 2>&1 | sort | paste -sd,; }
+nodes_of() { settle; timeout 60 srun "$@" bash -c 'echo $SLURMD_NODENAME' 2>&1 | sort | paste -sd,; }
 # Submit through the C API with a job environment (as the SPANK plugin would set it).
 raw_node() {
   local out=$work/raw.$RANDOM id
