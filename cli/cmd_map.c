@@ -1,167 +1,37 @@
 /* psiplace map: dry run of a step's task placement and binding on given
- * node topologies, as text, JSON or a picture.  The placement backend is
- * chosen by the options given (map_backend.h). */
+ * node topologies, as text, JSON or a picture.  The options go through
+ * the request gatherer srun and slurmstepd use; the request chooses the
+ * backend as in slurmstepd: LAMA when a LAMA input is given, PSI when
+ * psiplace places the step or a PSI placement option is given, else
+ * LAMA's defaults. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "map_args.h"
 #include "map_backend.h"
 #include "psiplace/error.h"
+#include "psiplace/lama_launch.h"
 
-#define MAX_TOPOLOGIES 64
-#define MAX_NODES 1000000u
-#define MAX_TASKS 100000000ul
-
-static const struct map_backend *const backends[] = {
-	&map_backend_lama,
-	&map_backend_psi,
-};
-
-#define NBACKENDS (sizeof(backends) / sizeof(backends[0]))
-
-enum format { FMT_PLAIN, FMT_JSON, FMT_SVG };
-
-struct args {
-	const char *topo_desc[MAX_TOPOLOGIES];
-	unsigned ntopo;
-	unsigned long nodes; /* 0: one per --topology */
-	unsigned long ntasks;
-	int have_ntasks;
-	const char *tpn;     /* --tasks-per-node */
-	int env;
-	enum format format;
-	void *state[NBACKENDS];
-	char first_opt[NBACKENDS][64]; /* first option claimed, for conflicts */
-};
-
-static const char usage_line[] =
-	"map --topology DESC [--topology DESC2 ...] [--nodes N] -n NTASKS [--tasks-per-node LIST] "
-	"[--psi-lama-map=STR --psi-lama-bind=STR --psi-lama-mppr=STR --psi-lama-order=s|n "
-	"--psi-map-by=LEVEL --psi-bind-to=LEVEL --psi-oversubscribe | --psi-tpp=N --psi-cpumap=LIST "
-	"--psi-loop-nodes-first --psi-overbook --psi-no-pinproc --psi-no-bindmem] [--env] "
-	"[--format plain|json|svg]";
-
-static int parse_count(const char *opt, const char *s, unsigned long max, unsigned long *v)
+static int parse_tpn_count(const char *s, unsigned long *v)
 {
 	char *end;
-	char q[80];
 
 	errno = 0;
-	if (s && *s >= '0' && *s <= '9') {
+	if (*s >= '0' && *s <= '9') {
 		*v = strtoul(s, &end, 10);
-		if (!errno && !*end && *v >= 1 && *v <= max)
+		if (!errno && !*end && *v >= 1 && *v <= MAP_MAX_TASKS)
 			return 0;
 	}
-	psiplace_quote(q, sizeof(q), s ? s : "", 40);
-	return cli_usage_error("%s: '%s' is not an integer from 1 to %lu", opt, q, max);
-}
-
-/* Offer an option to the backends; a second backend's option is a conflict. */
-static int backend_option(struct args *a, const char *opt, const char *value, psiplace_error_t *err)
-{
-	size_t b, k;
-
-	for (b = 0; b < NBACKENDS; b++) {
-		if (backends[b]->option_kind(opt) == MAP_OPT_NOT_MINE)
-			continue;
-		for (k = 0; k < NBACKENDS; k++)
-			if (k != b && a->first_opt[k][0])
-				return cli_usage_error("%s and %s both given: %s and %s placement do not combine",
-						       a->first_opt[k], opt, backends[k]->name,
-						       backends[b]->name);
-		if (!a->first_opt[b][0])
-			snprintf(a->first_opt[b], sizeof(a->first_opt[b]), "%s", opt);
-		if (backends[b]->apply(a->state[b], opt, value, err) < 0)
-			return cli_usage_error("%s", err->text);
-		return 0;
-	}
-	return cli_usage_error("map: unknown option '%s'; usage: psiplace %s", opt, usage_line);
-}
-
-/* "--name=value" or "--name value" for backend options. */
-static int other_option(struct args *a, int argc, char **argv, int *i, psiplace_error_t *err)
-{
-	char name[64];
-	const char *arg = argv[*i], *eq = strchr(arg, '=');
-	size_t len = eq ? (size_t)(eq - arg) : strlen(arg), b;
-	enum map_opt_kind kind = MAP_OPT_NOT_MINE;
-
-	if (strncmp(arg, "--", 2) || len >= sizeof(name)) {
-		psiplace_quote(name, sizeof(name), arg, 40);
-		return cli_usage_error("map: unknown argument '%s'; usage: psiplace %s", name, usage_line);
-	}
-	memcpy(name, arg, len);
-	name[len] = '\0';
-	for (b = 0; b < NBACKENDS && kind == MAP_OPT_NOT_MINE; b++)
-		kind = backends[b]->option_kind(name);
-	if (kind == MAP_OPT_FLAG && eq)
-		return cli_usage_error("%s takes no value", name);
-	if (kind == MAP_OPT_VALUE && !eq) {
-		if (*i + 1 >= argc)
-			return cli_usage_error("%s needs a value", name);
-		return backend_option(a, name, argv[++*i], err);
-	}
-	return backend_option(a, name, eq ? eq + 1 : NULL, err) ? 2 : 0;
-}
-
-static int parse_args(struct args *a, int argc, char **argv, psiplace_error_t *err)
-{
-	int i, rc;
-
-	for (i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		int has_next = i + 1 < argc;
-
-		if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-			printf("usage: psiplace %s\n", usage_line);
-			return 3;
-		} else if (!strcmp(s, "--topology") && has_next) {
-			if (a->ntopo == MAX_TOPOLOGIES)
-				return cli_usage_error("--topology: at most %d given", MAX_TOPOLOGIES);
-			a->topo_desc[a->ntopo++] = argv[++i];
-		} else if (!strcmp(s, "--nodes") && has_next) {
-			if (parse_count("--nodes", argv[++i], MAX_NODES, &a->nodes))
-				return 2;
-		} else if ((!strcmp(s, "-n") || !strcmp(s, "--ntasks")) && has_next) {
-			if (parse_count(s, argv[++i], MAX_TASKS, &a->ntasks))
-				return 2;
-			a->have_ntasks = 1;
-		} else if (!strcmp(s, "--tasks-per-node") && has_next) {
-			a->tpn = argv[++i];
-		} else if (!strcmp(s, "--env")) {
-			a->env = 1;
-		} else if (!strcmp(s, "--format") && has_next) {
-			s = argv[++i];
-			if (!strcmp(s, "plain"))
-				a->format = FMT_PLAIN;
-			else if (!strcmp(s, "json"))
-				a->format = FMT_JSON;
-			else if (!strcmp(s, "svg"))
-				a->format = FMT_SVG;
-			else
-				return cli_usage_error("--format: '%s' is not a format; accepted: plain json svg", s);
-		} else if ((rc = other_option(a, argc, argv, &i, err)) != 0) {
-			return 2;
-		}
-	}
-	if (a->ntopo == 0)
-		return cli_usage_error("map: --topology is required; usage: psiplace %s", usage_line);
-	if (!a->have_ntasks && !a->tpn)
-		return cli_usage_error("map: -n NTASKS is required; usage: psiplace %s", usage_line);
-	if (!a->nodes)
-		a->nodes = a->ntopo;
-	if (a->nodes < a->ntopo)
-		return cli_usage_error("--nodes %lu is less than the %u topologies given", a->nodes,
-				       a->ntopo);
-	return 0;
+	return cli_usage_error("--tasks-per-node: '%s' is not an integer from 1 to %lu", s, MAP_MAX_TASKS);
 }
 
 /* --tasks-per-node: one count for every node, or one per node. */
-static int parse_tpn(struct args *a, unsigned *tpn)
+static int parse_tpn(struct map_args *a, unsigned *tpn)
 {
 	const char *s = a->tpn;
-	unsigned long v, sum = 0;
+	unsigned long v = 0, sum = 0;
 	unsigned k = 0;
 	char buf[16];
 
@@ -174,7 +44,7 @@ static int parse_tpn(struct args *a, unsigned *tpn)
 		buf[len] = '\0';
 		if (!strcmp(buf, "0"))
 			v = 0;
-		else if (parse_count("--tasks-per-node", buf, MAX_TASKS, &v))
+		else if (parse_tpn_count(buf, &v))
 			return 2;
 		tpn[k++] = (unsigned)v;
 		sum += v;
@@ -193,7 +63,7 @@ static int parse_tpn(struct args *a, unsigned *tpn)
 	return 0;
 }
 
-static int load_topologies(const struct args *a, struct psiplace_topo *loaded,
+static int load_topologies(const struct map_args *a, struct psiplace_topo *loaded,
 			   const struct psiplace_topo **topo, const char **desc, psiplace_error_t *err)
 {
 	unsigned k, i;
@@ -213,68 +83,64 @@ static int load_topologies(const struct args *a, struct psiplace_topo *loaded,
 	return 0;
 }
 
-static size_t choose_backend(struct args *a, psiplace_error_t *err, int *rc)
+/* A PSI task placement option or variable looked up by the gatherer. */
+static bool psi_placement_given(const struct psiplace_user_request *r)
 {
-	size_t b, chosen = NBACKENDS;
+	int o;
 
-	*rc = 0;
-	for (b = 0; b < NBACKENDS; b++) {
-		int used = 0;
-
-		if (a->env && backends[b]->apply_env(a->state[b], &used, err) < 0) {
-			*rc = cli_usage_error("%s", err->text);
-			return 0;
-		}
-		if ((used || a->first_opt[b][0]) && chosen == NBACKENDS)
-			chosen = b;
-	}
-	if (chosen == NBACKENDS)
-		for (b = 0; b < NBACKENDS && chosen == NBACKENDS; b++)
-			if (backends[b]->is_default)
-				chosen = b;
-	return chosen;
+	for (o = 0; o < PSIPLACE_OPT_COUNT; o++)
+		if (psiplace_opt_table[o].group == PSIPLACE_OPTGRP_PLACEMENT && r->own.val[o])
+			return true;
+	return false;
 }
 
-static int run(struct args *a, psiplace_error_t *err)
+static int place(const struct map_args *a, const struct psiplace_user_request *r,
+		 const struct psiplace_lama_opts *lama, const struct psiplace_topo **topo,
+		 const unsigned *tpn, struct map_result *out, psiplace_error_t *err)
 {
-	struct psiplace_topo loaded[MAX_TOPOLOGIES];
+	if (lama)
+		return map_lama_place(lama, (unsigned)a->nodes, topo, a->ntasks, tpn, out, err);
+	return map_psi_place(r, (unsigned)a->nodes, topo, a->ntasks, tpn, out, err);
+}
+
+static int run(struct map_args *a, const struct psiplace_user_request *r,
+	       const struct psiplace_lama_opts *lama, psiplace_error_t *err)
+{
+	struct psiplace_topo loaded[MAP_MAX_TOPOLOGIES];
 	const struct psiplace_topo **topo = calloc(a->nodes, sizeof(*topo));
 	const char **desc = calloc(a->nodes, sizeof(*desc));
 	unsigned *tpn = a->tpn ? calloc(a->nodes, sizeof(unsigned)) : NULL;
-	struct map_result r;
-	size_t b;
+	struct map_result res;
+	unsigned k;
 	int rc = 1;
 
-	memset(&r, 0, sizeof(r));
+	memset(&res, 0, sizeof(res));
 	if (!topo || !desc || (a->tpn && !tpn)) {
 		fputs("psiplace: error: out of memory\n", stderr);
 		goto out;
 	}
 	if (a->tpn && (rc = parse_tpn(a, tpn)) != 0)
 		goto out;
-	b = choose_backend(a, err, &rc);
-	if (rc)
-		goto out;
 	if ((rc = load_topologies(a, loaded, topo, desc, err)) != 0)
 		goto out;
-	r.nnodes = (unsigned)a->nodes;
-	r.topo = topo;
-	r.topo_desc = desc;
-	if (backends[b]->place(a->state[b], (unsigned)a->nodes, topo, a->ntasks, tpn, &r, err) < 0) {
+	res.nnodes = (unsigned)a->nodes;
+	res.topo = topo;
+	res.topo_desc = desc;
+	if (place(a, r, lama, topo, tpn, &res, err) < 0) {
 		fprintf(stderr, "psiplace: error: %s\n", err->text);
 		rc = 1;
 	} else {
-		if (a->format == FMT_JSON)
-			map_print_json(stdout, &r);
-		else if (a->format == FMT_SVG)
-			map_print_svg(stdout, &r);
+		if (a->format == MAP_FMT_JSON)
+			map_print_json(stdout, &res);
+		else if (a->format == MAP_FMT_SVG)
+			map_print_svg(stdout, &res);
 		else
-			map_print_plain(stdout, &r);
+			map_print_plain(stdout, &res);
 		rc = 0;
 	}
-	map_result_free(&r);
-	for (b = 0; b < a->ntopo; b++)
-		psiplace_topo_free(&loaded[b]);
+	map_result_free(&res);
+	for (k = 0; k < a->ntopo; k++)
+		psiplace_topo_free(&loaded[k]);
 out:
 	free(topo);
 	free(desc);
@@ -284,23 +150,31 @@ out:
 
 int cmd_map(int argc, char **argv)
 {
-	struct args a;
+	struct map_args a;
+	struct psiplace_user_request r;
+	struct psiplace_lama_opts lama;
 	psiplace_error_t err;
-	size_t b;
+	bool use_lama;
 	int rc;
 
-	memset(&a, 0, sizeof(a));
-	for (b = 0; b < NBACKENDS; b++)
-		if (!(a.state[b] = backends[b]->create())) {
-			fputs("psiplace: error: out of memory\n", stderr);
-			return 1;
-		}
-	rc = parse_args(&a, argc, argv, &err);
-	if (rc == 3)
-		rc = 0;
-	else if (!rc)
-		rc = run(&a, &err);
-	for (b = 0; b < NBACKENDS; b++)
-		backends[b]->destroy(a.state[b]);
+	map_args_init(&a);
+	rc = map_args_parse(&a, argc, argv);
+	if (rc) {
+		map_args_free(&a);
+		return rc == 3 ? 0 : rc;
+	}
+	if (map_args_gather(&a, &r, &err) < 0) {
+		map_args_free(&a);
+		return cli_usage_error("%s", err.text);
+	}
+	if (r.warning[0])
+		fprintf(stderr, "psiplace: warning: %s\n", r.warning);
+	use_lama = r.lama || !(r.place || psi_placement_given(&r));
+	if (use_lama && psiplace_lama_opts_of_request(&r, &lama, &err) < 0)
+		rc = cli_usage_error("%s", err.text);
+	else
+		rc = run(&a, &r, use_lama ? &lama : NULL, &err);
+	psiplace_user_request_free(&r);
+	map_args_free(&a);
 	return rc;
 }

@@ -1,6 +1,5 @@
-/* psiplace map: a placement backend (LAMA, ParaStation).
- * cmd_map.c offers every option it does not know itself to the backends;
- * the backend that claims the step's options places it. */
+/* psiplace map: the placement backends (LAMA, ParaStation).  Both take
+ * the request psiplace_user_request_gather built, as slurmstepd does. */
 #ifndef PSIPLACE_CLI_MAP_BACKEND_H
 #define PSIPLACE_CLI_MAP_BACKEND_H
 
@@ -8,27 +7,16 @@
 
 #include "map_result.h"
 #include "psiplace/error.h"
+#include "psiplace/lama.h"
+#include "psiplace/user_request.h"
 
-enum map_opt_kind { MAP_OPT_NOT_MINE = 0, MAP_OPT_FLAG, MAP_OPT_VALUE };
-
-struct map_backend {
-	const char *name;
-	/* Used when no backend's option or variable was given. */
-	int is_default;
-	void *(*create)(void);
-	void (*destroy)(void *st);
-	enum map_opt_kind (*option_kind)(const char *opt);
-	/* 0 applied, -1 bad value (err filled). */
-	int (*apply)(void *st, const char *opt, const char *value, psiplace_error_t *err);
-	/* --env: apply the backend's variables; *used set when any was. */
-	int (*apply_env)(void *st, int *used, psiplace_error_t *err);
-	/* tasks_per_node NULL: the backend decides the counts. */
-	int (*place)(void *st, unsigned nnodes, const struct psiplace_topo *const *topo,
-		     size_t ntasks, const unsigned *tasks_per_node, struct map_result *out,
-		     psiplace_error_t *err);
-};
-
-extern const struct map_backend map_backend_lama;
-extern const struct map_backend map_backend_psi;
+/* tasks_per_node NULL: the backend decides the counts.  0, or -1 with err. */
+int map_psi_place(const struct psiplace_user_request *r, unsigned nnodes,
+		  const struct psiplace_topo *const *topo, size_t ntasks,
+		  const unsigned *tasks_per_node, struct map_result *out, psiplace_error_t *err);
+/* o: psiplace_lama_opts_of_request of the request. */
+int map_lama_place(const struct psiplace_lama_opts *o, unsigned nnodes,
+		   const struct psiplace_topo *const *topo, size_t ntasks,
+		   const unsigned *tasks_per_node, struct map_result *out, psiplace_error_t *err);
 
 #endif

@@ -1,67 +1,10 @@
-/* psiplace map: the LAMA backend (options of SPEC §2's LAMA rows). */
+/* psiplace map: the LAMA backend, from the gathered request's LAMA strings. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "map_backend.h"
 #include "psiplace/error.h"
 #include "psiplace/lama.h"
-
-static const char *const value_opts[] = {
-	"--psi-lama-map", "--psi-lama-bind", "--psi-lama-mppr", "--psi-lama-order",
-	"--psi-map-by", "--psi-bind-to",
-};
-
-static const char *const env_vars[] = {
-	"OMPI_MCA_rmaps_lama_map", "OMPI_MCA_rmaps_lama_bind", "OMPI_MCA_rmaps_lama_mppr",
-	"OMPI_MCA_rmaps_lama_ordering",
-};
-
-static void *lama_create(void)
-{
-	struct psiplace_lama_opts *o = malloc(sizeof(*o));
-
-	if (o)
-		psiplace_lama_opts_init(o);
-	return o;
-}
-
-static void lama_destroy(void *st)
-{
-	free(st);
-}
-
-static enum map_opt_kind lama_option_kind(const char *opt)
-{
-	size_t i;
-
-	if (!strcmp(opt, "--psi-oversubscribe"))
-		return MAP_OPT_FLAG;
-	for (i = 0; i < sizeof(value_opts) / sizeof(value_opts[0]); i++)
-		if (!strcmp(opt, value_opts[i]))
-			return MAP_OPT_VALUE;
-	return MAP_OPT_NOT_MINE;
-}
-
-static int lama_apply(void *st, const char *opt, const char *value, psiplace_error_t *err)
-{
-	return psiplace_lama_apply(st, opt, value, err) < 0 ? -1 : 0;
-}
-
-static int lama_apply_env(void *st, int *used, psiplace_error_t *err)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++) {
-		const char *v = getenv(env_vars[i]);
-
-		if (!v)
-			continue;
-		*used = 1;
-		if (psiplace_lama_apply(st, env_vars[i], v, err) < 0)
-			return -1;
-	}
-	return 0;
-}
 
 static void add_param(struct map_result *out, const char *name, const char *value)
 {
@@ -121,16 +64,13 @@ static int fill(const struct psiplace_lama_opts *o, const struct psiplace_lama_m
 	return 0;
 }
 
-static int lama_place(void *st, unsigned nnodes, const struct psiplace_topo *const *topo,
-		      size_t ntasks, const unsigned *tasks_per_node, struct map_result *out,
-		      psiplace_error_t *err)
+int map_lama_place(const struct psiplace_lama_opts *o, unsigned nnodes,
+		   const struct psiplace_topo *const *topo, size_t ntasks,
+		   const unsigned *tasks_per_node, struct map_result *out, psiplace_error_t *err)
 {
-	struct psiplace_lama_opts *o = st;
 	struct psiplace_lama_map m;
 	int rc;
 
-	if (psiplace_lama_finish(o, err) < 0)
-		return -1;
 	rc = tasks_per_node ? psiplace_lama_map_counts(o, nnodes, topo, tasks_per_node, &m, err)
 			    : psiplace_lama_map(o, nnodes, topo, ntasks, &m, err);
 	if (rc < 0)
@@ -139,14 +79,3 @@ static int lama_place(void *st, unsigned nnodes, const struct psiplace_topo *con
 	psiplace_lama_map_free(&m);
 	return rc;
 }
-
-const struct map_backend map_backend_lama = {
-	.name = "lama",
-	.is_default = 1,
-	.create = lama_create,
-	.destroy = lama_destroy,
-	.option_kind = lama_option_kind,
-	.apply = lama_apply,
-	.apply_env = lama_apply_env,
-	.place = lama_place,
-};

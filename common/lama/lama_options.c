@@ -1,34 +1,40 @@
 /* Gathering the LAMA request from options and OMPI_MCA_rmaps_lama_*
  * variables (an option always wins over its variable), and the checks
- * across strings. */
+ * across strings.  Which name sets what comes from options.def. */
 #include <stdio.h>
 #include <string.h>
 
 #include "psiplace/error.h"
 #include "psiplace/lama.h"
+#include "psiplace/options.h"
 
-enum field { F_MAP, F_BIND, F_MPPR, F_ORDER, F_OVERSUB };
+/* A LAMA name: an option of options.def with a LAMA setting, or one of
+ * its variables.  *name_out is the table's static string (kept in the
+ * options for messages).  0: not a LAMA name. */
+static enum psiplace_lama_setting lama_name(const char *name, enum psiplace_lama_src *src,
+					    const char **name_out)
+{
+	int i, v;
 
-static const struct {
-	const char *name;
-	enum field field;
-	enum psiplace_lama_src src;
-	int simple;
-} names[] = {
-	{ "--psi-lama-map", F_MAP, PSIPLACE_LAMA_SRC_OPTION, 0 },
-	{ "--psi-map-by", F_MAP, PSIPLACE_LAMA_SRC_OPTION, 1 },
-	{ "OMPI_MCA_rmaps_lama_map", F_MAP, PSIPLACE_LAMA_SRC_VAR, 0 },
-	{ "--psi-lama-bind", F_BIND, PSIPLACE_LAMA_SRC_OPTION, 0 },
-	{ "--psi-bind-to", F_BIND, PSIPLACE_LAMA_SRC_OPTION, 1 },
-	{ "OMPI_MCA_rmaps_lama_bind", F_BIND, PSIPLACE_LAMA_SRC_VAR, 0 },
-	{ "--psi-lama-mppr", F_MPPR, PSIPLACE_LAMA_SRC_OPTION, 0 },
-	{ "OMPI_MCA_rmaps_lama_mppr", F_MPPR, PSIPLACE_LAMA_SRC_VAR, 0 },
-	{ "--psi-lama-order", F_ORDER, PSIPLACE_LAMA_SRC_OPTION, 0 },
-	{ "OMPI_MCA_rmaps_lama_ordering", F_ORDER, PSIPLACE_LAMA_SRC_VAR, 0 },
-	{ "--psi-oversubscribe", F_OVERSUB, PSIPLACE_LAMA_SRC_OPTION, 0 },
-};
+	for (i = 0; name && i < PSIPLACE_OPT_COUNT; i++) {
+		const struct psiplace_opt_desc *d = &psiplace_opt_table[i];
 
-#define NNAMES (sizeof(names) / sizeof(names[0]))
+		if (d->lama == PSIPLACE_LAMA_SET_NONE)
+			continue;
+		if (!strcmp(name, d->dashed)) {
+			*src = PSIPLACE_LAMA_SRC_OPTION;
+			*name_out = d->dashed;
+			return d->lama;
+		}
+		for (v = 0; d->vars[v]; v++)
+			if (!strcmp(name, d->vars[v])) {
+				*src = PSIPLACE_LAMA_SRC_VAR;
+				*name_out = d->vars[v];
+				return d->lama;
+			}
+	}
+	return PSIPLACE_LAMA_SET_NONE;
+}
 
 void psiplace_lama_opts_init(struct psiplace_lama_opts *o)
 {
@@ -101,39 +107,38 @@ int psiplace_lama_apply(struct psiplace_lama_opts *o, const char *name, const ch
 			psiplace_error_t *err)
 {
 	struct psiplace_lama_mppr m[PSIPLACE_LEVEL_COUNT];
-	unsigned i, n;
+	enum psiplace_lama_src src;
+	enum psiplace_lama_setting set = lama_name(name, &src, &name);
+	unsigned n;
 	int seq, r = 0;
 
-	for (i = 0; i < NNAMES && (!name || strcmp(name, names[i].name)); i++)
-		;
-	if (i == NNAMES)
+	switch (set) {
+	case PSIPLACE_LAMA_SET_NONE:
 		return 1;
-	if (names[i].field == F_OVERSUB) {
+	case PSIPLACE_LAMA_SET_OVERSUBSCRIBE:
 		o->oversubscribe = 1;
-		o->requested = 1;
-		return 0;
-	}
-	name = names[i].name; /* static: kept in o for messages */
-	switch (names[i].field) {
-	case F_MAP:
-		r = apply_map(o, name, value, names[i].src, names[i].simple, err);
 		break;
-	case F_BIND:
-		r = apply_bind(o, name, value, names[i].src, names[i].simple, err);
+	case PSIPLACE_LAMA_SET_MAP:
+	case PSIPLACE_LAMA_SET_MAP_SIMPLE:
+		r = apply_map(o, name, value, src, set == PSIPLACE_LAMA_SET_MAP_SIMPLE, err);
 		break;
-	case F_MPPR:
-		r = may_set(o->mppr_src, NULL, names[i].src, name, err);
+	case PSIPLACE_LAMA_SET_BIND:
+	case PSIPLACE_LAMA_SET_BIND_SIMPLE:
+		r = apply_bind(o, name, value, src, set == PSIPLACE_LAMA_SET_BIND_SIMPLE, err);
+		break;
+	case PSIPLACE_LAMA_SET_MPPR:
+		r = may_set(o->mppr_src, NULL, src, name, err);
 		if (r > 0 && (r = psiplace_lama_parse_mppr(value, name, m, &n, err)) == 0) {
 			memcpy(o->mppr, m, sizeof(m));
 			o->nmppr = n;
-			o->mppr_src = names[i].src;
+			o->mppr_src = src;
 		}
 		break;
-	default:
-		r = may_set(o->order_src, NULL, names[i].src, name, err);
+	case PSIPLACE_LAMA_SET_ORDER:
+		r = may_set(o->order_src, NULL, src, name, err);
 		if (r > 0 && (r = psiplace_lama_parse_order(value, name, &seq, err)) == 0) {
 			o->sequential = seq;
-			o->order_src = names[i].src;
+			o->order_src = src;
 		}
 		break;
 	}

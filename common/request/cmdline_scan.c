@@ -1,4 +1,4 @@
-/* The --psi-* option table and the client command-line scan.  srun reads
+/* The --psi-* option values and the client command-line scan.  srun reads
  * its environment before SPANK option callbacks run, so slurm_spank_init
  * finds the options itself in /proc/self/cmdline. */
 #include <stdio.h>
@@ -8,55 +8,6 @@
 #include "psiplace/error.h"
 #include "psiplace/user_request.h"
 #include "psiplace/plugstack_line.h"
-
-static const struct {
-	const char *name;
-	bool has_arg;
-} opt_table[PSIPLACE_OPT_COUNT] = {
-	[PSIPLACE_OPT_ALLOC_POLICY] = { "psi-alloc-policy", true },
-	[PSIPLACE_OPT_ALLOC_PRIORITY] = { "psi-alloc-priority", true },
-	[PSIPLACE_OPT_NODES] = { "psi-nodes", true },
-	[PSIPLACE_OPT_HOSTS] = { "psi-hosts", true },
-	[PSIPLACE_OPT_HOSTFILE] = { "psi-hostfile", true },
-	[PSIPLACE_OPT_NODES_SORT] = { "psi-nodes-sort", true },
-	[PSIPLACE_OPT_EXCLUSIVE] = { "psi-exclusive", false },
-	[PSIPLACE_OPT_OVERBOOK] = { "psi-overbook", false },
-	[PSIPLACE_OPT_LOOP_NODES_FIRST] = { "psi-loop-nodes-first", false },
-	[PSIPLACE_OPT_WAIT] = { "psi-wait", false },
-	[PSIPLACE_OPT_TPP] = { "psi-tpp", true },
-	[PSIPLACE_OPT_CPUMAP] = { "psi-cpumap", true },
-	[PSIPLACE_OPT_NO_PINPROC] = { "psi-no-pinproc", false },
-	[PSIPLACE_OPT_NO_BINDMEM] = { "psi-no-bindmem", false },
-	[PSIPLACE_OPT_MAP_BY] = { "psi-map-by", true },
-	[PSIPLACE_OPT_BIND_TO] = { "psi-bind-to", true },
-	[PSIPLACE_OPT_LAMA_MAP] = { "psi-lama-map", true },
-	[PSIPLACE_OPT_LAMA_BIND] = { "psi-lama-bind", true },
-	[PSIPLACE_OPT_LAMA_MPPR] = { "psi-lama-mppr", true },
-	[PSIPLACE_OPT_LAMA_ORDER] = { "psi-lama-order", true },
-	[PSIPLACE_OPT_OVERSUBSCRIBE] = { "psi-oversubscribe", false },
-	[PSIPLACE_OPT_VERBOSE] = { "psi-verbose", false },
-	[PSIPLACE_OPT_DRY_RUN] = { "psi-dry-run", false },
-};
-
-const char *psiplace_opt_name(enum psiplace_opt o)
-{
-	return (unsigned)o < PSIPLACE_OPT_COUNT ? opt_table[o].name : NULL;
-}
-
-bool psiplace_opt_has_arg(enum psiplace_opt o)
-{
-	return (unsigned)o < PSIPLACE_OPT_COUNT && opt_table[o].has_arg;
-}
-
-int psiplace_opt_lookup(const char *name)
-{
-	int i;
-
-	for (i = 0; i < PSIPLACE_OPT_COUNT; i++)
-		if (!strcmp(name, opt_table[i].name))
-			return i;
-	return -1;
-}
 
 void psiplace_opts_init(struct psiplace_opts *o)
 {
@@ -206,7 +157,7 @@ static int scan_psi(int argc, char *const argv[], int *i, struct psiplace_opts *
 	name[len] = '\0';
 	if ((o = psiplace_opt_lookup(name)) < 0)
 		return 0; /* srun itself reports unknown options */
-	if (!opt_table[o].has_arg) {
+	if (!psiplace_opt_has_arg(o)) {
 		if (eq)
 			return psiplace_seterr(err, "--%s: takes no value (given '%s')",
 					       name, eq + 1);
@@ -329,8 +280,8 @@ int psiplace_opts_from_inherited(psiplace_getenv_fn get, void *arg, struct psipl
 		for (p = 0; p < 2 && !o->val[i]; p++) {
 			const char *v;
 
-			spank_env_name(prefixes[p], opt_table[i].name, name, sizeof(name));
-			if ((v = get(name, arg)) && psiplace_opts_set(o, i, opt_table[i].has_arg ? v : NULL) < 0)
+			spank_env_name(prefixes[p], psiplace_opt_table[i].name, name, sizeof(name));
+			if ((v = get(name, arg)) && psiplace_opts_set(o, i, psiplace_opt_has_arg(i) ? v : NULL) < 0)
 				return -1;
 		}
 	}

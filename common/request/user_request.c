@@ -9,60 +9,6 @@
 #include "psiplace/ctld_request.h"
 #include "psiplace/user_request.h"
 
-/* "--psi-tpp" for messages: static strings, valid for the request's life. */
-static const char *const dashed[PSIPLACE_OPT_COUNT] = {
-	"--psi-alloc-policy", "--psi-alloc-priority", "--psi-nodes", "--psi-hosts",
-	"--psi-hostfile", "--psi-nodes-sort", "--psi-exclusive", "--psi-overbook",
-	"--psi-loop-nodes-first", "--psi-wait", "--psi-tpp", "--psi-cpumap",
-	"--psi-no-pinproc", "--psi-no-bindmem", "--psi-map-by", "--psi-bind-to",
-	"--psi-lama-map", "--psi-lama-bind", "--psi-lama-mppr", "--psi-lama-order",
-	"--psi-oversubscribe", "--psi-verbose", "--psi-dry-run",
-};
-
-/* The variables of an option, PSI first, then OMPI; NULL-terminated. */
-static const char *const *vars_of(enum psiplace_opt o)
-{
-	static const char *const none[] = { NULL };
-	static const char *const nodes[] = { "PSI_NODES", NULL };
-	static const char *const hosts[] = { "PSI_HOSTS", NULL };
-	static const char *const hostfile[] = { "PSI_HOSTFILE", NULL };
-	static const char *const sort[] = { "PSI_NODES_SORT", NULL };
-	static const char *const excl[] = { "PSI_EXCLUSIVE", NULL };
-	static const char *const overbook[] = { "PSI_OVERBOOK", NULL };
-	static const char *const loop[] = { "PSI_LOOP_NODES_FIRST", NULL };
-	static const char *const wait[] = { "PSI_WAIT", NULL };
-	static const char *const tpp[] = { "PSI_TPP", NULL }; /* OMP_NUM_THREADS: lenient, apart */
-	static const char *const cpumap[] = { "__PSI_CPUMAP", NULL };
-	static const char *const nopin[] = { "__PSI_NO_PINPROC", NULL };
-	static const char *const nobind[] = { "__PSI_NO_BINDMEM", "__PSI_NO_MEMBIND", NULL };
-	static const char *const lmap[] = { "OMPI_MCA_rmaps_lama_map", NULL };
-	static const char *const lbind[] = { "OMPI_MCA_rmaps_lama_bind", NULL };
-	static const char *const lmppr[] = { "OMPI_MCA_rmaps_lama_mppr", NULL };
-	static const char *const lorder[] = { "OMPI_MCA_rmaps_lama_ordering", NULL };
-	static const char *const verbose[] = { "PSI_VERBOSE", NULL };
-
-	switch (o) {
-	case PSIPLACE_OPT_NODES: return nodes;
-	case PSIPLACE_OPT_HOSTS: return hosts;
-	case PSIPLACE_OPT_HOSTFILE: return hostfile;
-	case PSIPLACE_OPT_NODES_SORT: return sort;
-	case PSIPLACE_OPT_EXCLUSIVE: return excl;
-	case PSIPLACE_OPT_OVERBOOK: return overbook;
-	case PSIPLACE_OPT_LOOP_NODES_FIRST: return loop;
-	case PSIPLACE_OPT_WAIT: return wait;
-	case PSIPLACE_OPT_TPP: return tpp;
-	case PSIPLACE_OPT_CPUMAP: return cpumap;
-	case PSIPLACE_OPT_NO_PINPROC: return nopin;
-	case PSIPLACE_OPT_NO_BINDMEM: return nobind;
-	case PSIPLACE_OPT_LAMA_MAP: return lmap;
-	case PSIPLACE_OPT_LAMA_BIND: return lbind;
-	case PSIPLACE_OPT_LAMA_MPPR: return lmppr;
-	case PSIPLACE_OPT_LAMA_ORDER: return lorder;
-	case PSIPLACE_OPT_VERBOSE: return verbose;
-	default: return none;
-	}
-}
-
 void psiplace_user_request_init(struct psiplace_user_request *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -108,9 +54,10 @@ static const char *lookup(struct gather *g, enum psiplace_opt o, const char **fr
 	*from = NULL;
 	if (g->src->opts && g->src->opts->val[o]) {
 		val = g->src->opts->val[o];
-		*from = dashed[o];
+		*from = psiplace_opt_table[o].dashed;
 	} else {
-		for (v = vars_of(o); *v && !val; v++)
+		/* OMP_NUM_THREADS, PSI_TPP's fallback, is lenient: read apart. */
+		for (v = psiplace_opt_table[o].vars; *v && !val; v++)
 			if ((val = g->src->getenv ? g->src->getenv(*v, g->src->env_arg) : NULL))
 				*from = *v;
 	}
@@ -181,13 +128,13 @@ static int gather_nodeset(struct gather *g)
 		if (chosen >= 0)
 			return psiplace_seterr(g->err,
 					       "%s and %s cannot be combined; give one of --psi-nodes, --psi-hosts, --psi-hostfile",
-					       dashed[set[chosen]], dashed[set[i]]);
+					       psiplace_opt_table[set[chosen]].dashed, psiplace_opt_table[set[i]].dashed);
 		chosen = i;
 	}
 	if (chosen >= 0)
 		val = lookup(g, set[chosen], &from);
 	for (i = 0; i < 3; i++) {
-		const char *var = vars_of(set[i])[0];
+		const char *var = psiplace_opt_table[set[i]].vars[0];
 
 		if (!g->src->getenv || !(v = g->src->getenv(var, g->src->env_arg)))
 			continue;
@@ -263,7 +210,7 @@ static int gather_cpumap(struct gather *g, bool allowed)
 	if (!v)
 		return 0;
 	if (!allowed) {
-		if (from == dashed[PSIPLACE_OPT_CPUMAP])
+		if (from == psiplace_opt_table[PSIPLACE_OPT_CPUMAP].dashed)
 			return psiplace_seterr(g->err,
 					       "--psi-cpumap: not allowed on this cluster (plugstack.conf AllowUserCpumap=no)");
 		note(r, "%s ignored: this cluster does not allow user CPU maps (AllowUserCpumap=no)", from);
@@ -366,16 +313,16 @@ int psiplace_user_request_check_option(enum psiplace_opt o, const char *value,
 	/* Files are read and node lists expanded in gather, not per option. */
 	psiplace_opts_init(&opts);
 	if (psiplace_opts_set(&opts, o, value) < 0)
-		return psiplace_seterr(err, "%s: out of memory", dashed[o]);
+		return psiplace_seterr(err, "%s: out of memory", psiplace_opt_table[o].dashed);
 	if (o == PSIPLACE_OPT_NODES) {
 		uint32_t *ids = NULL;
 		size_t n;
-		rc = psiplace_psi_nodes_parse(value ? value : "", dashed[o], &ids, &n, err);
+		rc = psiplace_psi_nodes_parse(value ? value : "", psiplace_opt_table[o].dashed, &ids, &n, err);
 		free(ids);
 	} else if (o == PSIPLACE_OPT_HOSTS) {
 		struct psiplace_names hl;
 		psiplace_names_init(&hl);
-		rc = psiplace_psi_hosts_parse(value ? value : "", dashed[o], &hl, err);
+		rc = psiplace_psi_hosts_parse(value ? value : "", psiplace_opt_table[o].dashed, &hl, err);
 		psiplace_names_free(&hl);
 	} else if (o == PSIPLACE_OPT_HOSTFILE && (!value || !*value)) {
 		rc = psiplace_seterr(err, "--psi-hostfile: '' is empty; accepted: the path of a host file");

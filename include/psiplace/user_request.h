@@ -15,6 +15,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostnames.h"
+#include "psiplace/options.h"
 #include "psiplace/policy.h"
 #include "psiplace/psi_values.h"
 #include "psiplace/plugstack_line.h"
@@ -22,41 +23,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Every --psi-* option (SPEC §2). */
-enum psiplace_opt {
-	PSIPLACE_OPT_ALLOC_POLICY = 0,
-	PSIPLACE_OPT_ALLOC_PRIORITY,
-	PSIPLACE_OPT_NODES,
-	PSIPLACE_OPT_HOSTS,
-	PSIPLACE_OPT_HOSTFILE,
-	PSIPLACE_OPT_NODES_SORT,
-	PSIPLACE_OPT_EXCLUSIVE,
-	PSIPLACE_OPT_OVERBOOK,
-	PSIPLACE_OPT_LOOP_NODES_FIRST,
-	PSIPLACE_OPT_WAIT,
-	PSIPLACE_OPT_TPP,
-	PSIPLACE_OPT_CPUMAP,
-	PSIPLACE_OPT_NO_PINPROC,
-	PSIPLACE_OPT_NO_BINDMEM,
-	PSIPLACE_OPT_MAP_BY,
-	PSIPLACE_OPT_BIND_TO,
-	PSIPLACE_OPT_LAMA_MAP,
-	PSIPLACE_OPT_LAMA_BIND,
-	PSIPLACE_OPT_LAMA_MPPR,
-	PSIPLACE_OPT_LAMA_ORDER,
-	PSIPLACE_OPT_OVERSUBSCRIBE,
-	PSIPLACE_OPT_VERBOSE,
-	PSIPLACE_OPT_DRY_RUN,
-	PSIPLACE_OPT_COUNT
-};
-
-/* "psi-tpp" (without dashes); NULL out of range. */
-const char *psiplace_opt_name(enum psiplace_opt o);
-/* Whether the option takes a value. */
-bool psiplace_opt_has_arg(enum psiplace_opt o);
-/* The option named name ("psi-tpp"), or -1. */
-int psiplace_opt_lookup(const char *name);
 
 /* Option values as given (flags: ""), owned. */
 struct psiplace_opts {

@@ -14,6 +14,7 @@
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
 #include "spank_ctx.h"
+#include "spank_options.h"
 
 SPANK_PLUGIN(psiplace, 1);
 
@@ -65,48 +66,9 @@ static int opt_psi(int val, const char *optarg, int remote)
 	return psiplace_opts_set(&ctx.cbopts, o, optarg);
 }
 
-#define PSI_OPT(name, arg, help, o) { name, arg, help, arg != NULL, o, opt_psi }
-
-/* Registered in slurm_spank_init: Slurm ignores a static spank_options
- * table in allocator context (sbatch, salloc). */
-static struct spank_option options[] = {
-	{ "psi-alloc-policy", "POLICY",
-	  "Node allocation policy for this job: FIRSTAVAILABLE, LASTAVAILABLE, "
-	  "CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY "
-	  "(or Moab's long names)",
-	  1, PSIPLACE_OPT_ALLOC_POLICY, opt_alloc_policy },
-	PSI_OPT("psi-alloc-priority", "EXPR", "Node priority function for this job (implies PRIORITY)",
-		PSIPLACE_OPT_ALLOC_PRIORITY),
-	PSI_OPT("psi-nodes", "LIST", "ParaStation node ids (PSI_NODES): 0,2-5,0x10", PSIPLACE_OPT_NODES),
-	PSI_OPT("psi-hosts", "LIST", "Candidate hosts (PSI_HOSTS): blanks/commas, hostlists", PSIPLACE_OPT_HOSTS),
-	PSI_OPT("psi-hostfile", "FILE", "Host file, one host per line, repeats = slots (PSI_HOSTFILE)",
-		PSIPLACE_OPT_HOSTFILE),
-	PSI_OPT("psi-nodes-sort", "MODE", "PROC, LOAD, LOAD_5, LOAD_15, PROC+LOAD, NONE (PSI_NODES_SORT)",
-		PSIPLACE_OPT_NODES_SORT),
-	PSI_OPT("psi-exclusive", NULL, "Whole nodes only (PSI_EXCLUSIVE)", PSIPLACE_OPT_EXCLUSIVE),
-	PSI_OPT("psi-overbook", NULL, "More tasks than CPUs; implies exclusive (PSI_OVERBOOK)",
-		PSIPLACE_OPT_OVERBOOK),
-	PSI_OPT("psi-loop-nodes-first", NULL, "Consecutive ranks on different nodes (PSI_LOOP_NODES_FIRST)",
-		PSIPLACE_OPT_LOOP_NODES_FIRST),
-	PSI_OPT("psi-wait", NULL, "Queue when resources are busy (PSI_WAIT)", PSIPLACE_OPT_WAIT),
-	PSI_OPT("psi-tpp", "N", "CPU slots per task (PSI_TPP, else OMP_NUM_THREADS)", PSIPLACE_OPT_TPP),
-	PSI_OPT("psi-cpumap", "LIST", "Slot to CPU map, descending ranges allowed (__PSI_CPUMAP)",
-		PSIPLACE_OPT_CPUMAP),
-	PSI_OPT("psi-no-pinproc", NULL, "No CPU binding (__PSI_NO_PINPROC)", PSIPLACE_OPT_NO_PINPROC),
-	PSI_OPT("psi-no-bindmem", NULL, "No memory binding (__PSI_NO_MEMBIND)", PSIPLACE_OPT_NO_BINDMEM),
-	PSI_OPT("psi-map-by", "LEVEL", "LAMA simple level: slot, hwthread, core, l1cache, l2cache, "
-		"l3cache, socket, numa, board, node", PSIPLACE_OPT_MAP_BY),
-	PSI_OPT("psi-bind-to", "LEVEL", "Bind to one object of LEVEL; none = no binding", PSIPLACE_OPT_BIND_TO),
-	PSI_OPT("psi-lama-map", "STR", "LAMA map string over h c s L1 L2 L3 N b n", PSIPLACE_OPT_LAMA_MAP),
-	PSI_OPT("psi-lama-bind", "STR", "LAMA binding, e.g. 1c, 2s", PSIPLACE_OPT_LAMA_BIND),
-	PSI_OPT("psi-lama-mppr", "STR", "LAMA max procs per resource, e.g. 1:c,2:n", PSIPLACE_OPT_LAMA_MPPR),
-	PSI_OPT("psi-lama-order", "s|n", "LAMA rank order: sequential or natural", PSIPLACE_OPT_LAMA_ORDER),
-	PSI_OPT("psi-oversubscribe", NULL, "Let LAMA exceed MPPR and cycle", PSIPLACE_OPT_OVERSUBSCRIBE),
-	PSI_OPT("psi-verbose", NULL, "Report psiplace's decisions on stderr (PSI_VERBOSE)",
-		PSIPLACE_OPT_VERBOSE),
-	PSI_OPT("psi-dry-run", NULL, "Compute and report the binding, bind nothing", PSIPLACE_OPT_DRY_RUN),
-	SPANK_OPTIONS_TABLE_END
-};
+/* Built from options.def in slurm_spank_init: Slurm ignores a static
+ * spank_options table in allocator context (sbatch, salloc). */
+static struct spank_option options[PSIPLACE_OPT_COUNT + 1];
 
 /* The release of the Slurm running us, not the one we were built against:
  * the SPANK interface is stable 22.05-26.05, Slurm's input variables are not. */
@@ -138,6 +100,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	if (ctx.site.verbose)
 		ctx.verbose = 1;
 	ctx.slurm_release = running_release(sp);
+	psiplace_spank_options_fill(options, opt_alloc_policy, opt_psi);
 	for (o = options; o->name; o++) {
 		if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
 			spank_user_error("cannot register option --%s", o->name);
