@@ -16,7 +16,7 @@ static const struct {
 	{ "spawn-plan", cmd_spawn_plan,
 	  "spawn-plan [OPTIONS]            parallel spawn plan of a malleable MPI expansion" },
 	{ "map", cmd_map,
-	  "map --topology DESC [--nodes N] -n NTASKS [--psi-* options] [--env] [--format plain|json|svg]" },
+	  "map --topology DESC [--nodes N] -n NTASKS [--psi-* options] [--env] [--format plain|json|svg]  (see psiplace map --help)" },
 	{ "rank", cmd_rank,
 	  "rank --policy POLICY [--priority EXPR] --table TABLE.csv [--job nodes=K,cpus=C,mem=M] "
 	  "[--seed N] [--explain]" },

@@ -7,6 +7,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/lama_launch.h"
+#include "psiplace/options.h"
 
 int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct psiplace_lama_opts *o,
 				  psiplace_error_t *err)
@@ -25,7 +26,7 @@ int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct 
 			    psiplace_lama_apply(o, from[i], val[i], err) < 0)
 				return -1;
 	if (l->oversubscribe)
-		psiplace_lama_apply(o, "--psi-oversubscribe", NULL, err);
+		psiplace_lama_apply(o, psiplace_opt_table[PSIPLACE_OPT_OVERSUBSCRIBE].dashed, NULL, err);
 	return psiplace_lama_finish(o, err);
 }
 

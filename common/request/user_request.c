@@ -87,8 +87,8 @@ static int gather_policy(struct gather *g)
 	psiplace_ctld_request_init(&j);
 	if ((p && psiplace_ctld_request_set_policy(&j, p, pfrom, g->err) < 0) ||
 	    (prio && psiplace_ctld_request_set_priority(&j, prio, ffrom, g->err) < 0) ||
-	    psiplace_ctld_request_finish(&j, pfrom ? pfrom : "--psi-alloc-policy",
-				   ffrom ? ffrom : "--psi-alloc-priority", g->err) < 0)
+	    psiplace_ctld_request_finish(&j, pfrom ? pfrom : psiplace_opt_table[PSIPLACE_OPT_ALLOC_POLICY].dashed,
+				   ffrom ? ffrom : psiplace_opt_table[PSIPLACE_OPT_ALLOC_PRIORITY].dashed, g->err) < 0)
 		return -1;
 	r->policy = j.policy;
 	r->priority = prio;
@@ -240,7 +240,7 @@ static const char *lama_input(const struct psiplace_lama_strings *l)
 {
 	return l->map_by ? l->map_by_from : l->map ? l->map_from : l->bind_to ? l->bind_to_from
 		: l->bind ? l->bind_from : l->mppr ? l->mppr_from : l->order ? l->order_from
-		: "--psi-oversubscribe";
+		: psiplace_opt_table[PSIPLACE_OPT_OVERSUBSCRIBE].dashed;
 }
 
 static int gather_placement(struct gather *g)

@@ -41,7 +41,7 @@ static int opt_alloc_policy(int val, const char *optarg, int remote)
 
 	(void)val;
 	(void)remote;
-	if (psiplace_policy_parse(optarg, "--psi-alloc-policy", &ctx.job_policy, &err) < 0) {
+	if (psiplace_policy_parse(optarg, psiplace_opt_table[PSIPLACE_OPT_ALLOC_POLICY].dashed, &ctx.job_policy, &err) < 0) {
 		spank_user_error("%s", err.text);
 		return -1;
 	}
@@ -131,7 +131,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 			return -1;
 		}
 		p = ctx.job_policy;
-		source = "--psi-alloc-policy";
+		source = psiplace_opt_table[PSIPLACE_OPT_ALLOC_POLICY].dashed;
 	}
 	/* srun inside an allocation only starts a step: no node choice. */
 	if (ctx.verbose && !(c == S_CTX_LOCAL && getenv("SLURM_JOB_ID")))
