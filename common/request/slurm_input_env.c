@@ -136,8 +136,15 @@ void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum
 		       "--cpu-bind");
 	/* 22.05's srun turns --exclusive into an exact step, which then
 	 * refuses more tasks than CPUs: overbooking wins there. */
+	/* From 23.02 (seen on 24.11 and 26.05) cons_tres refuses a whole-node
+	 * job that overcommits more tasks than a node has CPUs: the job
+	 * would wait forever, so overbooking wins there too. */
 	if (r->exclusive && new_job && r->overbook && client == PSIPLACE_CLIENT_SRUN)
 		tr_note(&t, "overbook: srun cannot combine --exclusive with --overcommit; the job is not exclusive (use sbatch or salloc for an exclusive overbooked job)");
+	else if (r->exclusive && new_job && r->overbook &&
+		 slurm_release >= PSIPLACE_SLURM_RELEASE(23, 2))
+		tr_note(&t, "overbook: Slurm %u.%02u never starts an exclusive job with more tasks than a node's CPUs; the job is not exclusive (for whole nodes: -N and --exclusive, and --psi-overbook on the steps)",
+			slurm_release >> 8, slurm_release & 0xff);
 	else if (r->exclusive && new_job)
 		tr_set(&t, "exclusive", pick(client, "SLURM_EXCLUSIVE", "SBATCH_EXCLUSIVE", "SALLOC_EXCLUSIVE"),
 		       "exclusive", PSIPLACE_SLURM_EXCLUSIVE, "--exclusive");

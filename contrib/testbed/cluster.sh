@@ -161,7 +161,9 @@ use_release_prefix() {
     [ -n "$prefix" ] || die "Slurm $release is not built yet (run: PSIPLACE_SLURM=$release cluster.sh slurm-src)"
   fi
   export PATH="$prefix/bin:$prefix/sbin:$PATH"
+  # Debian's patches (24.11) name the plugin directory slurm-wlm.
   plugin_dir_sys=$prefix/lib/slurm
+  [ -d "$plugin_dir_sys" ] || plugin_dir_sys=$prefix/lib/slurm-wlm
 }
 
 # start on a fresh clone: build psiplace for the release first when nobody

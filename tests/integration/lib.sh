@@ -53,7 +53,7 @@ check_eq() {
 
 # check_match NAME REGEX TEXT
 check_match() {
-  if printf '%s' "$3" | grep -Eq -- "$2"; then ok "$1"; else not_ok "$1" "no match for /$2/ in:" "$3"; fi
+  if grep -Eq -- "$2" <<<"$3"; then ok "$1"; else not_ok "$1" "no match for /$2/ in:" "$3"; fi
 }
 
 # poll DEADLINE_S CMD...: run CMD until it succeeds or the deadline passes.
@@ -72,7 +72,7 @@ job_running() { [ "$(job_state "$1")" = RUNNING ]; }
 # The node a one-node srun lands on.
 # Placement checks start from idle nodes: a node of the previous job may
 # still be completing (its epilog), which changes what a policy can pick.
-all_idle() { ! sinfo -h -N -p debug -o '%t' | grep -qv '^idle$'; }
+all_idle() { local s; s=$(sinfo -h -N -p debug -o '%t') && [ -n "$s" ] && [ -z "$(grep -v '^idle$' <<<"$s")" ]; }
 settle() { poll 30 all_idle || echo "# nodes not idle after 30 s: $(sinfo -h -N -o '%N:%t' | paste -sd' ')" >&2; }
 srun_node() { settle; timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1; }
 

@@ -40,9 +40,20 @@ check_eq "--psi-loop-nodes-first alternates n2, n3" "n2 n3 n2 n3" \
 out=$(PSI_LOOP_NODES_FIRST= timeout 60 srun -w n2,n3 -N2 -n4 --psi-dry-run true 2>&1)
 check_eq "PSI_LOOP_NODES_FIRST (empty value) alternates too" "n2 n3 n2 n3" \
   "$(printf '%s\n' "$out" | report | tr ';' '\n' | awk '{print $2}' | paste -sd' ')"
-out=$(timeout 60 salloc -w n1 -n8 --psi-overbook srun -n8 --psi-overbook --psi-dry-run true 2>&1)
-check_eq "salloc --psi-overbook: 8 tasks on n1's 4 CPUs in rounds" \
-  "0 n1 0 0;1 n1 1 0;2 n1 2 0;3 n1 3 0;4 n1 0 0;5 n1 1 0;6 n1 2 0;7 n1 3 0" "$(printf '%s\n' "$out" | report)"
+rounds="0 n1 0 0;1 n1 1 0;2 n1 2 0;3 n1 3 0;4 n1 0 0;5 n1 1 0;6 n1 2 0;7 n1 3 0"
+if [ "$PSIPLACE_SLURM" = 22.05 ]; then
+  out=$(timeout 60 salloc -w n1 -n8 --psi-overbook srun -n8 --psi-overbook --psi-dry-run true 2>&1)
+  check_eq "salloc -n8 --psi-overbook: 8 tasks on n1's 4 CPUs in rounds" "$rounds" "$(printf '%s\n' "$out" | report)"
+else
+  # 23.02+ never starts an exclusive job that overcommits a node's CPUs:
+  # the overbooked allocation is not exclusive, which --psi-verbose says.
+  check_match "salloc -n8 --psi-overbook: not exclusive on $PSIPLACE_SLURM, and --psi-verbose says why" \
+    "^psiplace: overbook: Slurm $PSIPLACE_SLURM never starts an exclusive job with more tasks than a node's CPUs" \
+    "$(timeout 60 salloc -w n1 -n8 --psi-overbook --psi-verbose true 2>&1)"
+fi
+out=$(timeout 60 salloc -w n1 -N1 --exclusive srun -n8 --psi-overbook --psi-dry-run true 2>&1)
+check_eq "whole-node allocation, overbooked step: 8 tasks on n1's 4 CPUs in rounds" "$rounds" \
+  "$(printf '%s\n' "$out" | report)"
 out=$(timeout 60 srun -w n1 -n2 --psi-tpp=1 --psi-no-pinproc --psi-dry-run bash -c 'echo "$PSIPLACE_CPUS"' 2>&1)
 check_match "--psi-no-pinproc: no CPU binding reported" '^psiplace: n1 task 0 \(local 0\): cpus - mems 0' "$out"
 

@@ -317,6 +317,27 @@ Test(request_slurm_env, srun_gets_cyclic_exclusive_overcommit_cpus)
 	psiplace_user_request_free(&r);
 }
 
+/* 23.02+ never starts an exclusive job that overcommits a node's CPUs:
+ * sbatch and salloc overbook without exclusivity there, and say so. */
+Test(request_slurm_env, overbooked_allocations_are_exclusive_only_where_slurm_starts_them)
+{
+	struct psiplace_user_request r;
+	struct psiplace_slurm_env e;
+
+	cr_assert_eq(gather(ENV("PSI_OVERBOOK="), NULL, NULL, true, &r), 0);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, PSIPLACE_SLURM_RELEASE(22, 5), true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SALLOC_EXCLUSIVE=exclusive SALLOC_OVERCOMMIT=1");
+	cr_assert_eq(e.nnotes, 0);
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SALLOC, PSIPLACE_SLURM_RELEASE(24, 11), true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SALLOC_OVERCOMMIT=1");
+	cr_assert_eq(e.nnotes, 1);
+	cr_assert_str_eq(e.notes[0], "overbook: Slurm 24.11 never starts an exclusive job with more tasks than a node's CPUs; the job is not exclusive (for whole nodes: -N and --exclusive, and --psi-overbook on the steps)");
+	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SBATCH, PSIPLACE_SLURM_RELEASE(26, 5), true, false, NULL, fake_getenv, NULL, NULL, &e);
+	cr_assert_str_eq(slurm_env_line(&e), "SBATCH_OVERCOMMIT=1");
+	cr_assert_str_eq(e.notes[0], "overbook: Slurm 26.05 never starts an exclusive job with more tasks than a node's CPUs; the job is not exclusive (for whole nodes: -N and --exclusive, and --psi-overbook on the steps)");
+	psiplace_user_request_free(&r);
+}
+
 /* srun reads SRUN_CPUS_PER_TASK up to 23.02 and SLURM_CPUS_PER_TASK from
  * 23.11 (doc/select.md): PSI_TPP must reserve CPUs on every release. */
 Test(request_slurm_env, cpus_per_task_variable_follows_the_running_release)
