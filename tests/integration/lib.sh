@@ -70,10 +70,20 @@ job_done() { case $(job_state "$1") in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_F
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
 
 # The node a one-node srun lands on.
-# Placement checks start from idle nodes: a node of the previous job may
-# still be completing (its epilog), which changes what a policy can pick.
-all_idle() { local s; s=$(sinfo -h -N -p debug -o '%t') && [ -n "$s" ] && [ -z "$(grep -v '^idle$' <<<"$s")" ]; }
-settle() { poll 30 all_idle || echo "# nodes not idle after 30 s: $(sinfo -h -N -o '%N:%t' | paste -sd' ')" >&2; }
+# Placement checks start when no earlier job still holds nodes: srun can
+# return while its job is still completing (26.05: its epilog), and a node
+# still held changes what a policy can pick.  SETTLE_KEEP: job ids a test
+# keeps running on purpose.
+SETTLE_KEEP=${SETTLE_KEEP:-}
+no_stray_jobs() {
+  local ids id
+  ids=$(squeue -h -t RUNNING,COMPLETING,CONFIGURING -o %i) || return 1
+  for id in $ids; do
+    case " $SETTLE_KEEP " in *" $id "*) ;; *) return 1 ;; esac
+  done
+  return 0
+}
+settle() { poll 30 no_stray_jobs || echo "# jobs still holding nodes after 30 s: $(squeue -h -o '%i:%T:%N' | paste -sd' ')" >&2; }
 srun_node() { settle; timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1; }
 
 # The id the next job will get: submit a tiny held job and cancel it.

@@ -49,6 +49,7 @@ check_eq "CONTIGUOUS -N2 on an idle cluster takes n1,n2" "n1,n2" "$(nodes_of -N2
 release=$work/release
 hold='deadline=$((SECONDS+120)); until [ -e '"$release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done'
 busy=$(sbatch --parsable --exclusive -w n2 -o /dev/null --wrap "$hold")
+SETTLE_KEEP=$busy
 if poll 60 job_running "$busy"; then
   check_eq "CONTIGUOUS -N2 with n2 busy takes the run n3,n4" "n3,n4" "$(nodes_of -N2 --psi-alloc-policy=contiguous)"
   check_eq "FIRSTAVAILABLE -N2 with n2 busy takes n1,n3" "n1,n3" "$(nodes_of -N2 --psi-alloc-policy=firstavailable)"
@@ -56,6 +57,7 @@ else
   not_ok "exclusive job on n2 runs" "state $(job_state "$busy")"
 fi
 touch "$release"; poll 60 job_done "$busy"
+SETTLE_KEEP=
 
 # --- PRIORITYF: cluster default, node's own, the job's own
 "$cluster" plugstack NodeAllocationPolicy=PRIORITY 'PriorityFunction="SPEED"' >/dev/null
