@@ -79,7 +79,7 @@ int psiplace_lama_parse_map(const char *s, const char *what, enum psiplace_level
 		return -1;
 	while (s[i]) {
 		size_t at = i;
-		enum psiplace_level l;
+		enum psiplace_level l = PSIPLACE_LEVEL_NODE;
 
 		if (parse_level(s, &i, what, q, &l, err) < 0)
 			return -1;

@@ -257,15 +257,56 @@ int psiplace_rank(const struct psiplace_rank_opts *opts, const struct psiplace_n
 	return rank_impl(opts, nodes, n, n, order, err);
 }
 
-int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
-			  const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *order,
-			  psiplace_error_t *err)
+int psiplace_rank_partial_nodes(const struct psiplace_rank_opts *opts,
+				const struct psiplace_node *nodes, size_t n, size_t k,
+				uint32_t *order, psiplace_error_t *err)
 {
 	return rank_impl(opts, nodes, n, k, order, err);
 }
 
+/* The policies the columnar path orders (rank_columns.c). */
+static bool columnar(const struct psiplace_rank_opts *o)
+{
+	switch (o->policy) {
+	case PSIPLACE_POLICY_FASTEST:
+	case PSIPLACE_POLICY_PRIORITY:
+		return true;
+	case PSIPLACE_POLICY_CPULOAD:
+		return !future_start(o);
+	default:
+		return false;
+	}
+}
+
+int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
+			  const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *order,
+			  psiplace_error_t *err)
+{
+	struct psiplace_nodecols *c;
+	int rc;
+
+	if (!columnar(opts) || psiplace_nodecols_build(opts, nodes, n, &c, NULL) < 0)
+		return rank_impl(opts, nodes, n, k, order, err);
+	rc = psiplace_rank_partial_cols(opts, c, k, order, err);
+	psiplace_nodecols_free(c);
+	return rc;
+}
+
 int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
 		    size_t n, size_t k, uint32_t *out, psiplace_error_t *err)
+{
+	struct psiplace_nodecols *c;
+	int rc;
+
+	if (!columnar(opts) || psiplace_nodecols_build(opts, nodes, n, &c, NULL) < 0)
+		return psiplace_choose_nodes(opts, nodes, n, k, out, err);
+	rc = psiplace_choose_cols(opts, c, k, out, err);
+	psiplace_nodecols_free(c);
+	return rc;
+}
+
+int psiplace_choose_nodes(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
+			  size_t n, size_t k, uint32_t *out, psiplace_error_t *err)
 {
 	struct psiplace_rated *r;
 	size_t m, i;

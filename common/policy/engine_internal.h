@@ -2,6 +2,7 @@
 #ifndef PSIPLACE_ENGINE_INTERNAL_H
 #define PSIPLACE_ENGINE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,5 +50,69 @@ int psiplace_choose_set(const struct psiplace_rank_opts *o,
 			const struct psiplace_node *nodes,
 			struct psiplace_rated *r, size_t m, size_t k,
 			uint32_t *out, psiplace_error_t *err);
+
+/* The columns a PRIORITYF term or a policy key reads, as doubles computed
+ * exactly as the per-node evaluation computes them. */
+enum psiplace_col {
+	PSIPLACE_COL_CPROCS,
+	PSIPLACE_COL_APROCS,
+	PSIPLACE_COL_CMEM,
+	PSIPLACE_COL_AMEM,
+	PSIPLACE_COL_CDISK,
+	PSIPLACE_COL_JOBCOUNT,
+	PSIPLACE_COL_SUSPENDED,
+	PSIPLACE_COL_LOAD,
+	PSIPLACE_COL_SPEED,
+	PSIPLACE_COL_PRIORITY,
+	PSIPLACE_COL_COST,
+	PSIPLACE_COL_NODEINDEX,
+	PSIPLACE_COL_POWER,
+	PSIPLACE_COL_USAGE,
+	PSIPLACE_COL_MTBF,
+	PSIPLACE_COL_PARAPROCS,
+	PSIPLACE_COL_RSVAFFINITY,
+	PSIPLACE_COL_FREETIME,
+	PSIPLACE_COL_CPUFREE, /* CPULOAD's cpus - max(load1, alloc_cpus) */
+	PSIPLACE_COL_COUNT
+};
+
+/* Struct of arrays over a node table: the eligibility inputs and keys
+ * always, the value columns the build's policy reads (NULL otherwise). */
+struct psiplace_nodecols {
+	const struct psiplace_node *nodes; /* borrowed: string fields, fallback */
+	size_t n;
+	uint32_t *index, *free_cpus;
+	uint64_t *weight, *free_mem;
+	unsigned char *power;
+	double *col[PSIPLACE_COL_COUNT];
+	uint32_t filled; /* bit PSIPLACE_COL_*: col[] present */
+	/* The one function every node uses (NULL: PRIORITY's field, or the
+	 * nodes' functions differ: per-node evaluation). */
+	const struct psiplace_priorityf *f;
+	bool mixed_functions;
+};
+
+/* psiplace_choose() and psiplace_rank_partial() rating node by node. */
+int psiplace_choose_nodes(const struct psiplace_rank_opts *opts,
+			  const struct psiplace_node *nodes, size_t n, size_t k,
+			  uint32_t *out, psiplace_error_t *err);
+int psiplace_rank_partial_nodes(const struct psiplace_rank_opts *opts,
+				const struct psiplace_node *nodes, size_t n, size_t k,
+				uint32_t *order, psiplace_error_t *err);
+
+/* Columns f reads (bit PSIPLACE_COL_*). */
+uint32_t psiplace_priorityf_columns(const struct psiplace_priorityf *f);
+
+/* out[i - lo] = f on node i for lo <= i < hi, from the columns (bit-for-bit
+ * psiplace_priorityf_eval()); the columns of f must be filled. */
+void psiplace_priorityf_eval_block(const struct psiplace_priorityf *f,
+				   const struct psiplace_nodecols *c, size_t lo,
+				   size_t hi, uint64_t seed, double *out);
+
+/* Best k of the eligible nodes by (k0, k1, idx, position): pos[0..k-1]
+ * in order.  k0 NULL means all zero.  Returns 0 or -1 (out of memory). */
+int psiplace_best_k(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx,
+		    const unsigned char *elig, size_t n, size_t m, size_t k,
+		    uint32_t *pos);
 
 #endif

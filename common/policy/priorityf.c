@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine_internal.h"
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
@@ -86,6 +87,12 @@ struct psiplace_priorityf {
 	double dcoef[MAXT], u32coef[MAXT], u64coef[MAXT], bcoef[MAXT], f32coef[MAXT],
 		f64coef[MAXT];
 	uint8_t special[MAXT]; /* indexes into t[] */
+	/* The plain terms again, in the order eval() adds them, by column. */
+	size_t ncol;
+	uint8_t ccol[MAXT];
+	bool csel[MAXT]; /* a flag: coefficient or nothing, as eval() adds it */
+	double ccoef[MAXT];
+	uint32_t colmask;
 };
 
 struct parser {
@@ -282,6 +289,57 @@ static int parse_term(struct parser *p, bool first)
 	return perr(p, p->pos, "expected a number or a component, not '%s'", (char[]){ c, '\0' });
 }
 
+static int comp_col(enum comp c)
+{
+	switch (c) {
+	case C_CPROCS: return PSIPLACE_COL_CPROCS;
+	case C_APROCS: return PSIPLACE_COL_APROCS;
+	case C_CMEM: return PSIPLACE_COL_CMEM;
+	case C_AMEM: return PSIPLACE_COL_AMEM;
+	case C_CDISK: case C_ADISK: return PSIPLACE_COL_CDISK;
+	case C_JOBCOUNT: return PSIPLACE_COL_JOBCOUNT;
+	case C_SUSPENDEDJCOUNT: return PSIPLACE_COL_SUSPENDED;
+	case C_LOAD: return PSIPLACE_COL_LOAD;
+	case C_SPEED: return PSIPLACE_COL_SPEED;
+	case C_PRIORITY: return PSIPLACE_COL_PRIORITY;
+	case C_COST: return PSIPLACE_COL_COST;
+	case C_NODEINDEX: return PSIPLACE_COL_NODEINDEX;
+	case C_POWER: return PSIPLACE_COL_POWER;
+	case C_USAGE: return PSIPLACE_COL_USAGE;
+	case C_MTBF: return PSIPLACE_COL_MTBF;
+	case C_PARAPROCS: return PSIPLACE_COL_PARAPROCS;
+	case C_RESAFFINITY: return PSIPLACE_COL_RSVAFFINITY;
+	case C_FREETIME: return PSIPLACE_COL_FREETIME;
+	default: return -1;
+	}
+}
+
+/* The column plan: plain terms grouped by field type exactly as eval()
+ * visits them, so a column-wise sum adds the same values in the same
+ * order. */
+static void plan_columns(struct psiplace_priorityf *f)
+{
+	static const enum ftype by[] = { F_DBL, F_U32, F_U64, F_FREE32, F_FREE64, F_BOOL };
+	size_t b, i;
+
+	for (b = 0; b < sizeof(by) / sizeof(by[0]); b++) {
+		for (i = 0; i < f->nterms; i++) {
+			const struct term *t = &f->t[i];
+
+			if (t->def->ft != by[b])
+				continue;
+			f->ccol[f->ncol] = (uint8_t)comp_col(t->def->comp);
+			f->csel[f->ncol] = by[b] == F_BOOL;
+			f->ccoef[f->ncol++] = t->coef;
+		}
+	}
+	for (i = 0; i < f->ncol; i++)
+		f->colmask |= 1u << f->ccol[i];
+	for (i = 0; i < f->nterms; i++)
+		if (f->t[i].def->comp == C_FREETIME)
+			f->colmask |= 1u << PSIPLACE_COL_FREETIME;
+}
+
 /* Split the terms by how they are evaluated (see the file comment). */
 static void plan(struct psiplace_priorityf *f)
 {
@@ -354,6 +412,7 @@ int psiplace_priorityf_compile(const char *expr, const char *what,
 		return -1;
 	}
 	plan(p.f);
+	plan_columns(p.f);
 	*out = p.f;
 	return 0;
 }
@@ -421,6 +480,14 @@ static double freetime(const struct psiplace_node *n)
 	return (double)n->next_resv;
 }
 
+static double random_term(double coef, uint64_t seed, uint32_t index)
+{
+	double v = coef * psiplace_random01(seed, index);
+
+	return v > PSIPLACE_RANDOM_CAP ? PSIPLACE_RANDOM_CAP
+	       : v < -PSIPLACE_RANDOM_CAP ? -PSIPLACE_RANDOM_CAP : v;
+}
+
 /* coef * value for the components that are not a plain field. */
 static double special(const struct term *t, const struct psiplace_node *n, uint64_t seed)
 {
@@ -443,9 +510,7 @@ static double special(const struct term *t, const struct psiplace_node *n, uint6
 		v = freetime(n);
 		break;
 	case C_RANDOM:
-		v = t->coef * psiplace_random01(seed, n->index);
-		return v > PSIPLACE_RANDOM_CAP ? PSIPLACE_RANDOM_CAP
-		       : v < -PSIPLACE_RANDOM_CAP ? -PSIPLACE_RANDOM_CAP : v;
+		return random_term(t->coef, seed, n->index);
 	default:
 		v = 0.0;
 		break;
@@ -519,6 +584,70 @@ void psiplace_priorityf_eval_many(const struct psiplace_priorityf *restrict f,
 
 	for (i = 0; i < n; i++)
 		out[i] = eval(f, &nodes[i], seed);
+}
+
+uint32_t psiplace_priorityf_columns(const struct psiplace_priorityf *f)
+{
+	return f->colmask;
+}
+
+static void add_column(double *restrict out, const double *restrict v, size_t w, double a,
+		       bool sel)
+{
+	size_t i;
+
+	if (sel) {
+		for (i = 0; i < w; i++)
+			out[i] += v[i] != 0.0 ? a : 0.0;
+	} else {
+		for (i = 0; i < w; i++)
+			out[i] += a * v[i];
+	}
+}
+
+void psiplace_priorityf_eval_block(const struct psiplace_priorityf *f,
+				   const struct psiplace_nodecols *c, size_t lo, size_t hi,
+				   uint64_t seed, double *restrict out)
+{
+	size_t w = hi - lo, i, j;
+
+	for (i = 0; i < w; i++)
+		out[i] = f->constant;
+	for (j = 0; j < f->ncol; j++)
+		add_column(out, c->col[f->ccol[j]] + lo, w, f->ccoef[j], f->csel[j]);
+	for (j = 0; j < f->nspecial; j++) {
+		const struct term *t = &f->t[f->special[j]];
+
+		switch (t->def->comp) {
+		case C_FREETIME:
+			add_column(out, c->col[PSIPLACE_COL_FREETIME] + lo, w, t->coef, false);
+			break;
+		case C_RANDOM:
+			for (i = 0; i < w; i++)
+				out[i] += random_term(t->coef, seed, c->index[lo + i]);
+			break;
+		default:
+			for (i = 0; i < w; i++)
+				out[i] += special(t, &c->nodes[lo + i], seed);
+			break;
+		}
+	}
+}
+
+#define BLOCK 512
+
+void psiplace_priorityf_eval_cols(const struct psiplace_priorityf *f,
+				  const struct psiplace_nodecols *c, uint64_t seed, double *out)
+{
+	size_t lo;
+
+	if ((f->colmask & c->filled) != f->colmask) {
+		psiplace_priorityf_eval_many(f, c->nodes, c->n, seed, out);
+		return;
+	}
+	for (lo = 0; lo < c->n; lo += BLOCK)
+		psiplace_priorityf_eval_block(f, c, lo, lo + BLOCK < c->n ? lo + BLOCK : c->n,
+					      seed, out + lo);
 }
 
 static int fmt_num(char *buf, size_t len, double v)

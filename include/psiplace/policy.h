@@ -133,6 +133,28 @@ int psiplace_choose(const struct psiplace_rank_opts *opts,
 		    const struct psiplace_node *nodes, size_t n, size_t k,
 		    uint32_t *out, psiplace_error_t *err);
 
+/* A columnar copy of a node table (one array per field), for deciding
+ * repeatedly or over many nodes: built once per node-table change for a
+ * policy and function (opts), it holds the fields they read.  nodes[] is
+ * borrowed and must outlive it (string fields, other policies). */
+struct psiplace_nodecols;
+
+int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
+			    const struct psiplace_node *nodes, size_t n,
+			    struct psiplace_nodecols **out, psiplace_error_t *err);
+void psiplace_nodecols_free(struct psiplace_nodecols *c);
+
+/* psiplace_choose() and psiplace_rank_partial() over the columns: the same
+ * result; FIRSTAVAILABLE, FASTEST, CPULOAD (now) and PRIORITY with one
+ * function for all nodes stream the columns and select the best k, the
+ * other policies rank the node records. */
+int psiplace_choose_cols(const struct psiplace_rank_opts *opts,
+			 const struct psiplace_nodecols *c, size_t k, uint32_t *out,
+			 psiplace_error_t *err);
+int psiplace_rank_partial_cols(const struct psiplace_rank_opts *opts,
+			       const struct psiplace_nodecols *c, size_t k,
+			       uint32_t *order, psiplace_error_t *err);
+
 /* The node's score under the policy as text (for --explain): the value
  * the policy orders by; see doc/policies.md.  Returns snprintf's count. */
 int psiplace_node_score(const struct psiplace_rank_opts *opts,

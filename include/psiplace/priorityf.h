@@ -49,6 +49,16 @@ void psiplace_priorityf_eval_many(const struct psiplace_priorityf *f,
 				  const struct psiplace_node *nodes, size_t n,
 				  uint64_t seed, double *out);
 
+struct psiplace_nodecols;
+
+/* As psiplace_priorityf_eval_many() over a columnar node table
+ * (psiplace_nodecols_build): the same values bit for bit, column by
+ * column.  Falls back to the node records when a column f reads was not
+ * built. */
+void psiplace_priorityf_eval_cols(const struct psiplace_priorityf *f,
+				  const struct psiplace_nodecols *c, uint64_t seed,
+				  double *out);
+
 /* Terms after merging duplicates (the constant not counted). */
 size_t psiplace_priorityf_nterms(const struct psiplace_priorityf *f);
 
