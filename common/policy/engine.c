@@ -282,27 +282,17 @@ int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
 			  const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *order,
 			  psiplace_error_t *err)
 {
-	struct psiplace_nodecols *c;
-	int rc;
-
-	if (!columnar(opts) || psiplace_nodecols_build(opts, nodes, n, &c, NULL) < 0)
+	if (!columnar(opts))
 		return rank_impl(opts, nodes, n, k, order, err);
-	rc = psiplace_rank_partial_cols(opts, c, k, order, err);
-	psiplace_nodecols_free(c);
-	return rc;
+	return psiplace_rank_partial_records(opts, nodes, n, k, order, err);
 }
 
 int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
 		    size_t n, size_t k, uint32_t *out, psiplace_error_t *err)
 {
-	struct psiplace_nodecols *c;
-	int rc;
-
-	if (!columnar(opts) || psiplace_nodecols_build(opts, nodes, n, &c, NULL) < 0)
+	if (!columnar(opts))
 		return psiplace_choose_nodes(opts, nodes, n, k, out, err);
-	rc = psiplace_choose_cols(opts, c, k, out, err);
-	psiplace_nodecols_free(c);
-	return rc;
+	return psiplace_choose_records(opts, nodes, n, k, out, err);
 }
 
 int psiplace_choose_nodes(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,

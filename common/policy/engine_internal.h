@@ -84,7 +84,11 @@ struct psiplace_nodecols {
 	uint32_t *index, *free_cpus;
 	uint64_t *weight, *free_mem;
 	unsigned char *power;
+	/* A filled column is one of: doubles, or (psiplace_nodecols_build,
+	 * when every value converts back exactly) floats or int32s. */
 	double *col[PSIPLACE_COL_COUNT];
+	float *fcol[PSIPLACE_COL_COUNT];
+	int32_t *icol[PSIPLACE_COL_COUNT];
 	uint32_t filled; /* bit PSIPLACE_COL_*: col[] present */
 	/* The one function every node uses (NULL: PRIORITY's field, or the
 	 * nodes' functions differ: per-node evaluation). */
@@ -99,6 +103,28 @@ int psiplace_choose_nodes(const struct psiplace_rank_opts *opts,
 int psiplace_rank_partial_nodes(const struct psiplace_rank_opts *opts,
 				const struct psiplace_node *nodes, size_t n, size_t k,
 				uint32_t *order, psiplace_error_t *err);
+
+/* psiplace_choose() and psiplace_rank_partial() computing the keys from
+ * the records a block of columns at a time (rank_columns.c); other
+ * policies go to the _nodes functions. */
+int psiplace_choose_records(const struct psiplace_rank_opts *opts,
+			    const struct psiplace_node *nodes, size_t n, size_t k,
+			    uint32_t *out, psiplace_error_t *err);
+int psiplace_rank_partial_records(const struct psiplace_rank_opts *opts,
+				  const struct psiplace_node *nodes, size_t n, size_t k,
+				  uint32_t *order, psiplace_error_t *err);
+
+/* Building blocks of psiplace_nodecols_build (nodecols.c): the columns
+ * opts reads (sets c->f, c->mixed_functions); allocate the base arrays
+ * and those double columns for size rows; fill rows at..at+w-1 from
+ * nodes[0..w-1]; free the arrays (not c). */
+uint32_t psiplace_cols_wanted(const struct psiplace_rank_opts *o,
+			      const struct psiplace_node *nodes, size_t n,
+			      struct psiplace_nodecols *c);
+int psiplace_cols_alloc(struct psiplace_nodecols *c, uint32_t want, size_t size);
+void psiplace_cols_fill(struct psiplace_nodecols *c, const struct psiplace_node *nodes,
+			size_t w, size_t at);
+void psiplace_cols_release(struct psiplace_nodecols *c);
 
 /* Columns f reads (bit PSIPLACE_COL_*). */
 uint32_t psiplace_priorityf_columns(const struct psiplace_priorityf *f);

@@ -1,6 +1,7 @@
 /* The columnar node table: one pass over the node records copies the
  * fields a decision reads into contiguous arrays, so the evaluation and
  * the key pass stream only what they use. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "engine_internal.h"
@@ -27,39 +28,55 @@ static double cpufree(const struct psiplace_node *n)
 	return (double)n->cpus - busy;
 }
 
-/* Each column exactly as the per-node code computes the value. */
-static double value(const struct psiplace_node *n, int col)
+#define LOOP(expr)                                         \
+	for (i = 0; i < w; i++) {                          \
+		const struct psiplace_node *p = &nodes[i]; \
+		d[i] = (expr);                             \
+	}                                                  \
+	break
+
+/* d[i] = column col of nodes[i], i < w, exactly as the per-node code
+ * computes the value. */
+static void fill_column(int col, const struct psiplace_node *nodes, size_t w, double *d)
 {
+	size_t i;
+
 	switch (col) {
-	case PSIPLACE_COL_CPROCS: return (double)n->cpus;
+	case PSIPLACE_COL_CPROCS: LOOP((double)p->cpus);
 	case PSIPLACE_COL_APROCS:
-		return n->cpus > n->alloc_cpus ? (double)(n->cpus - n->alloc_cpus) : 0.0;
-	case PSIPLACE_COL_CMEM: return (double)n->real_memory;
+		LOOP(p->cpus > p->alloc_cpus ? (double)(p->cpus - p->alloc_cpus) : 0.0);
+	case PSIPLACE_COL_CMEM: LOOP((double)p->real_memory);
 	case PSIPLACE_COL_AMEM:
-		return n->real_memory > n->alloc_memory ?
-			       (double)(n->real_memory - n->alloc_memory) : 0.0;
-	case PSIPLACE_COL_CDISK: return (double)n->tmp_disk;
-	case PSIPLACE_COL_JOBCOUNT: return (double)n->jobs;
-	case PSIPLACE_COL_SUSPENDED: return (double)n->suspended_jobs;
-	case PSIPLACE_COL_LOAD: return n->load1;
-	case PSIPLACE_COL_SPEED: return n->speed;
-	case PSIPLACE_COL_PRIORITY: return n->priority;
-	case PSIPLACE_COL_COST: return n->cost;
-	case PSIPLACE_COL_NODEINDEX: return (double)n->index;
-	case PSIPLACE_COL_POWER: return n->power ? 1.0 : 0.0;
-	case PSIPLACE_COL_USAGE: return n->usage;
-	case PSIPLACE_COL_MTBF: return n->mtbf;
-	case PSIPLACE_COL_PARAPROCS: return n->para_procs;
-	case PSIPLACE_COL_RSVAFFINITY: return n->rsv_affinity;
-	case PSIPLACE_COL_FREETIME: return freetime(n);
-	case PSIPLACE_COL_CPUFREE: return cpufree(n);
-	default: return 0.0;
+		LOOP(p->real_memory > p->alloc_memory ?
+			     (double)(p->real_memory - p->alloc_memory) : 0.0);
+	case PSIPLACE_COL_CDISK: LOOP((double)p->tmp_disk);
+	case PSIPLACE_COL_JOBCOUNT: LOOP((double)p->jobs);
+	case PSIPLACE_COL_SUSPENDED: LOOP((double)p->suspended_jobs);
+	case PSIPLACE_COL_LOAD: LOOP(p->load1);
+	case PSIPLACE_COL_SPEED: LOOP(p->speed);
+	case PSIPLACE_COL_PRIORITY: LOOP(p->priority);
+	case PSIPLACE_COL_COST: LOOP(p->cost);
+	case PSIPLACE_COL_NODEINDEX: LOOP((double)p->index);
+	case PSIPLACE_COL_POWER: LOOP(p->power ? 1.0 : 0.0);
+	case PSIPLACE_COL_USAGE: LOOP(p->usage);
+	case PSIPLACE_COL_MTBF: LOOP(p->mtbf);
+	case PSIPLACE_COL_PARAPROCS: LOOP(p->para_procs);
+	case PSIPLACE_COL_RSVAFFINITY: LOOP(p->rsv_affinity);
+	case PSIPLACE_COL_FREETIME: LOOP(freetime(p));
+	case PSIPLACE_COL_CPUFREE: LOOP(cpufree(p));
+	default:
+		for (i = 0; i < w; i++)
+			d[i] = 0.0;
+		break;
 	}
 }
 
+#undef LOOP
+
 /* The value columns the policy reads; sets c->f and c->mixed_functions. */
-static uint32_t wanted(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
-		       size_t n, struct psiplace_nodecols *c)
+uint32_t psiplace_cols_wanted(const struct psiplace_rank_opts *o,
+			      const struct psiplace_node *nodes, size_t n,
+			      struct psiplace_nodecols *c)
 {
 	size_t i;
 
@@ -88,76 +105,126 @@ static uint32_t wanted(const struct psiplace_rank_opts *o, const struct psiplace
 	return c->f ? psiplace_priorityf_columns(c->f) : 1u << PSIPLACE_COL_PRIORITY;
 }
 
-static void fill(struct psiplace_nodecols *c, const struct psiplace_node *nodes, size_t n)
+int psiplace_cols_alloc(struct psiplace_nodecols *c, uint32_t want, size_t size)
 {
-	size_t i;
+	size_t sz = size ? size : 1;
 	int j;
 
-	for (i = 0; i < n; i++) {
-		const struct psiplace_node *p = &nodes[i];
-
-		c->index[i] = p->index;
-		c->weight[i] = p->weight;
-		c->free_cpus[i] = p->cpus > p->alloc_cpus ? p->cpus - p->alloc_cpus : 0;
-		c->free_mem[i] = free_u64(p->real_memory, p->alloc_memory);
-		c->power[i] = p->power;
-		for (j = 0; j < PSIPLACE_COL_COUNT; j++)
-			if (c->col[j])
-				c->col[j][i] = value(p, j);
-	}
-}
-
-int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
-			    const struct psiplace_node *nodes, size_t n,
-			    struct psiplace_nodecols **out, psiplace_error_t *err)
-{
-	struct psiplace_nodecols *c;
-	size_t sz = n ? n : 1;
-	uint32_t want;
-	int j;
-
-	*out = NULL;
-	if (n > INT32_MAX)
-		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
-	if (!(c = calloc(1, sizeof(*c))))
-		goto oom;
-	c->nodes = nodes;
-	c->n = n;
-	want = wanted(opts, nodes, n, c);
 	c->index = malloc(sz * sizeof(*c->index));
 	c->free_cpus = malloc(sz * sizeof(*c->free_cpus));
 	c->weight = malloc(sz * sizeof(*c->weight));
 	c->free_mem = malloc(sz * sizeof(*c->free_mem));
 	c->power = malloc(sz);
 	if (!c->index || !c->free_cpus || !c->weight || !c->free_mem || !c->power)
-		goto oom;
+		return -1;
 	for (j = 0; j < PSIPLACE_COL_COUNT; j++) {
 		if (!(want & (1u << j)))
 			continue;
 		if (!(c->col[j] = malloc(sz * sizeof(double))))
-			goto oom;
+			return -1;
 		c->filled |= 1u << j;
 	}
-	fill(c, nodes, n);
-	*out = c;
 	return 0;
-oom:
-	psiplace_nodecols_free(c);
-	return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
 }
 
-void psiplace_nodecols_free(struct psiplace_nodecols *c)
+void psiplace_cols_release(struct psiplace_nodecols *c)
 {
 	int j;
 
-	if (!c)
-		return;
 	free(c->index);
 	free(c->free_cpus);
 	free(c->weight);
 	free(c->free_mem);
 	free(c->power);
-	for (j = 0; j < PSIPLACE_COL_COUNT; j++)
+	for (j = 0; j < PSIPLACE_COL_COUNT; j++) {
 		free(c->col[j]);
+		free(c->fcol[j]);
+		free(c->icol[j]);
+	}
+}
+
+void psiplace_cols_fill(struct psiplace_nodecols *c, const struct psiplace_node *nodes,
+			size_t w, size_t at)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < w; i++) {
+		const struct psiplace_node *p = &nodes[i];
+
+		c->index[at + i] = p->index;
+		c->weight[at + i] = p->weight;
+		c->free_cpus[at + i] = p->cpus > p->alloc_cpus ? p->cpus - p->alloc_cpus : 0;
+		c->free_mem[at + i] = free_u64(p->real_memory, p->alloc_memory);
+		c->power[at + i] = p->power;
+	}
+	for (j = 0; j < PSIPLACE_COL_COUNT; j++)
+		if (c->col[j])
+			fill_column(j, nodes, w, c->col[j] + at);
+}
+
+/* Store a column as int32 or float when every value converts back to the
+ * same double: fewer bytes to stream, the same sums. */
+static void narrow(struct psiplace_nodecols *c, int j)
+{
+	const double *d = c->col[j];
+	bool ints = true, floats = true;
+	size_t i;
+
+	for (i = 0; i < c->n && (ints || floats); i++) {
+		if (ints && !(d[i] >= INT32_MIN && d[i] <= INT32_MAX &&
+			      (double)(int32_t)d[i] == d[i] && !(d[i] == 0.0 && signbit(d[i]))))
+			ints = false;
+		if (floats && !((double)(float)d[i] == d[i] || d[i] != d[i]))
+			floats = false;
+	}
+	if (ints && (c->icol[j] = malloc((c->n ? c->n : 1) * sizeof(int32_t)))) {
+		for (i = 0; i < c->n; i++)
+			c->icol[j][i] = (int32_t)d[i];
+	} else if (floats && (c->fcol[j] = malloc((c->n ? c->n : 1) * sizeof(float)))) {
+		for (i = 0; i < c->n; i++)
+			c->fcol[j][i] = (float)d[i];
+	} else {
+		return;
+	}
+	free(c->col[j]);
+	c->col[j] = NULL;
+}
+
+#define BLOCK 512
+
+int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
+			    const struct psiplace_node *nodes, size_t n,
+			    struct psiplace_nodecols **out, psiplace_error_t *err)
+{
+	struct psiplace_nodecols *c;
+	size_t lo;
+	int j;
+
+	*out = NULL;
+	if (n > INT32_MAX)
+		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
+	if (!(c = calloc(1, sizeof(*c))))
+		return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
+	c->nodes = nodes;
+	c->n = n;
+	if (psiplace_cols_alloc(c, psiplace_cols_wanted(opts, nodes, n, c), n) < 0) {
+		psiplace_nodecols_free(c);
+		return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
+	}
+	for (lo = 0; lo < n; lo += BLOCK)
+		psiplace_cols_fill(c, nodes + lo, lo + BLOCK < n ? BLOCK : n - lo, lo);
+	for (j = 0; j < PSIPLACE_COL_COUNT; j++)
+		if (c->col[j])
+			narrow(c, j);
+	*out = c;
+	return 0;
+}
+
+void psiplace_nodecols_free(struct psiplace_nodecols *c)
+{
+	if (!c)
+		return;
+	psiplace_cols_release(c);
 	free(c);
 }

@@ -591,19 +591,40 @@ uint32_t psiplace_priorityf_columns(const struct psiplace_priorityf *f)
 	return f->colmask;
 }
 
-static void add_column(double *restrict out, const double *restrict v, size_t w, double a,
-		       bool sel)
+#define ADD(v)                                                 \
+	do {                                                   \
+		if (sel) {                                     \
+			for (i = 0; i < w; i++)                \
+				out[i] += (v)[i] != 0 ? a : 0.0; \
+		} else {                                       \
+			for (i = 0; i < w; i++)                \
+				out[i] += a * (double)(v)[i];  \
+		}                                              \
+	} while (0)
+
+/* out[i] += a * column[lo + i] (sel: a where the flag is set), each
+ * stored type converted to the double it was made from. */
+static void add_column(double *restrict out, const struct psiplace_nodecols *c, int col,
+		       size_t lo, size_t w, double a, bool sel)
 {
 	size_t i;
 
-	if (sel) {
-		for (i = 0; i < w; i++)
-			out[i] += v[i] != 0.0 ? a : 0.0;
+	if (c->icol[col]) {
+		const int32_t *restrict v = c->icol[col] + lo;
+
+		ADD(v);
+	} else if (c->fcol[col]) {
+		const float *restrict v = c->fcol[col] + lo;
+
+		ADD(v);
 	} else {
-		for (i = 0; i < w; i++)
-			out[i] += a * v[i];
+		const double *restrict v = c->col[col] + lo;
+
+		ADD(v);
 	}
 }
+
+#undef ADD
 
 void psiplace_priorityf_eval_block(const struct psiplace_priorityf *f,
 				   const struct psiplace_nodecols *c, size_t lo, size_t hi,
@@ -614,13 +635,13 @@ void psiplace_priorityf_eval_block(const struct psiplace_priorityf *f,
 	for (i = 0; i < w; i++)
 		out[i] = f->constant;
 	for (j = 0; j < f->ncol; j++)
-		add_column(out, c->col[f->ccol[j]] + lo, w, f->ccoef[j], f->csel[j]);
+		add_column(out, c, f->ccol[j], lo, w, f->ccoef[j], f->csel[j]);
 	for (j = 0; j < f->nspecial; j++) {
 		const struct term *t = &f->t[f->special[j]];
 
 		switch (t->def->comp) {
 		case C_FREETIME:
-			add_column(out, c->col[PSIPLACE_COL_FREETIME] + lo, w, t->coef, false);
+			add_column(out, c, PSIPLACE_COL_FREETIME, lo, w, t->coef, false);
 			break;
 		case C_RANDOM:
 			for (i = 0; i < w; i++)
