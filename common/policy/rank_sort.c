@@ -163,46 +163,54 @@ static bool threshold(const uint64_t *k0, const uint64_t *k1, const uint32_t *id
 	return true;
 }
 
-/* At or below t in the total order (the common case rejects on k0/k1). */
-static bool at_most(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx, size_t i,
-		    const struct psiplace_rated *t)
+/* Positions of the eligible nodes at or below t in the total order,
+ * without branches on the keys (which way they go is data, not pattern). */
+static size_t filter(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx,
+		     const unsigned char *elig, size_t n, const struct psiplace_rated *t,
+		     uint32_t *pos)
 {
-	uint64_t a = k0 ? k0[i] : 0;
+	size_t i, c = 0;
 
-	if (a != t->k[0])
-		return a < t->k[0];
-	if (k1[i] != t->k[1])
-		return k1[i] < t->k[1];
-	if (idx[i] != t->idx)
-		return idx[i] < t->idx;
-	return i <= t->pos;
+	for (i = 0; i < n; i++) {
+		uint64_t a = k0 ? k0[i] : 0, b = k1[i];
+		int tie = (idx[i] < t->idx) | ((idx[i] == t->idx) & (i <= t->pos));
+		int in = (a < t->k[0]) |
+			 ((a == t->k[0]) & ((b < t->k[1]) | ((b == t->k[1]) & tie)));
+
+		pos[c] = (uint32_t)i;
+		c += (size_t)(in & (elig[i] != 0));
+	}
+	return c;
 }
 
 int psiplace_best_k(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx,
 		    const unsigned char *elig, size_t n, size_t m, size_t k, uint32_t *pos)
 {
 	struct psiplace_rated *buf, thr = { { 0 }, 0, 0 };
-	bool filter;
+	uint32_t *keep;
 	size_t i, c;
 
 	if (k > m)
 		k = m;
 	if (!k)
 		return 0;
-	filter = threshold(k0, k1, idx, elig, n, m, k, &thr);
-	if (!(buf = malloc(m * sizeof(*buf))))
+	if (!(keep = malloc(n * sizeof(*keep))))
 		return -1;
-	for (;;) {
-		c = 0;
-		for (i = 0; i < n; i++) {
-			if (!elig[i] || (filter && !at_most(k0, k1, idx, i, &thr)))
-				continue;
-			rated_at(&buf[c++], k0, k1, idx, i);
-		}
-		if (c >= k)
-			break;
-		filter = false; /* the sample misled us: take every node */
+	c = 0;
+	if (threshold(k0, k1, idx, elig, n, m, k, &thr))
+		c = filter(k0, k1, idx, elig, n, &thr, keep);
+	if (c < k) { /* no threshold, or the sample misled us: every node */
+		for (i = 0, c = 0; i < n; i++)
+			if (elig[i])
+				keep[c++] = (uint32_t)i;
 	}
+	if (!(buf = malloc(c * sizeof(*buf)))) {
+		free(keep);
+		return -1;
+	}
+	for (i = 0; i < c; i++)
+		rated_at(&buf[i], k0, k1, idx, keep[i]);
+	free(keep);
 	psiplace_rated_select(buf, c, k);
 	psiplace_rated_sort(buf, k);
 	for (i = 0; i < k; i++)
