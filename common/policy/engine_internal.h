@@ -135,10 +135,4 @@ void psiplace_priorityf_eval_block(const struct psiplace_priorityf *f,
 				   const struct psiplace_nodecols *c, size_t lo,
 				   size_t hi, uint64_t seed, double *out);
 
-/* Best k of the eligible nodes by (k0, k1, idx, position): pos[0..k-1]
- * in order.  k0 NULL means all zero.  Returns 0 or -1 (out of memory). */
-int psiplace_best_k(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx,
-		    const unsigned char *elig, size_t n, size_t m, size_t k,
-		    uint32_t *pos);
-
 #endif

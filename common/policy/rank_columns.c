@@ -3,6 +3,7 @@
  * value and eligibility column by column, and only the best k are
  * selected and sorted.  Other policies, and tables whose columns do not
  * fit the options, go the per-node way (engine.c): same order either way. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,97 +123,163 @@ static size_t key_block(const struct psiplace_rank_opts *o, const struct psiplac
 	return m;
 }
 
-/* The keys of every node, and where best() finds them. */
-struct keys {
-	size_t n, m;
-	uint64_t *k1, *weight_copy;
-	uint32_t *index_copy;
-	unsigned char *elig;
-	const uint64_t *k0;
-	const uint32_t *idx;
+/* One pass over the nodes: from the columns (c) or from the records, a
+ * block of columns at a time (nothing the size of the table is written
+ * but one eligibility byte per node). */
+struct pass {
+	const struct psiplace_rank_opts *o;
+	const struct psiplace_priorityf *f;
+	const struct psiplace_nodecols *c;
+	const struct psiplace_node *nodes;
+	size_t n;
+	struct psiplace_nodecols blk;
+	unsigned char *elig; /* per node */
+	size_t m;            /* candidates */
+	struct psiplace_rated *buf; /* the kept candidates */
+	size_t nbuf, cap;
 };
 
-static void keys_free(struct keys *y)
+/* The columns holding nodes lo..lo+w-1, from row *clo on. */
+static const struct psiplace_nodecols *rows(struct pass *p, size_t lo, size_t w, size_t *clo)
 {
-	free(y->k1);
-	free(y->weight_copy);
-	free(y->index_copy);
-	free(y->elig);
-}
-
-static int keys_alloc(struct keys *y, size_t n, bool copies)
-{
-	size_t sz = n ? n : 1;
-
-	y->n = n;
-	y->k1 = malloc(sz * sizeof(*y->k1));
-	y->elig = malloc(sz);
-	if (copies) {
-		y->weight_copy = malloc(sz * sizeof(*y->weight_copy));
-		y->index_copy = malloc(sz * sizeof(*y->index_copy));
+	if (p->c) {
+		*clo = lo;
+		return p->c;
 	}
-	return y->k1 && y->elig && (!copies || (y->weight_copy && y->index_copy)) ? 0 : -1;
+	psiplace_cols_fill(&p->blk, p->nodes + lo, w, 0);
+	p->blk.nodes = p->nodes + lo;
+	p->blk.n = w;
+	*clo = 0;
+	return &p->blk;
 }
 
-/* Keys from the columns: 1 done, 0 the policy needs the records, -1 oom. */
-static int keys_cols(const struct psiplace_rank_opts *o, const struct psiplace_nodecols *c,
-		     struct keys *y)
+static void rate_row(struct psiplace_rated *r, const struct psiplace_rank_opts *o,
+		     const struct psiplace_nodecols *b, size_t row, uint64_t k1, size_t pos)
 {
-	const struct psiplace_priorityf *f;
-	size_t lo;
+	r->k[0] = o->policy_overrides_weight ? 0 : b->weight[row];
+	r->k[1] = k1;
+	r->k[2] = r->k[3] = 0;
+	r->idx = b->index[row];
+	r->pos = (uint32_t)pos;
+}
 
-	if (!fast(o, c, &f))
-		return 0;
-	if (keys_alloc(y, c->n, false) < 0)
+/* At or below t, without branches on the keys (which way they go is
+ * data, not a pattern the predictor learns). */
+static int at_most(const struct psiplace_rated *r, const struct psiplace_rated *t)
+{
+	int tie = (r->idx < t->idx) | ((r->idx == t->idx) & (r->pos <= t->pos));
+
+	return (r->k[0] < t->k[0]) |
+	       ((r->k[0] == t->k[0]) & ((r->k[1] < t->k[1]) | ((r->k[1] == t->k[1]) & tie)));
+}
+
+/* Keep the candidates among nodes lo..lo+w-1 (at or below t if given). */
+static int scan_block(struct pass *p, size_t lo, size_t w, const struct psiplace_rated *t)
+{
+	uint64_t k1[BLOCK];
+	size_t clo, i;
+	const struct psiplace_nodecols *b = rows(p, lo, w, &clo);
+
+	if (p->cap - p->nbuf < w) {
+		size_t cap = 2 * p->cap + w;
+		struct psiplace_rated *nb = realloc(p->buf, cap * sizeof(*nb));
+
+		if (!nb)
+			return -1;
+		p->buf = nb;
+		p->cap = cap;
+	}
+	p->m += key_block(p->o, b, p->f, clo, w, k1, p->elig + lo);
+	for (i = 0; i < w; i++) {
+		struct psiplace_rated *r = &p->buf[p->nbuf];
+
+		rate_row(r, p->o, b, clo + i, k1[i], lo + i);
+		p->nbuf += (size_t)(p->elig[lo + i] & (!t || at_most(r, t)));
+	}
+	return 0;
+}
+
+#define CHUNKS 128
+#define CHUNK 16
+
+/* A key that, judged by a sample (CHUNKS short runs of nodes spread over
+ * the table), a few more than k candidates reach; false when filtering
+ * would not pay.  The sample's keys are computed, not stored: the main
+ * pass computes them again. */
+static bool threshold(struct pass *p, size_t k, struct psiplace_rated *thr)
+{
+	struct psiplace_rated *s;
+	unsigned char *elig = p->elig;
+	size_t j, i, seen = 0, ns, m_est;
+	double want, r;
+	int rc = 0;
+
+	if (p->n < 16 * CHUNKS * CHUNK || !(s = malloc(CHUNKS * CHUNK * sizeof(*s))))
+		return false;
+	for (j = 0; j < CHUNKS && rc == 0; j++) {
+		size_t lo = (p->n - CHUNK) / (CHUNKS - 1) * j, clo;
+		const struct psiplace_nodecols *b = rows(p, lo, CHUNK, &clo);
+		uint64_t k1[CHUNK];
+
+		key_block(p->o, b, p->f, clo, CHUNK, k1, elig + lo);
+		for (i = 0; i < CHUNK; i++)
+			if (elig[lo + i])
+				rate_row(&s[seen++], p->o, b, clo + i, k1[i], lo + i);
+	}
+	ns = seen;
+	m_est = (size_t)((double)p->n * (double)ns / (CHUNKS * CHUNK));
+	want = (double)k / (double)(m_est ? m_est : 1) * (double)ns;
+	r = want + 4.0 * sqrt(want) + 4.0;
+	if (ns < 256 || m_est < 4096 || k > m_est / 8 || r >= (double)ns) {
+		free(s);
+		return false;
+	}
+	psiplace_rated_select(s, ns, (size_t)r + 1);
+	psiplace_rated_sort(s, (size_t)r + 1);
+	*thr = s[(size_t)r];
+	free(s);
+	return true;
+}
+
+static void pass_free(struct pass *p)
+{
+	psiplace_cols_release(&p->blk);
+	free(p->elig);
+	free(p->buf);
+}
+
+/* The best k candidates into pos[] in order: 1 done, 0 the policy needs
+ * the records, -1 out of memory.  p->elig and p->m describe all nodes. */
+static int best(struct pass *p, size_t k, uint32_t *pos)
+{
+	struct psiplace_rated thr;
+	bool filter;
+	size_t lo, i;
+
+	if (!p->c && psiplace_cols_alloc(&p->blk, psiplace_cols_wanted(p->o, p->nodes, p->n, &p->blk),
+					 BLOCK) < 0)
 		return -1;
-	for (lo = 0; lo < c->n; lo += BLOCK)
-		y->m += key_block(o, c, f, lo, lo + BLOCK < c->n ? BLOCK : c->n - lo, y->k1 + lo,
-				  y->elig + lo);
-	y->k0 = c->weight;
-	y->idx = c->index;
-	return 1;
-}
-
-/* Keys straight from the records, a block of columns at a time (nothing
- * the size of the table but the keys is written). */
-static int keys_records(const struct psiplace_rank_opts *o, const struct psiplace_node *nodes,
-			size_t n, struct keys *y)
-{
-	struct psiplace_nodecols b = { 0 };
-	const struct psiplace_priorityf *f;
-	size_t lo;
-	int rc = -1;
-
-	if (psiplace_cols_alloc(&b, psiplace_cols_wanted(o, nodes, n, &b), BLOCK) < 0)
-		goto out;
-	rc = 0;
-	if (!fast(o, &b, &f))
-		goto out;
-	rc = -1;
-	if (keys_alloc(y, n, true) < 0)
-		goto out;
-	for (lo = 0; lo < n; lo += BLOCK) {
-		size_t w = lo + BLOCK < n ? BLOCK : n - lo;
-
-		psiplace_cols_fill(&b, nodes + lo, w, 0);
-		b.nodes = nodes + lo;
-		b.n = w;
-		y->m += key_block(o, &b, f, 0, w, y->k1 + lo, y->elig + lo);
-		memcpy(y->weight_copy + lo, b.weight, w * sizeof(*b.weight));
-		memcpy(y->index_copy + lo, b.index, w * sizeof(*b.index));
+	if (!fast(p->o, p->c ? p->c : &p->blk, &p->f))
+		return 0;
+	if (!(p->elig = malloc(p->n ? p->n : 1)))
+		return -1;
+	filter = threshold(p, k, &thr);
+	for (;;) {
+		p->m = p->nbuf = 0;
+		for (lo = 0; lo < p->n; lo += BLOCK)
+			if (scan_block(p, lo, lo + BLOCK < p->n ? BLOCK : p->n - lo,
+				       filter ? &thr : NULL) < 0)
+				return -1;
+		if (!filter || p->nbuf >= k || p->nbuf == p->m)
+			break;
+		filter = false; /* the sample misled us: keep every candidate */
 	}
-	y->k0 = y->weight_copy;
-	y->idx = y->index_copy;
-	rc = 1;
-out:
-	psiplace_cols_release(&b);
-	return rc;
-}
-
-static int best(const struct psiplace_rank_opts *o, struct keys *y, size_t k, uint32_t *pos)
-{
-	return psiplace_best_k(o->policy_overrides_weight ? NULL : y->k0, y->k1, y->idx, y->elig,
-			       y->n, y->m, k < y->m ? k : y->m, pos);
+	k = k < p->nbuf ? k : p->nbuf;
+	psiplace_rated_select(p->buf, p->nbuf, k);
+	psiplace_rated_sort(p->buf, k);
+	for (i = 0; i < k; i++)
+		pos[i] = p->buf[i].pos;
+	return 1;
 }
 
 static int oom(psiplace_error_t *err, size_t n)
@@ -220,77 +287,70 @@ static int oom(psiplace_error_t *err, size_t n)
 	return psiplace_seterr(err, "out of memory ranking %zu nodes", n);
 }
 
-static int choose(const struct psiplace_rank_opts *opts, struct keys *y, int got, size_t k,
-		  uint32_t *out, psiplace_error_t *err)
+static int choose(const struct psiplace_rank_opts *opts, const struct psiplace_nodecols *c,
+		  const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *out,
+		  psiplace_error_t *err)
 {
+	struct pass p = { .o = opts, .c = c, .nodes = nodes, .n = n };
 	int rc;
 
-	if (got < 0 || best(opts, y, k, out) < 0)
-		rc = oom(err, y->n);
-	else if (y->m < k)
+	if (!psiplace_policy_supported(opts->policy))
+		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
+	if (n > INT32_MAX)
+		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
+	rc = best(&p, k, out);
+	if (rc == 0)
+		rc = psiplace_choose_nodes(opts, nodes, n, k, out, err);
+	else if (rc < 0)
+		rc = oom(err, n);
+	else if (p.m < k)
 		rc = psiplace_seterr(err,
 				     "%zu node%s wanted, only %zu of %zu eligible (powered, with a "
 				     "free CPU and the job's cpus and mem free)",
-				     k, k == 1 ? "" : "s", y->m, y->n);
+				     k, k == 1 ? "" : "s", p.m, n);
 	else
 		rc = (int)k;
-	keys_free(y);
+	pass_free(&p);
 	return rc;
 }
 
 int psiplace_choose_cols(const struct psiplace_rank_opts *opts, const struct psiplace_nodecols *c,
 			 size_t k, uint32_t *out, psiplace_error_t *err)
 {
-	struct keys y = { 0 };
-	int got;
-
-	if (!psiplace_policy_supported(opts->policy))
-		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
-	if (!(got = keys_cols(opts, c, &y)))
-		return psiplace_choose_nodes(opts, c->nodes, c->n, k, out, err);
-	return choose(opts, &y, got, k, out, err);
+	return choose(opts, c, c->nodes, c->n, k, out, err);
 }
 
 int psiplace_choose_records(const struct psiplace_rank_opts *opts,
 			    const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *out,
 			    psiplace_error_t *err)
 {
-	struct keys y = { 0 };
-	int got;
-
-	if (!psiplace_policy_supported(opts->policy))
-		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
-	if (n > INT32_MAX)
-		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
-	if (!(got = keys_records(opts, nodes, n, &y)))
-		return psiplace_choose_nodes(opts, nodes, n, k, out, err);
-	return choose(opts, &y, got, k, out, err);
+	return choose(opts, NULL, nodes, n, k, out, err);
 }
 
 /* After the best: the other candidates by position, then the rest by
  * (index, position). */
-static int append_others(const struct keys *y, size_t have, uint32_t *order)
+static int append_others(const struct pass *p, size_t have, uint32_t *order)
 {
 	struct psiplace_rated *r;
-	unsigned char *taken = calloc(y->n + 1, 1);
+	unsigned char *taken = calloc(p->n + 1, 1);
 	size_t i, nr = 0;
 
 	if (!taken)
 		return -1;
 	for (i = 0; i < have; i++)
 		taken[order[i]] = 1;
-	for (i = 0; i < y->n; i++)
-		if (y->elig[i] && !taken[i])
+	for (i = 0; i < p->n; i++)
+		if (p->elig[i] && !taken[i])
 			order[have++] = (uint32_t)i;
-	if (!(r = malloc((y->n - have + 1) * sizeof(*r)))) {
+	if (!(r = malloc((p->n - have + 1) * sizeof(*r)))) {
 		free(taken);
 		return -1;
 	}
-	for (i = 0; i < y->n; i++) {
-		if (y->elig[i])
+	for (i = 0; i < p->n; i++) {
+		if (p->elig[i])
 			continue;
 		memset(&r[nr], 0, sizeof(r[nr]));
-		r[nr].idx = y->idx[i];
+		r[nr].idx = p->c ? p->c->index[i] : p->nodes[i].index;
 		r[nr++].pos = (uint32_t)i;
 	}
 	psiplace_rated_sort(r, nr);
@@ -301,15 +361,25 @@ static int append_others(const struct keys *y, size_t have, uint32_t *order)
 	return 0;
 }
 
-static int partial(const struct psiplace_rank_opts *opts, struct keys *y, int got, size_t k,
-		   uint32_t *order, psiplace_error_t *err)
+static int partial(const struct psiplace_rank_opts *opts, const struct psiplace_nodecols *c,
+		   const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *order,
+		   psiplace_error_t *err)
 {
-	int rc = 0;
+	struct pass p = { .o = opts, .c = c, .nodes = nodes, .n = n };
+	int rc;
 
-	if (got < 0 || best(opts, y, k, order) < 0 ||
-	    append_others(y, k < y->m ? k : y->m, order) < 0)
-		rc = oom(err, y->n);
-	keys_free(y);
+	if (!psiplace_policy_supported(opts->policy))
+		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
+	if (n > INT32_MAX)
+		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
+	rc = best(&p, k, order);
+	if (rc == 0)
+		rc = psiplace_rank_partial_nodes(opts, nodes, n, k, order, err);
+	else if (rc < 0 || append_others(&p, k < p.m ? k : p.m, order) < 0)
+		rc = oom(err, n);
+	else
+		rc = 0;
+	pass_free(&p);
 	return rc;
 }
 
@@ -317,28 +387,12 @@ int psiplace_rank_partial_cols(const struct psiplace_rank_opts *opts,
 			       const struct psiplace_nodecols *c, size_t k, uint32_t *order,
 			       psiplace_error_t *err)
 {
-	struct keys y = { 0 };
-	int got;
-
-	if (!psiplace_policy_supported(opts->policy))
-		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
-	if (!(got = keys_cols(opts, c, &y)))
-		return psiplace_rank_partial_nodes(opts, c->nodes, c->n, k, order, err);
-	return partial(opts, &y, got, k, order, err);
+	return partial(opts, c, c->nodes, c->n, k, order, err);
 }
 
 int psiplace_rank_partial_records(const struct psiplace_rank_opts *opts,
 				  const struct psiplace_node *nodes, size_t n, size_t k,
 				  uint32_t *order, psiplace_error_t *err)
 {
-	struct keys y = { 0 };
-	int got;
-
-	if (!psiplace_policy_supported(opts->policy))
-		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
-	if (n > INT32_MAX)
-		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
-	if (!(got = keys_records(opts, nodes, n, &y)))
-		return psiplace_rank_partial_nodes(opts, nodes, n, k, order, err);
-	return partial(opts, &y, got, k, order, err);
+	return partial(opts, NULL, nodes, n, k, order, err);
 }

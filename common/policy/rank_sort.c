@@ -1,9 +1,6 @@
 /* Sorting and partial selection of rated nodes with an inlined
  * comparison (qsort's indirect calls cost 2-3x on 100k nodes).  Keys are
- * unique (pos breaks every tie), so Hoare partitioning always shrinks.
- * The best k of many nodes: a sample gives a key that a few more than k
- * nodes reach, one pass keeps those, and only they are selected. */
-#include <math.h>
+ * unique (pos breaks every tie), so Hoare partitioning always shrinks. */
 #include <stdlib.h>
 
 #include "engine_internal.h"
@@ -118,103 +115,4 @@ void psiplace_rated_select(struct psiplace_rated *a, size_t n, size_t k)
 			lo = j + 1;
 	}
 	insertion(a, lo, hi);
-}
-
-#define SAMPLE 2048
-
-static void rated_at(struct psiplace_rated *r, const uint64_t *k0, const uint64_t *k1,
-		     const uint32_t *idx, size_t i)
-{
-	r->k[0] = k0 ? k0[i] : 0;
-	r->k[1] = k1[i];
-	r->k[2] = r->k[3] = 0;
-	r->idx = idx[i];
-	r->pos = (uint32_t)i;
-}
-
-/* A key that, judged by an even sample of the eligible nodes, has a few
- * more than k nodes at or below it; false when filtering would not pay. */
-static bool threshold(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx,
-		      const unsigned char *elig, size_t n, size_t m, size_t k,
-		      struct psiplace_rated *thr)
-{
-	struct psiplace_rated *s;
-	size_t stride, i, c = 0;
-	double want, r;
-
-	if (m < 4096 || k > m / 8)
-		return false;
-	if (!(s = malloc((SAMPLE + 1) * sizeof(*s))))
-		return false;
-	stride = n / SAMPLE ? n / SAMPLE : 1;
-	for (i = stride / 2; i < n && c <= SAMPLE; i += stride)
-		if (elig[i])
-			rated_at(&s[c++], k0, k1, idx, i);
-	want = (double)k / (double)m * (double)c;
-	r = want + 4.0 * sqrt(want) + 4.0;
-	if (c < 256 || r >= (double)c) {
-		free(s);
-		return false;
-	}
-	psiplace_rated_select(s, c, (size_t)r + 1);
-	psiplace_rated_sort(s, (size_t)r + 1);
-	*thr = s[(size_t)r];
-	free(s);
-	return true;
-}
-
-/* Positions of the eligible nodes at or below t in the total order,
- * without branches on the keys (which way they go is data, not pattern). */
-static size_t filter(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx,
-		     const unsigned char *elig, size_t n, const struct psiplace_rated *t,
-		     uint32_t *pos)
-{
-	size_t i, c = 0;
-
-	for (i = 0; i < n; i++) {
-		uint64_t a = k0 ? k0[i] : 0, b = k1[i];
-		int tie = (idx[i] < t->idx) | ((idx[i] == t->idx) & (i <= t->pos));
-		int in = (a < t->k[0]) |
-			 ((a == t->k[0]) & ((b < t->k[1]) | ((b == t->k[1]) & tie)));
-
-		pos[c] = (uint32_t)i;
-		c += (size_t)(in & (elig[i] != 0));
-	}
-	return c;
-}
-
-int psiplace_best_k(const uint64_t *k0, const uint64_t *k1, const uint32_t *idx,
-		    const unsigned char *elig, size_t n, size_t m, size_t k, uint32_t *pos)
-{
-	struct psiplace_rated *buf, thr = { { 0 }, 0, 0 };
-	uint32_t *keep;
-	size_t i, c;
-
-	if (k > m)
-		k = m;
-	if (!k)
-		return 0;
-	if (!(keep = malloc(n * sizeof(*keep))))
-		return -1;
-	c = 0;
-	if (threshold(k0, k1, idx, elig, n, m, k, &thr))
-		c = filter(k0, k1, idx, elig, n, &thr, keep);
-	if (c < k) { /* no threshold, or the sample misled us: every node */
-		for (i = 0, c = 0; i < n; i++)
-			if (elig[i])
-				keep[c++] = (uint32_t)i;
-	}
-	if (!(buf = malloc(c * sizeof(*buf)))) {
-		free(keep);
-		return -1;
-	}
-	for (i = 0; i < c; i++)
-		rated_at(&buf[i], k0, k1, idx, keep[i]);
-	free(keep);
-	psiplace_rated_select(buf, c, k);
-	psiplace_rated_sort(buf, k);
-	for (i = 0; i < k; i++)
-		pos[i] = buf[i].pos;
-	free(buf);
-	return 0;
 }

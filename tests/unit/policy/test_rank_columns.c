@@ -351,21 +351,21 @@ Test(rank_columns, node_functions_fall_back_to_records)
 	free(v);
 }
 
-/* The sampled nodes are the best ones: the threshold keeps too few and
- * the selection must start over with every candidate. */
+/* The nodes the threshold's sample reads (128 runs of 16 spread over the
+ * table) are the best ones: the threshold keeps too few and the
+ * selection must start over with every candidate. */
 Test(rank_columns, misleading_sample_still_exact)
 {
-	size_t n = 100000, stride = n / 2048, i;
+	size_t n = 100000, i, j;
 	struct psiplace_node *v = table(n, 9, false, false);
 	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_PRIORITY,
 					.policy_overrides_weight = true };
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		v[i].priority = (double)(i % 97);
-		v[i].priorityf = NULL;
-	}
-	for (i = stride / 2; i < n; i += stride)
-		v[i].priority = 1e6 + (double)i;
+	for (j = 0; j < 128; j++)
+		for (i = (n - 16) / 127 * j; i < (n - 16) / 127 * j + 16; i++)
+			v[i].priority = 1e6 + (double)i;
 	check_all_k(&o, v, n, "misleading sample");
 	free(v);
 }
