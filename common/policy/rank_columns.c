@@ -56,9 +56,16 @@ static bool fast(const struct psiplace_rank_opts *o, const struct psiplace_nodec
 	}
 }
 
-static uint64_t desc(double d)
+/* psiplace_dkey(-d), NaN last, inlined for the key pass. */
+static inline uint64_t desc(double d)
 {
-	return psiplace_dkey(d != d ? d : -d);
+	uint64_t u;
+
+	d = d != d ? INFINITY : -d;
+	if (d == 0.0)
+		d = 0.0;
+	memcpy(&u, &d, sizeof(u));
+	return (u >> 63) ? ~u : u | (1ULL << 63);
 }
 
 static void copy_column(const struct psiplace_nodecols *c, int col, size_t lo, size_t w,
@@ -163,39 +170,45 @@ static void rate_row(struct psiplace_rated *r, const struct psiplace_rank_opts *
 	r->pos = (uint32_t)pos;
 }
 
-/* At or below t, without branches on the keys (which way they go is
- * data, not a pattern the predictor learns). */
-static int at_most(const struct psiplace_rated *r, const struct psiplace_rated *t)
-{
-	int tie = (r->idx < t->idx) | ((r->idx == t->idx) & (r->pos <= t->pos));
-
-	return (r->k[0] < t->k[0]) |
-	       ((r->k[0] == t->k[0]) & ((r->k[1] < t->k[1]) | ((r->k[1] == t->k[1]) & tie)));
-}
-
-/* Keep the candidates among nodes lo..lo+w-1 (at or below t if given). */
+/* Keep the candidates among nodes lo..lo+w-1 (at or below t if given).
+ * The comparison with t has no branches on the keys; the one branch is
+ * "keep", rarely taken. */
 static int scan_block(struct pass *p, size_t lo, size_t w, const struct psiplace_rated *t)
 {
 	uint64_t k1[BLOCK];
-	size_t clo, i;
+	size_t clo, i, nb;
 	const struct psiplace_nodecols *b = rows(p, lo, w, &clo);
+	const uint64_t *w0 = p->o->policy_overrides_weight ? NULL : b->weight + clo;
+	const uint32_t *ix = b->index + clo;
+	const unsigned char *el = p->elig + lo;
+	struct psiplace_rated *buf;
 
 	if (p->cap - p->nbuf < w) {
 		size_t cap = 2 * p->cap + w;
-		struct psiplace_rated *nb = realloc(p->buf, cap * sizeof(*nb));
+		struct psiplace_rated *nbuf = realloc(p->buf, cap * sizeof(*nbuf));
 
-		if (!nb)
+		if (!nbuf)
 			return -1;
-		p->buf = nb;
+		p->buf = nbuf;
 		p->cap = cap;
 	}
 	p->m += key_block(p->o, b, p->f, clo, w, k1, p->elig + lo);
+	buf = p->buf;
+	nb = p->nbuf;
 	for (i = 0; i < w; i++) {
-		struct psiplace_rated *r = &p->buf[p->nbuf];
+		uint64_t a = w0 ? w0[i] : 0;
+		int keep = el[i];
 
-		rate_row(r, p->o, b, clo + i, k1[i], lo + i);
-		p->nbuf += (size_t)(p->elig[lo + i] & (!t || at_most(r, t)));
+		if (t) {
+			int tie = (ix[i] < t->idx) | ((ix[i] == t->idx) & (lo + i <= t->pos));
+
+			keep &= (a < t->k[0]) |
+				((a == t->k[0]) & ((k1[i] < t->k[1]) | ((k1[i] == t->k[1]) & tie)));
+		}
+		if (keep)
+			rate_row(&buf[nb++], p->o, b, clo + i, k1[i], lo + i);
 	}
+	p->nbuf = nb;
 	return 0;
 }
 
