@@ -198,6 +198,7 @@ int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
 			    struct psiplace_nodecols **out, psiplace_error_t *err)
 {
 	struct psiplace_nodecols *c;
+	uint32_t want;
 	size_t lo;
 	int j;
 
@@ -208,7 +209,11 @@ int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
 		return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
 	c->nodes = nodes;
 	c->n = n;
-	if (psiplace_cols_alloc(c, psiplace_cols_wanted(opts, nodes, n, c), n) < 0) {
+	want = psiplace_cols_wanted(opts, nodes, n, c);
+	/* Known for any later options, not only for the ones built for. */
+	for (lo = 0; lo < n && !c->mixed_functions; lo++)
+		c->mixed_functions = nodes[lo].priorityf != NULL;
+	if (psiplace_cols_alloc(c, want, n) < 0) {
 		psiplace_nodecols_free(c);
 		return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
 	}

@@ -385,3 +385,40 @@ Test(rank_columns, all_values_tie_index_then_position)
 	check_all_k(&o, v, n, "all tie");
 	free(v);
 }
+
+/* Columns built for other options: the ones they lack send the decision
+ * to the records, and node functions count even when the build had a
+ * job function. */
+Test(rank_columns, columns_built_for_other_options)
+{
+	struct psiplace_node *v = table(5000, 11, false, false);
+	struct psiplace_priorityf *f, *g;
+	struct psiplace_job job = { .seed = 3 };
+	struct psiplace_rank_opts built = { .policy = PSIPLACE_POLICY_PRIORITY, .job = &job };
+	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_PRIORITY };
+	struct psiplace_nodecols *c;
+	psiplace_error_t err;
+	size_t m, i;
+	struct ref *r;
+
+	cr_assert_eq(psiplace_priorityf_compile("SPEED - LOAD", "t", &f, &err), 0);
+	cr_assert_eq(psiplace_priorityf_compile("PRIORITY + 2*CPROCS", "t", &g, &err), 0);
+	job.priorityf = f;
+	for (i = 0; i < 5000; i += 7)
+		v[i].priorityf = g;
+	cr_assert_eq(psiplace_nodecols_build(&built, v, 5000, &c, &err), 0);
+	o.cluster_priorityf = f;
+	r = ref_order(&o, v, 5000, &m);
+	check_choose(&o, v, 5000, c, r, m, 100, "node functions after a job build");
+	check_partial(&o, v, 5000, c, r, m, 100, "node functions after a job build");
+	free(r);
+	o.policy = PSIPLACE_POLICY_CPULOAD;
+	r = ref_order(&o, v, 5000, &m);
+	check_choose(&o, v, 5000, c, r, m, 100, "CPULOAD on PRIORITY columns");
+	check_partial(&o, v, 5000, c, r, m, 100, "CPULOAD on PRIORITY columns");
+	free(r);
+	psiplace_nodecols_free(c);
+	psiplace_priorityf_free(f);
+	psiplace_priorityf_free(g);
+	free(v);
+}
