@@ -115,7 +115,8 @@ int psiplace_rank_partial_records(const struct psiplace_rank_opts *opts,
 				  uint32_t *order, psiplace_error_t *err);
 
 /* Building blocks of psiplace_nodecols_build (nodecols.c): the columns
- * opts reads (sets c->f, c->mixed_functions); allocate the base arrays
+ * opts reads (sets c->f, and c->mixed_functions when one of the n nodes
+ * scanned has its own function; n = 0 scans none); allocate the base arrays
  * and those double columns for size rows; fill rows at..at+w-1 from
  * nodes[0..w-1]; free the arrays (not c). */
 uint32_t psiplace_cols_wanted(const struct psiplace_rank_opts *o,

@@ -3,6 +3,7 @@
  * the key pass stream only what they use. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine_internal.h"
 #include "psiplace/error.h"
@@ -143,11 +144,12 @@ void psiplace_cols_release(struct psiplace_nodecols *c)
 	}
 }
 
-void psiplace_cols_fill(struct psiplace_nodecols *c, const struct psiplace_node *nodes,
-			size_t w, size_t at)
+/* The base arrays; returns whether a node has its own function. */
+static bool fill_base(struct psiplace_nodecols *c, const struct psiplace_node *nodes, size_t w,
+		      size_t at)
 {
+	bool own = false;
 	size_t i;
-	int j;
 
 	for (i = 0; i < w; i++) {
 		const struct psiplace_node *p = &nodes[i];
@@ -157,47 +159,115 @@ void psiplace_cols_fill(struct psiplace_nodecols *c, const struct psiplace_node 
 		c->free_cpus[at + i] = p->cpus > p->alloc_cpus ? p->cpus - p->alloc_cpus : 0;
 		c->free_mem[at + i] = free_u64(p->real_memory, p->alloc_memory);
 		c->power[at + i] = p->power;
+		own |= p->priorityf != NULL;
 	}
+	return own;
+}
+
+void psiplace_cols_fill(struct psiplace_nodecols *c, const struct psiplace_node *nodes,
+			size_t w, size_t at)
+{
+	int j;
+
+	fill_base(c, nodes, w, at);
 	for (j = 0; j < PSIPLACE_COL_COUNT; j++)
 		if (c->col[j])
 			fill_column(j, nodes, w, c->col[j] + at);
 }
 
-/* Store a column as int32 or float when every value converts back to the
- * same double: fewer bytes to stream, the same sums. */
-static void narrow(struct psiplace_nodecols *c, int j)
+static bool exact_int(double d)
 {
-	const double *d = c->col[j];
-	bool ints = true, floats = true;
-	size_t i;
-
-	for (i = 0; i < c->n && (ints || floats); i++) {
-		if (ints && !(d[i] >= INT32_MIN && d[i] <= INT32_MAX &&
-			      (double)(int32_t)d[i] == d[i] && !(d[i] == 0.0 && signbit(d[i]))))
-			ints = false;
-		if (floats && !((double)(float)d[i] == d[i] || d[i] != d[i]))
-			floats = false;
-	}
-	if (ints && (c->icol[j] = malloc((c->n ? c->n : 1) * sizeof(int32_t)))) {
-		for (i = 0; i < c->n; i++)
-			c->icol[j][i] = (int32_t)d[i];
-	} else if (floats && (c->fcol[j] = malloc((c->n ? c->n : 1) * sizeof(float)))) {
-		for (i = 0; i < c->n; i++)
-			c->fcol[j][i] = (float)d[i];
-	} else {
-		return;
-	}
-	free(c->col[j]);
-	c->col[j] = NULL;
+	return d >= INT32_MIN && d <= INT32_MAX && (double)(int32_t)d == d &&
+	       !(d == 0.0 && signbit(d));
 }
 
-#define BLOCK 512
+static bool exact_float(double d)
+{
+	return (double)(float)d == d || d != d;
+}
+
+/* Rows 0..lo-1 of column j, stored narrow so far, as doubles from now on. */
+static int widen(struct psiplace_nodecols *c, int j, size_t lo)
+{
+	double *d = malloc((c->n ? c->n : 1) * sizeof(*d));
+	size_t i;
+
+	if (!d)
+		return -1;
+	for (i = 0; i < lo; i++)
+		d[i] = c->icol[j] ? (double)c->icol[j][i] : (double)c->fcol[j][i];
+	free(c->icol[j]);
+	free(c->fcol[j]);
+	c->icol[j] = NULL;
+	c->fcol[j] = NULL;
+	c->col[j] = d;
+	return 0;
+}
+
+/* Rows lo..lo+w-1 of column j from v[]: kept int32 or float while every
+ * value converts back to the same double (fewer bytes to stream, the same
+ * sums), doubles from the first one that does not. */
+static int store(struct psiplace_nodecols *c, int j, size_t lo, size_t w, const double *v)
+{
+	bool ok = true;
+	size_t i;
+
+	if (c->icol[j]) {
+		for (i = 0; i < w; i++)
+			ok &= exact_int(v[i]);
+		if (ok) {
+			for (i = 0; i < w; i++)
+				c->icol[j][lo + i] = (int32_t)v[i];
+			return 0;
+		}
+	} else if (c->fcol[j]) {
+		for (i = 0; i < w; i++)
+			ok &= exact_float(v[i]);
+		if (ok) {
+			for (i = 0; i < w; i++)
+				c->fcol[j][lo + i] = (float)v[i];
+			return 0;
+		}
+	}
+	if (!c->col[j] && widen(c, j, lo) < 0)
+		return -1;
+	memcpy(c->col[j] + lo, v, w * sizeof(*v));
+	return 0;
+}
+
+/* Columns of whole numbers start as int32, the others as float. */
+static int alloc_narrow(struct psiplace_nodecols *c, uint32_t want)
+{
+	const uint32_t dbl = 1u << PSIPLACE_COL_LOAD | 1u << PSIPLACE_COL_SPEED |
+			     1u << PSIPLACE_COL_PRIORITY | 1u << PSIPLACE_COL_COST |
+			     1u << PSIPLACE_COL_USAGE | 1u << PSIPLACE_COL_MTBF |
+			     1u << PSIPLACE_COL_PARAPROCS | 1u << PSIPLACE_COL_RSVAFFINITY |
+			     1u << PSIPLACE_COL_CPUFREE;
+	size_t sz = c->n ? c->n : 1;
+	int j;
+
+	for (j = 0; j < PSIPLACE_COL_COUNT; j++) {
+		if (!(want & (1u << j)))
+			continue;
+		if (dbl & (1u << j))
+			c->fcol[j] = malloc(sz * sizeof(float));
+		else
+			c->icol[j] = malloc(sz * sizeof(int32_t));
+		if (!c->fcol[j] && !c->icol[j])
+			return -1;
+		c->filled |= 1u << j;
+	}
+	return 0;
+}
+
+#define BLOCK 64 /* rows of records read per column: they stay in L1 */
 
 int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
 			    const struct psiplace_node *nodes, size_t n,
 			    struct psiplace_nodecols **out, psiplace_error_t *err)
 {
 	struct psiplace_nodecols *c;
+	double v[BLOCK];
 	uint32_t want;
 	size_t lo;
 	int j;
@@ -209,21 +279,27 @@ int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
 		return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
 	c->nodes = nodes;
 	c->n = n;
-	want = psiplace_cols_wanted(opts, nodes, n, c);
-	/* Known for any later options, not only for the ones built for. */
-	for (lo = 0; lo < n && !c->mixed_functions; lo++)
-		c->mixed_functions = nodes[lo].priorityf != NULL;
-	if (psiplace_cols_alloc(c, want, n) < 0) {
-		psiplace_nodecols_free(c);
-		return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
+	want = psiplace_cols_wanted(opts, nodes, 0, c);
+	if (psiplace_cols_alloc(c, 0, n) < 0 || alloc_narrow(c, want) < 0)
+		goto oom;
+	for (lo = 0; lo < n; lo += BLOCK) {
+		size_t w = lo + BLOCK < n ? BLOCK : n - lo;
+
+		/* whether nodes have their own functions, for any later options */
+		c->mixed_functions |= fill_base(c, nodes + lo, w, lo);
+		for (j = 0; j < PSIPLACE_COL_COUNT; j++) {
+			if (!(want & (1u << j)))
+				continue;
+			fill_column(j, nodes + lo, w, v);
+			if (store(c, j, lo, w, v) < 0)
+				goto oom;
+		}
 	}
-	for (lo = 0; lo < n; lo += BLOCK)
-		psiplace_cols_fill(c, nodes + lo, lo + BLOCK < n ? BLOCK : n - lo, lo);
-	for (j = 0; j < PSIPLACE_COL_COUNT; j++)
-		if (c->col[j])
-			narrow(c, j);
 	*out = c;
 	return 0;
+oom:
+	psiplace_nodecols_free(c);
+	return psiplace_seterr(err, "out of memory building columns of %zu nodes", n);
 }
 
 void psiplace_nodecols_free(struct psiplace_nodecols *c)

@@ -225,11 +225,10 @@ static bool threshold(struct pass *p, size_t k, struct psiplace_rated *thr)
 	unsigned char *elig = p->elig;
 	size_t j, i, seen = 0, ns, m_est;
 	double want, r;
-	int rc = 0;
 
 	if (p->n < 16 * CHUNKS * CHUNK || !(s = malloc(CHUNKS * CHUNK * sizeof(*s))))
 		return false;
-	for (j = 0; j < CHUNKS && rc == 0; j++) {
+	for (j = 0; j < CHUNKS; j++) {
 		size_t lo = (p->n - CHUNK) / (CHUNKS - 1) * j, clo;
 		const struct psiplace_nodecols *b = rows(p, lo, CHUNK, &clo);
 		uint64_t k1[CHUNK];
