@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Every benchmark (SPEC.md §5); prints the `bench: NAME VALUE UNIT` lines.
 #   contrib/bench.sh [NAME...]   e.g. contrib/bench.sh lama
+#   PSIPLACE_SLURM=24.11|26.05   the testbed benchmarks on that release
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 contrib/build.sh >/dev/null
-meson test -C build --benchmark --num-processes 1 "$@" >/dev/null || true
-grep -h '^bench: ' build/meson-logs/testlog.txt
+b=$(contrib/testbed/cluster.sh build-dir)
+meson test -C "$b" --benchmark --num-processes 1 "$@" >/dev/null || true
+grep -h '^bench: ' "$b/meson-logs/testlog.txt"

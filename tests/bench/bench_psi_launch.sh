@@ -13,6 +13,7 @@
 set -euo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cluster=$src/contrib/testbed/cluster.sh
+export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}
 rounds=${BENCH_ROUNDS:-15}
 export PSIPLACE_INSTANCE=${BENCH_INSTANCE:-22}
 topo=$(mktemp -d)
@@ -50,8 +51,8 @@ done
 mn=$(printf '%s\n' "${none[@]}" | median)
 mi=$(printf '%s\n' "${idle[@]}" | median)
 mp=$(printf '%s\n' "${placed[@]}" | median)
-printf 'bench: psi_launch_none %.1f ms\n' "$(echo "1000 * $mn" | bc -l)"
-printf 'bench: psi_launch_idle %.1f ms\n' "$(echo "1000 * $mi" | bc -l)"
-printf 'bench: psi_launch_placed %.1f ms\n' "$(echo "1000 * $mp" | bc -l)"
-printf 'bench: psi_launch_idle_ratio %.3f idle/none\n' "$(echo "$mi / $mn" | bc -l)"
-printf 'bench: psi_launch_placed_ratio %.3f placed/none\n' "$(echo "$mp / $mn" | bc -l)"
+printf "bench: psi_launch_none_slurm$PSIPLACE_SLURM %.1f ms\n" "$(echo "1000 * $mn" | bc -l)"
+printf "bench: psi_launch_idle_slurm$PSIPLACE_SLURM %.1f ms\n" "$(echo "1000 * $mi" | bc -l)"
+printf "bench: psi_launch_placed_slurm$PSIPLACE_SLURM %.1f ms\n" "$(echo "1000 * $mp" | bc -l)"
+printf "bench: psi_launch_idle_ratio_slurm$PSIPLACE_SLURM %.3f idle/none\n" "$(echo "$mi / $mn" | bc -l)"
+printf "bench: psi_launch_placed_ratio_slurm$PSIPLACE_SLURM %.3f placed/none\n" "$(echo "$mp / $mn" | bc -l)"

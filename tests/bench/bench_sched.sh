@@ -6,6 +6,8 @@
 #   2. decision cost with 5,000 / 10,000 / 20,000 nodes defined (idle in
 #      slurmctld's view, never started): will-run tests (sbatch --test-only)
 #      of 1-node and 64-node jobs, which run select_g_job_test over every node
+# Every line names the Slurm release it ran on (PSIPLACE_SLURM, e.g.
+# bench: sched_throughput_psiplace_slurm24.11 25.1 jobs/s).
 # Environment: BENCH_ROUNDS (4), BENCH_TASKS (60), BENCH_TESTS (25),
 # BENCH_SCALES ("5000 10000 20000"), BENCH_SKIP_THROUGHPUT=1.
 # The scale nodes are measured right after start: slurmctld soon marks them
@@ -15,6 +17,8 @@ src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cluster=$src/contrib/testbed/cluster.sh
 rounds=${BENCH_ROUNDS:-4} tasks=${BENCH_TASKS:-60} tests=${BENCH_TESTS:-25}
 A=${BENCH_INSTANCE_A:-20} B=${BENCH_INSTANCE_B:-21}
+export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}
+rel=_slurm$PSIPLACE_SLURM
 
 start_pair() { # extra nodes
   PSIPLACE_INSTANCE=$A PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE "$cluster" start
@@ -61,9 +65,9 @@ for ((r = 0; r < rounds; r++)); do
   if ((r % 2)); then tb=$(echo "$tb + $(array_seconds $B)" | bc -l); ta=$(echo "$ta + $(array_seconds $A)" | bc -l)
   else ta=$(echo "$ta + $(array_seconds $A)" | bc -l); tb=$(echo "$tb + $(array_seconds $B)" | bc -l); fi
 done
-printf 'bench: sched_throughput_psiplace %.1f jobs/s\n' "$(echo "$rounds * $tasks / $ta" | bc -l)"
-printf 'bench: sched_throughput_cons_tres %.1f jobs/s\n' "$(echo "$rounds * $tasks / $tb" | bc -l)"
-printf 'bench: sched_throughput_ratio %.3f psiplace/cons_tres\n' "$(echo "$tb / $ta" | bc -l)"
+printf "bench: sched_throughput_psiplace$rel %.1f jobs/s\n" "$(echo "$rounds * $tasks / $ta" | bc -l)"
+printf "bench: sched_throughput_cons_tres$rel %.1f jobs/s\n" "$(echo "$rounds * $tasks / $tb" | bc -l)"
+printf "bench: sched_throughput_ratio$rel %.3f psiplace/cons_tres\n" "$(echo "$tb / $ta" | bc -l)"
 stop_pair >/dev/null
 fi
 
@@ -75,11 +79,11 @@ for extra in ${BENCH_SCALES:-5000 10000 20000}; do
       read -r w c < <(test_seconds $A $n scale); a=$(echo "$a + $w" | bc -l); ca=$(echo "$ca + $c" | bc -l)
       read -r w c < <(test_seconds $B $n scale); b=$(echo "$b + $w" | bc -l); cb=$(echo "$cb + $c" | bc -l)
     done
-    printf 'bench: willrun_%dnodes_N%d_psiplace %.2f ms\n' "$extra" "$n" "$(echo "1000 * $a / (2 * $tests)" | bc -l)"
-    printf 'bench: willrun_%dnodes_N%d_cons_tres %.2f ms\n' "$extra" "$n" "$(echo "1000 * $b / (2 * $tests)" | bc -l)"
-    printf 'bench: willrun_%dnodes_N%d_ratio %.3f cons_tres/psiplace\n' "$extra" "$n" "$(echo "$b / $a" | bc -l)"
-    printf 'bench: willrun_%dnodes_N%d_ctld_cpu_psiplace %.2f ms\n' "$extra" "$n" "$(echo "1000 * $ca / (2 * $tests)" | bc -l)"
-    printf 'bench: willrun_%dnodes_N%d_ctld_cpu_cons_tres %.2f ms\n' "$extra" "$n" "$(echo "1000 * $cb / (2 * $tests)" | bc -l)"
+    printf "bench: willrun_%dnodes_N%d_psiplace$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $a / (2 * $tests)" | bc -l)"
+    printf "bench: willrun_%dnodes_N%d_cons_tres$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $b / (2 * $tests)" | bc -l)"
+    printf "bench: willrun_%dnodes_N%d_ratio$rel %.3f cons_tres/psiplace\n" "$extra" "$n" "$(echo "$b / $a" | bc -l)"
+    printf "bench: willrun_%dnodes_N%d_ctld_cpu_psiplace$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $ca / (2 * $tests)" | bc -l)"
+    printf "bench: willrun_%dnodes_N%d_ctld_cpu_cons_tres$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $cb / (2 * $tests)" | bc -l)"
   done
   stop_pair >/dev/null
 done
