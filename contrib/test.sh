@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test suite of psiplace: build (warnings are errors), unit tests,
 # unit tests under AddressSanitizer/UBSan, every fuzz target briefly, the
-# integration suites against a real local Slurm 22.05 (munged, slurmctld,
-# 4 slurmd), the plugins compiled against all eight supported Slurm releases,
+# integration suites and the fault suite against a real local Slurm 22.05
+# (munged, slurmctld, 4 slurmd), the plugins compiled against all eight supported Slurm releases,
 # and the integration suites again on real Slurm 24.11 and 26.05 daemons.
 # Exit status is non-zero when anything fails.
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
@@ -63,6 +63,11 @@ stage "integration tests (real Slurm 22.05 testbed)"
 meson test -C build --suite integration --print-errorlogs 2>&1 | tail -n 12
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(integration)
 grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+
+stage "fault tests (real Slurm 22.05 testbed: kills, restarts, reconfigures, soak)"
+meson test -C build --suite faults --print-errorlogs 2>&1 | tail -n 12
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(faults)
+grep -hE '^# (latency|slurmctld RSS)|^# [0-9]+ passed' build/meson-logs/testlog.txt || true
 
 stage "compile against every supported Slurm release"
 contrib/check-releases.sh || failed+=(slurm-releases)

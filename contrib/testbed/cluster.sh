@@ -13,6 +13,7 @@
 #   cluster.sh stop        stop exactly the daemons start started
 #   cluster.sh status      report what runs
 #   cluster.sh env         print the export lines a shell needs
+#   cluster.sh restart-ctld [SIG]  kill slurmctld with SIG (TERM), start it on its saved state
 #
 # One instance setting, PSIPLACE_INSTANCE (0..49, default 0), derives every
 # port and directory, so two clusters run side by side:
@@ -405,6 +406,27 @@ cmd_env() {
   echo "export PSIPLACE_METRICS=$dir/etc/metrics"
 }
 
+# Stop slurmctld with SIGNAL (default TERM), wait until it is gone, start it
+# again on the saved state and wait until it answers (fault tests).
+cmd_restart_ctld() {
+  local sig=${1:-TERM} pid deadline
+  pid=$(cat "$dir/pids/slurmctld" 2>/dev/null) || die "no slurmctld of instance $instance"
+  kill -"$sig" "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + 30))
+  while kill -0 "$pid" 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || die "slurmctld ($pid) still runs 30 s after SIG$sig"
+    sleep 0.05
+  done
+  rm -f "$dir/pids/slurmctld"
+  spawn slurmctld slurmctld -D -f "$conf"
+  deadline=$((SECONDS + 30))
+  until scontrol ping 2>/dev/null | grep -q UP; do
+    alive "$dir/pids/slurmctld" || { log_tail; die "slurmctld exited after restart"; }
+    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering after restart"; }
+    sleep 0.1
+  done
+}
+
 # Rewrite the psiplace line's arguments and make slurmctld re-read it.
 cmd_plugstack() {
   local b; b=$(build_dir)
@@ -430,5 +452,6 @@ case ${1:-} in
   status) use_release_prefix; cmd_status ;;
   env) use_release_prefix; cmd_env ;;
   plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;
+  restart-ctld) use_release_prefix; shift; cmd_restart_ctld "$@" ;;
   *) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 2 ;;
 esac
