@@ -1,5 +1,8 @@
 /* psiplace rank: the allocation order the policy engine gives for a node
- * table (SPEC §4), the same engine select/psiplace_cons_tres runs. */
+ * table, the same engine select/psiplace_cons_tres runs.  --plugstack
+ * applies a site's psiplace line (NodeAllocationPolicy, PriorityFunction,
+ * PolicyOverridesWeight) as the plugin does; --as-select shows what the
+ * plugin hands cons_tres: the ranked tier and the weights. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,19 +14,21 @@
 #include "psiplace/error.h"
 #include "psiplace/metrics_file.h"
 #include "psiplace/nodetable.h"
+#include "psiplace/plugstack_line.h"
 #include "psiplace/readfile.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
 #include "psiplace/psiplace_conf.h"
 
 struct rank_args {
-	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics;
-	int explain;
+	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics, *plugstack;
+	int explain, as_select;
 };
 
 static const char rank_usage[] =
 	"rank --policy POLICY [--priority EXPR] --table TABLE.csv "
-	"[--job nodes=K,cpus=C,mem=M] [--seed N] [--explain] [--psiconf FILE] [--metrics FILE]";
+	"[--job nodes=K,cpus=C,mem=M] [--seed N] [--explain] [--psiconf FILE] [--metrics FILE] "
+	"[--plugstack FILE] [--as-select]";
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -76,9 +81,9 @@ static int parse_job(const char *s, struct psiplace_job *job)
 static int parse_args(int argc, char **argv, struct rank_args *a)
 {
 	static const char *const names[] = { "--policy", "--priority", "--table", "--job",
-					     "--seed", "--psiconf", "--metrics" };
+					     "--seed", "--psiconf", "--metrics", "--plugstack" };
 	const char **slots[] = { &a->policy, &a->priority, &a->table, &a->job, &a->seed,
-				 &a->psiconf, &a->metrics };
+				 &a->psiconf, &a->metrics, &a->plugstack };
 	int i;
 	size_t k;
 
@@ -87,6 +92,10 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 
 		if (!strcmp(arg, "--explain")) {
 			a->explain = 1;
+			continue;
+		}
+		if (!strcmp(arg, "--as-select")) {
+			a->as_select = 1;
 			continue;
 		}
 		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
@@ -108,8 +117,9 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 			return cli_usage_error("rank: unknown argument '%s'; usage: psiplace %s", arg,
 					       rank_usage);
 	}
-	if (!a->policy && !a->priority)
-		return cli_usage_error("rank: --policy is required; usage: psiplace %s", rank_usage);
+	if (!a->policy && !a->priority && !a->plugstack)
+		return cli_usage_error("rank: --policy (or --plugstack) is required; usage: psiplace %s",
+				       rank_usage);
 	if (!a->table)
 		return cli_usage_error("rank: --table is required; usage: psiplace %s", rank_usage);
 	return 0;
@@ -143,6 +153,33 @@ static int print_result(const struct psiplace_rank_opts *o, const struct psiplac
 		}
 	}
 	return 0;
+}
+
+/* What select/psiplace_cons_tres hands cons_tres for this order: the first
+ * psiplace_select_distinct() candidates with distinct ranks, the rest in
+ * one tier behind them (cons_tres's own order there), with the sched_weight
+ * each node gets (slurmctld's Weight<<8 | 0xff before the plugin).  A set
+ * policy offers cons_tres only its set. */
+static void print_as_select(const struct psiplace_rank_opts *o, const struct psiplace_nodetable *t,
+			    const uint32_t *order, size_t k, size_t candidates, uint32_t need)
+{
+	uint32_t distinct = psiplace_select_distinct(need, (uint32_t)candidates);
+	size_t i;
+
+	if (psiplace_policy_is_set(o->policy)) {
+		for (i = 0; i < k; i++)
+			printf("%s set\n", t->nodes[order[i]].name);
+		return;
+	}
+	for (i = 0; i < candidates; i++) {
+		const struct psiplace_node *n = &t->nodes[order[i]];
+		uint32_t rank = i < distinct ? (uint32_t)i : distinct;
+		uint64_t w = psiplace_select_sched_weight((n->weight << 8) | 0xff, rank,
+							  o->policy_overrides_weight);
+
+		printf("%s %s %u sched_weight=0x%016llx\n", n->name, i < distinct ? "rank" : "tier",
+		       rank, (unsigned long long)w);
+	}
 }
 
 static void warn(void *arg, const char *msg)
@@ -214,16 +251,35 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	k = job->nodes;
 	if (!k && psiplace_policy_is_set(o->policy))
 		k = 1;
-	if (k) {
+	if (a->as_select) {
+		uint32_t need = job->nodes ? job->nodes : 1;
+		size_t i, candidates = 0;
+
+		for (i = 0; i < t.n; i++)
+			candidates += psiplace_node_eligible(&t.nodes[i], job);
+		if (psiplace_policy_is_set(o->policy))
+			rc = psiplace_choose(o, t.nodes, t.n, need, order, &err);
+		else
+			rc = psiplace_rank_partial(o, t.nodes, t.n,
+						   psiplace_select_distinct(need, (uint32_t)candidates),
+						   order, &err);
+		if (rc < 0)
+			fprintf(stderr, "psiplace: error: rank: %s\n", err.text);
+		else
+			print_as_select(o, &t, order, psiplace_policy_is_set(o->policy) ? (size_t)rc : 0,
+					candidates, need);
+	} else if (k) {
 		rc = psiplace_choose(o, t.nodes, t.n, k, order, &err);
 	} else if ((rc = psiplace_rank(o, t.nodes, t.n, order, &err)) == 0) {
 		for (size_t i = 0; i < t.n; i++) /* every eligible node */
 			rc += psiplace_node_eligible(&t.nodes[i], job);
 	}
-	if (rc < 0)
-		fprintf(stderr, "psiplace: error: rank: %s\n", err.text);
-	else
-		print_result(o, &t, order, (size_t)rc, a->explain);
+	if (!a->as_select) {
+		if (rc < 0)
+			fprintf(stderr, "psiplace: error: rank: %s\n", err.text);
+		else
+			print_result(o, &t, order, (size_t)rc, a->explain);
+	}
 	free(order);
 	psiplace_psiconf_free(&pc);
 	psiplace_metrics_free(&m);
@@ -231,17 +287,64 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	return rc < 0 ? 1 : 0;
 }
 
+static int rank_with_site(const struct rank_args *ap, struct psiplace_rank_opts *op,
+			  struct psiplace_job *jobp, struct psiplace_priorityf **fp);
+
 int cmd_rank(int argc, char **argv)
 {
 	struct rank_args a = { 0 };
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts o = { .job = &job };
-	struct psiplace_priorityf *f = NULL;
+	struct psiplace_priorityf *f = NULL, *cluster_f = NULL;
+	struct psiplace_siteconf site;
 	psiplace_error_t err;
 	int rc;
 
 	if (parse_args(argc, argv, &a) < 0)
 		return 2;
+	psiplace_siteconf_init(&site);
+	if (a.plugstack) {
+		/* The site's line, as the select plugin reads it: its policy is the
+		 * default a --policy or --priority overrides, as a job's own does. */
+		if (psiplace_siteconf_read_plugstack(a.plugstack, &site, &err) < 0) {
+			fprintf(stderr, "psiplace: error: --plugstack: %s\n", err.text);
+			return 1;
+		}
+		o.policy = site.policy;
+		o.policy_overrides_weight = site.policy_overrides_weight;
+		if (site.priority_function &&
+		    psiplace_priorityf_compile(site.priority_function, "PriorityFunction", &cluster_f,
+					       &err) < 0) {
+			fprintf(stderr, "psiplace: error: --plugstack: %s: %s\n", a.plugstack, err.text);
+			psiplace_siteconf_free(&site);
+			return 1;
+		}
+		o.cluster_priorityf = cluster_f;
+		if (!a.policy && !a.priority && site.policy == PSIPLACE_POLICY_NONE) {
+			psiplace_priorityf_free(cluster_f);
+			psiplace_siteconf_free(&site);
+			return cli_usage_error("rank: %s sets no NodeAllocationPolicy; give --policy",
+					       a.plugstack);
+		}
+	}
+	rc = rank_with_site(&a, &o, &job, &f);
+	psiplace_priorityf_free(f);
+	psiplace_priorityf_free(cluster_f);
+	psiplace_siteconf_free(&site);
+	return rc;
+}
+
+static int rank_with_site(const struct rank_args *ap, struct psiplace_rank_opts *op,
+			  struct psiplace_job *jobp, struct psiplace_priorityf **fp)
+{
+	struct rank_args a = *ap;
+	struct psiplace_rank_opts o = *op;
+	struct psiplace_job job = *jobp;
+	struct psiplace_priorityf *f = NULL;
+	psiplace_error_t err;
+	int rc;
+
+	o.job = &job;
 	if (a.policy && psiplace_policy_parse(a.policy, "--policy", &o.policy, &err) < 0)
 		return cli_usage_error("%s", err.text);
 	if (a.priority) {
@@ -266,6 +369,6 @@ int cmd_rank(int argc, char **argv)
 		job.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	}
 	rc = run(&a, &o, &job);
-	psiplace_priorityf_free(f);
+	*fp = f;
 	return rc;
 }

@@ -160,6 +160,26 @@ int psiplace_rank_partial_cols(const struct psiplace_rank_opts *opts,
 int psiplace_node_score(const struct psiplace_rank_opts *opts,
 			const struct psiplace_node *node, char *buf, size_t len);
 
+/* What select/psiplace_cons_tres writes for cons_tres.  slurmctld's
+ * sched_weight is Weight<<8 | a low byte (cons_tres: co-located GPUs) with
+ * reboot/flex flags in bits 40-41; the plugin re-encodes it,
+ * order-preserving:
+ *   bits 62-63 flags | bits 30-61 Weight | bits 8-29 policy rank | low byte
+ * (Weight zero with PolicyOverridesWeight=yes).  Only the first
+ * psiplace_select_distinct() nodes of the order get distinct ranks; the
+ * rest share the rank behind them (distinct weights on every node make
+ * cons_tres's weight lists quadratic). */
+#define PSIPLACE_SELECT_RANK_BITS 22
+#define PSIPLACE_SELECT_RANK_MAX ((1u << PSIPLACE_SELECT_RANK_BITS) - 1)
+#define PSIPLACE_SELECT_MIN_DISTINCT 16 /* distinct ranks beyond the nodes needed */
+
+/* Nodes with distinct ranks for a job needing `need` nodes out of
+ * `candidates`. */
+uint32_t psiplace_select_distinct(uint32_t need, uint32_t candidates);
+
+/* The sched_weight for a node of slurmctld weight `orig` at `rank`. */
+uint64_t psiplace_select_sched_weight(uint64_t orig, uint32_t rank, bool overrides);
+
 #ifdef __cplusplus
 }
 #endif

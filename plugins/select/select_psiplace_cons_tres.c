@@ -39,13 +39,9 @@ const char plugin_type[] = "select/psiplace_cons_tres";
 const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* Weight layout inside job_test: slurmctld's sched_weight is
- * Weight<<8 | low byte (cons_tres: co-located GPUs) with reboot/flex
- * flags in bits 40-41.  We re-encode, order-preserving:
- *   bits 62-63 flags | bits 30-61 Weight | bits 8-29 policy rank | low byte */
-#define RANK_BITS 22
-#define RANK_MAX ((1u << RANK_BITS) - 1)
-#define MIN_DISTINCT 16 /* distinct weights beyond the nodes the job needs */
+/* The weights injected for cons_tres: psiplace_select_sched_weight() and
+ * psiplace_select_distinct() (policy.h), shared with `psiplace rank
+ * --as-select`. */
 
 /* cons_tres's entry points, one typed pointer each (the ops struct is
  * private to Slurm from 24.05 and differs by release: slurm_compat.h). */
@@ -291,17 +287,6 @@ static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct c
 	}
 }
 
-static uint64_t encode(uint64_t orig, uint32_t rank, bool overrides)
-{
-	uint64_t flags = (orig >> 40) & 0x3;
-	uint64_t weight = (orig >> 8) & 0xffffffffULL;
-
-	if (rank > RANK_MAX)
-		rank = RANK_MAX;
-	return (flags << 62) | (overrides ? 0 : weight << 30) | ((uint64_t)rank << 8) |
-	       (orig & 0xff);
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -343,8 +328,8 @@ static void inject(struct cands *c, uint32_t distinct, uint16_t mode)
 		uint32_t pos = c->order[i];
 
 		node_record_table_ptr[c->node_inx[pos]]->sched_weight =
-			encode(c->saved[pos], i < distinct ? i : distinct,
-			       ctx.site.conf.policy_overrides_weight);
+			psiplace_select_sched_weight(c->saved[pos], i < distinct ? i : distinct,
+						     ctx.site.conf.policy_overrides_weight);
 	}
 	if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && mode == SELECT_MODE_WILL_RUN)
 		inject_node_weights(c);
@@ -517,7 +502,7 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 		if (pos_of[c->node_inx[i]])
 			c->order[k++] = i;
 	xfree(pos_of);
-	distinct = need + MIN_DISTINCT < c->n ? need + MIN_DISTINCT : c->n;
+	distinct = psiplace_select_distinct(need, c->n);
 	inject(c, distinct, a->mode);
 	rc = cons_tres(a, bitmap);
 	restore(c);
@@ -556,7 +541,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 		}
 	}
 	orig = bit_copy(bitmap);
-	distinct = need + MIN_DISTINCT;
+	distinct = psiplace_select_distinct(need, c->n);
 	for (;;) {
 		if (distinct > c->n)
 			distinct = c->n;
