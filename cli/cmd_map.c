@@ -63,14 +63,40 @@ static int parse_tpn(struct map_args *a, unsigned *tpn)
 	return 0;
 }
 
+/* One node's table: its topology (the opener slurmstepd uses), restricted
+ * to the step's cores when --cores gives them, as slurmstepd restricts it
+ * to S_STEP_ALLOC_CORES. */
+static int load_one(const char *desc, const char *cores, struct psiplace_topo *t,
+		    psiplace_error_t *err)
+{
+	hwloc_topology_t topo;
+	hwloc_bitmap_t cpus = NULL;
+	int rc = 0;
+
+	if (psiplace_hwloc_open(desc, &topo, err) < 0) {
+		fprintf(stderr, "psiplace: error: --topology: %s\n", err->text);
+		return -1;
+	}
+	if (cores && (!(cpus = hwloc_bitmap_alloc()) ||
+		      psiplace_topo_cpus_of_cores(topo, cores, cpus, err) < 0)) {
+		fprintf(stderr, "psiplace: error: --cores: %s\n", cpus ? err->text : "out of memory");
+		rc = -1;
+	} else if (psiplace_topo_from_hwloc(topo, cpus, t, err) < 0) {
+		fprintf(stderr, "psiplace: error: --topology: %s\n", err->text);
+		rc = -1;
+	}
+	hwloc_bitmap_free(cpus);
+	hwloc_topology_destroy(topo);
+	return rc;
+}
+
 static int load_topologies(const struct map_args *a, struct psiplace_topo *loaded,
 			   const struct psiplace_topo **topo, const char **desc, psiplace_error_t *err)
 {
 	unsigned k, i;
 
 	for (k = 0; k < a->ntopo; k++)
-		if (psiplace_topo_load(a->topo_desc[k], NULL, &loaded[k], err) < 0) {
-			fprintf(stderr, "psiplace: error: --topology: %s\n", err->text);
+		if (load_one(a->topo_desc[k], a->cores, &loaded[k], err) < 0) {
 			while (k--)
 				psiplace_topo_free(&loaded[k]);
 			return 1;

@@ -17,6 +17,7 @@ enum {
 	OPT_TPN,
 	OPT_ENV,
 	OPT_FORMAT,
+	OPT_CORES,
 	OPT_PSI = 0x200,
 };
 
@@ -31,6 +32,8 @@ static const struct {
 	{ { "ntasks", required_argument, NULL, 'n' }, "NTASKS", "number of tasks" },
 	{ { "tasks-per-node", required_argument, NULL, OPT_TPN }, "LIST",
 	  "tasks on each node: one count, or one per node" },
+	{ { "cores", required_argument, NULL, OPT_CORES }, "LIST",
+	  "the step's cores on every node, Slurm's core ids (scontrol show job -d: CPU_IDs); default: whole nodes" },
 	{ { "env", no_argument, NULL, OPT_ENV }, NULL,
 	  "read the PSI_* and OMPI_MCA_rmaps_lama_* variables too" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, "plain|json|svg", "output format" },
@@ -41,7 +44,7 @@ static const struct {
 
 static const char usage_line[] =
 	"psiplace map --topology DESC [--topology DESC ...] [--nodes N] -n NTASKS "
-	"[--tasks-per-node LIST] [--psi-* options] [--env] [--format plain|json|svg]";
+	"[--tasks-per-node LIST] [--cores LIST] [--psi-* options] [--env] [--format plain|json|svg]";
 
 void map_args_init(struct map_args *a)
 {
@@ -132,6 +135,9 @@ static int own_option(struct map_args *a, int c, const char *arg, const char *wo
 		return parse_count(word, arg, MAP_MAX_TASKS, &a->ntasks);
 	case OPT_TPN:
 		a->tpn = arg;
+		return 0;
+	case OPT_CORES:
+		a->cores = arg;
 		return 0;
 	case OPT_ENV:
 		a->env = 1;

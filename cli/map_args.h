@@ -23,6 +23,7 @@ struct map_args {
 	unsigned long ntasks;
 	int have_ntasks;
 	const char *tpn;      /* --tasks-per-node */
+	const char *cores;    /* --cores: Slurm core ids of the step on each node */
 	int env;              /* --env: the PSI_* and OMPI_* variables count */
 	enum map_format format;
 	struct psiplace_opts opts;     /* the --psi-* options */

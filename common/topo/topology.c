@@ -139,17 +139,17 @@ int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restric
 	return 0;
 }
 
-int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
-		       struct psiplace_topo *t, psiplace_error_t *err)
+int psiplace_hwloc_open(const char *desc, hwloc_topology_t *out, psiplace_error_t *err)
 {
 	hwloc_topology_t topo;
 	struct stat st;
 	char q[128];
 	int rc;
 
-	memset(t, 0, sizeof(*t));
+	*out = NULL;
 	if (hwloc_topology_init(&topo) < 0)
 		return psiplace_seterr(err, "hwloc_topology_init failed");
+	hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
 	if (desc && *desc) {
 		psiplace_quote(q, sizeof(q), desc, 100);
 		if (stat(desc, &st) == 0 && S_ISREG(st.st_mode))
@@ -167,6 +167,52 @@ int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
 		hwloc_topology_destroy(topo);
 		return psiplace_seterr(err, "hwloc cannot load the topology");
 	}
+	*out = topo;
+	return 0;
+}
+
+int psiplace_topo_cpus_of_cores(hwloc_topology_t topo, const char *cores, hwloc_bitmap_t cpus,
+				psiplace_error_t *err)
+{
+	int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE), id, last, rc = 0;
+	hwloc_bitmap_t ids = hwloc_bitmap_alloc();
+	char q[96];
+
+	if (!ids)
+		return psiplace_seterr(err, "out of memory");
+	psiplace_quote(q, sizeof(q), cores ? cores : "", 64);
+	if (!cores || !*cores || strspn(cores, "0123456789,-") != strlen(cores) ||
+	    hwloc_bitmap_list_sscanf(ids, cores) < 0 || hwloc_bitmap_iszero(ids)) {
+		hwloc_bitmap_free(ids);
+		return psiplace_seterr(err, "core ids '%s' are not a list such as 0-3,8", q);
+	}
+	last = hwloc_bitmap_last(ids);
+	if (ncores <= 0 || last < 0 || last >= ncores) {
+		rc = psiplace_seterr(err,
+				     "Slurm's core ids %s do not fit this node's topology (%d core%s): the node's declared Sockets/CoresPerSocket differ from the hardware (slurmd -C shows the real layout)",
+				     q, ncores, ncores == 1 ? "" : "s");
+	} else {
+		hwloc_bitmap_zero(cpus);
+		hwloc_bitmap_foreach_begin(id, ids) {
+			hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, (unsigned)id);
+
+			hwloc_bitmap_or(cpus, cpus, core->cpuset);
+		}
+		hwloc_bitmap_foreach_end();
+	}
+	hwloc_bitmap_free(ids);
+	return rc;
+}
+
+int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,
+		       struct psiplace_topo *t, psiplace_error_t *err)
+{
+	hwloc_topology_t topo;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (psiplace_hwloc_open(desc, &topo, err) < 0)
+		return -1;
 	rc = psiplace_topo_from_hwloc(topo, restrict_to, t, err);
 	hwloc_topology_destroy(topo);
 	return rc;

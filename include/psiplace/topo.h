@@ -50,8 +50,24 @@ struct psiplace_topo {
 	int is_this_system; /* binding with it is real */
 };
 
-/* Load a topology: desc NULL or "" = this system; a path to an existing
- * file = hwloc XML; anything else = hwloc synthetic description.  When
+/* The one way psiplace opens a node's hwloc topology (slurmstepd's
+ * TopologyFile, the command's --topology): desc NULL or "" = this system; a
+ * path to an existing regular file = hwloc XML; anything else = an hwloc
+ * synthetic description.  Disallowed PUs are always kept: Slurm numbers
+ * cores node-wide, and the step's own CPUs come from its allocated cores
+ * (psiplace_topo_cpus_of_cores), not from the cgroup hwloc sees.  On
+ * success *out is loaded (hwloc_topology_destroy it); err names desc. */
+int psiplace_hwloc_open(const char *desc, hwloc_topology_t *out, psiplace_error_t *err);
+
+/* The CPUs of Slurm's abstract core ids (a list such as "0-3,8", as in
+ * S_STEP_ALLOC_CORES or scontrol show job -d): cores counted node-wide in
+ * hwloc's logical core order, which is the node's declared order when the
+ * declaration matches the hardware.  -1 with err when the list is not one
+ * or an id is beyond the topology's cores. */
+int psiplace_topo_cpus_of_cores(hwloc_topology_t topo, const char *cores, hwloc_bitmap_t cpus,
+				psiplace_error_t *err);
+
+/* Load a topology (psiplace_hwloc_open) and build its table.  When
  * restrict_to is not NULL only its PUs are kept (counts and indexes stay
  * node-wide so that different restrictions of one node agree). */
 int psiplace_topo_load(const char *desc, hwloc_const_cpuset_t restrict_to,

@@ -93,65 +93,34 @@ static int step_layout(spank_t sp, char **env, psiplace_error_t *err)
 	return 0;
 }
 
+/* TopologyFile=.../%n.xml: a node without its file is a real node. */
 static int load_topology(psiplace_error_t *err)
 {
-	char path[1024], q[160];
-	int rc = 0;
+	char path[1024];
+	const char *desc = NULL;
 
-	if (hwloc_topology_init(&ctx.topo) < 0)
-		return psiplace_seterr(err, "hwloc_topology_init failed");
-	/* Slurm numbers cores node-wide: keep the CPUs slurmstepd may not use. */
-	hwloc_topology_set_flags(ctx.topo, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
-	/* TopologyFile=.../%n.xml: a node without its file is a real node. */
-	if (ctx.site.topology_file && *ctx.site.topology_file &&
-	    (psiplace_topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path)),
-	     !strstr(ctx.site.topology_file, "%n") || access(path, F_OK) == 0)) {
-		psiplace_quote(q, sizeof(q), path, 120);
-		if (access(path, R_OK) == 0)
-			rc = hwloc_topology_set_xml(ctx.topo, path);
-		else
-			rc = hwloc_topology_set_synthetic(ctx.topo, path);
-		if (rc < 0)
-			return psiplace_seterr(err,
-					       "TopologyFile '%s' is neither a readable hwloc XML file nor a synthetic description",
-					       q);
+	if (ctx.site.topology_file && *ctx.site.topology_file) {
+		psiplace_topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path));
+		if (!strstr(ctx.site.topology_file, "%n") || access(path, F_OK) == 0)
+			desc = path;
 	}
-	if (hwloc_topology_load(ctx.topo) < 0)
-		return psiplace_seterr(err, "hwloc cannot load this node's topology");
+	if (psiplace_hwloc_open(desc, &ctx.topo, err) < 0) {
+		psiplace_error_t msg = *err;
+
+		ctx.topo = NULL;
+		return psiplace_seterr(err, "TopologyFile: %s", msg.text);
+	}
 	return 0;
 }
 
-/* The step's CPUs from Slurm's abstract core ids, which count cores
- * node-wide in the node's declared order: they equal hwloc's core order
- * only when the declaration matches the hardware. */
+/* The step's CPUs from Slurm's abstract core ids. */
 static int step_cpus(spank_t sp, hwloc_bitmap_t cpus, psiplace_error_t *err)
 {
 	char *cores = NULL;
-	hwloc_bitmap_t ids = hwloc_bitmap_alloc();
-	int ncores = hwloc_get_nbobjs_by_type(ctx.topo, HWLOC_OBJ_CORE), id, last, rc = 0;
 
-	if (!ids)
-		return psiplace_seterr(err, "out of memory");
-	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores ||
-	    hwloc_bitmap_list_sscanf(ids, cores) < 0 || hwloc_bitmap_iszero(ids)) {
-		hwloc_bitmap_free(ids);
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
 		return psiplace_seterr(err, "Slurm does not tell the step's allocated cores");
-	}
-	last = hwloc_bitmap_last(ids);
-	if (ncores <= 0 || last >= ncores) {
-		rc = psiplace_seterr(err,
-				     "Slurm's core ids for this step (%s) do not fit this node's topology (%d cores): the node's declared Sockets/CoresPerSocket differ from the hardware (slurmd -C shows the real layout)",
-				     cores, ncores);
-	} else {
-		hwloc_bitmap_zero(cpus);
-		hwloc_bitmap_foreach_begin(id, ids) {
-			hwloc_obj_t core = hwloc_get_obj_by_type(ctx.topo, HWLOC_OBJ_CORE, (unsigned)id);
-			hwloc_bitmap_or(cpus, cpus, core->cpuset);
-		}
-		hwloc_bitmap_foreach_end();
-	}
-	hwloc_bitmap_free(ids);
-	return rc;
+	return psiplace_topo_cpus_of_cores(ctx.topo, cores, cpus, err);
 }
 
 static int build_bind_list(void)

@@ -160,4 +160,26 @@ check_eq "a job policy beats PSI_NODES_SORT within the node set (firstavailable 
 check_eq "a node set outside the request cannot be escaped: PSI_HOSTS=n4 with -w n1 is refused" "" \
   "$(PSI_HOSTS=n4 timeout 60 srun -w n1 -n1 --immediate=5 printenv SLURMD_NODENAME 2>/dev/null)"
 
+# --- psiplace map --cores reproduces a step that got part of a node: n3's
+# first cores are held by another job; the step's own cores (scontrol show
+# job -d) given to the command give the plugin's binding.
+release=$work/release.cores
+hold='deadline=$((SECONDS+120)); until [ -e '"$release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done'
+holder=$(sbatch --parsable -w n3 -n5 -o /dev/null --wrap "$hold")
+SETTLE_KEEP=$holder
+if poll 60 job_running "$holder"; then
+  out=$(timeout 60 srun -w n3 -n2 --psi-tpp=2 --psi-dry-run bash -c \
+    'if [ "$SLURM_PROCID" = 0 ]; then scontrol show job -d "$SLURM_JOB_ID" | grep -o "CPU_IDs=[^ ]*"; fi; true' 2>&1)
+  cores=$(printf '%s\n' "$out" | sed -n 's/^CPU_IDs=//p' | head -1)
+  plugin=$(printf '%s\n' "$out" | report | tr ';' '\n' | awk '{print $1, $3}' | paste -sd';')
+  cli=$("${PSIPLACE_BUILD_DIR}/cli/psiplace" map --topology "$topo/n3.xml" --cores "$cores" -n 2 --psi-tpp=2 2>&1 |
+    awk '{print $1, $3}' | paste -sd';')
+  check_match "the step got part of n3 (cores $cores)" '^[0-9]' "$cores"
+  check_eq "psiplace map --cores $cores gives the plugin's binding" "$plugin" "$cli"
+else
+  not_ok "a job holding part of n3 runs"
+fi
+touch "$release"; poll 60 job_done "$holder"
+SETTLE_KEEP=
+
 tb_finish
