@@ -38,6 +38,7 @@ const char *psiplace_opt_group_name(enum psiplace_opt_group g)
 		[PSIPLACE_OPTGRP_ALLOCATION] = "Node allocation",
 		[PSIPLACE_OPTGRP_PLACEMENT] = "PSI task placement",
 		[PSIPLACE_OPTGRP_LAMA] = "LAMA mapping",
+		[PSIPLACE_OPTGRP_PSETS] = "PMIx process sets",
 		[PSIPLACE_OPTGRP_DIAGNOSTICS] = "Diagnostics",
 	};
 

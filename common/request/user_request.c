@@ -22,6 +22,7 @@ void psiplace_user_request_free(struct psiplace_user_request *r)
 	free(r->node_ids);
 	free(r->cpumap);
 	psiplace_names_free(&r->hosts);
+	psiplace_psets_free(&r->user_psets);
 	psiplace_opts_free(&r->own);
 	psiplace_user_request_init(r);
 }
@@ -289,13 +290,34 @@ static int gather_placement(struct gather *g)
 	return 0;
 }
 
+/* --psi-pset and --psi-pset-levels, validated where they are given (the
+ * ranks against the step's size only at launch). */
+static int gather_psets(struct gather *g)
+{
+	struct psiplace_user_request *r = g->r;
+	const char *from, *v;
+
+	if ((v = lookup(g, PSIPLACE_OPT_PSET, &from))) {
+		if (psiplace_psets_parse(v, from, &r->user_psets, g->err) < 0)
+			return -1;
+		r->psets = true;
+	}
+	r->pset_levels = PSIPLACE_PSET_LEVEL_NODE;
+	if ((v = lookup(g, PSIPLACE_OPT_PSET_LEVELS, &from))) {
+		if (psiplace_pset_levels_parse(v, from, &r->pset_levels, g->err) < 0)
+			return -1;
+		r->psets = true;
+	}
+	return 0;
+}
+
 int psiplace_user_request_gather(const struct psiplace_user_request_src *src, struct psiplace_user_request *r,
 			    psiplace_error_t *err)
 {
 	struct gather g = { src, r, err };
 
 	psiplace_user_request_init(r);
-	if (gather_node_choice(&g) < 0 || gather_placement(&g) < 0) {
+	if (gather_node_choice(&g) < 0 || gather_placement(&g) < 0 || gather_psets(&g) < 0) {
 		psiplace_user_request_free(r);
 		return -1;
 	}

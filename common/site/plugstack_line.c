@@ -22,6 +22,7 @@ void psiplace_siteconf_init(struct psiplace_siteconf *c)
 	memset(c, 0, sizeof(*c));
 	c->policy = PSIPLACE_POLICY_NONE;
 	c->placement = PSIPLACE_PLACEMENT_SLURM;
+	c->pset_query = true;
 }
 
 void psiplace_siteconf_free(struct psiplace_siteconf *c)
@@ -121,7 +122,7 @@ oom:
 
 static const char accepted_keys[] =
 	"NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, "
-	"PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, Verbose";
+	"PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, Verbose";
 
 static int set_string(char **slot, const char *key, const char *v, psiplace_error_t *err)
 {
@@ -208,6 +209,8 @@ static int apply_arg(struct psiplace_siteconf *c, const char *arg, psiplace_erro
 		return parse_bool("PolicyOverridesWeight", v, &c->policy_overrides_weight, err);
 	if (!strcasecmp(key, "AllowUserCpumap"))
 		return parse_bool("AllowUserCpumap", v, &c->allow_user_cpumap, err);
+	if (!strcasecmp(key, "PsetQuery"))
+		return parse_bool("PsetQuery", v, &c->pset_query, err);
 	psiplace_quote(q, sizeof(q), key, 48);
 	return psiplace_seterr(err, "unknown argument '%s'; accepted keys: %s",
 			       q, accepted_keys);

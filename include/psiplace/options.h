@@ -24,6 +24,7 @@ enum psiplace_opt_group {
 	PSIPLACE_OPTGRP_ALLOCATION, /* node choice (slurmctld) */
 	PSIPLACE_OPTGRP_PLACEMENT,  /* PSI task placement (slurmstepd) */
 	PSIPLACE_OPTGRP_LAMA,       /* LAMA mapping (slurmstepd) */
+	PSIPLACE_OPTGRP_PSETS,      /* PMIx process sets (slurmstepd) */
 	PSIPLACE_OPTGRP_DIAGNOSTICS,
 	PSIPLACE_OPTGRP_COUNT
 };

@@ -27,11 +27,12 @@ struct psiplace_siteconf {
 	bool psi_strict;                 /* PsiStrict */
 	bool policy_overrides_weight;    /* PolicyOverridesWeight */
 	bool allow_user_cpumap;          /* AllowUserCpumap */
+	bool pset_query;                 /* PsetQuery (default yes): answer PMIx pset queries */
 	char *topology_file;             /* TopologyFile (owned) */
 	bool verbose;                    /* Verbose */
 };
 
-/* Defaults: no policy, slurm placement, every flag off. */
+/* Defaults: no policy, slurm placement, PsetQuery=yes, every other flag off. */
 void psiplace_siteconf_init(struct psiplace_siteconf *c);
 void psiplace_siteconf_free(struct psiplace_siteconf *c);
 

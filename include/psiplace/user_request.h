@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "psiplace/error.h"
+#include "psiplace/psets.h"
 #include "psiplace/hostnames.h"
 #include "psiplace/options.h"
 #include "psiplace/policy.h"
@@ -135,6 +136,11 @@ struct psiplace_user_request {
 	bool lama;                      /* some LAMA option or variable given */
 	struct psiplace_lama_strings lama_strings;
 	bool verbose, dry_run;
+
+	/* PMIx process sets (slurmstepd, srun --mpi=pmix*). */
+	bool psets;                     /* --psi-pset or --psi-pset-levels given */
+	struct psiplace_psets user_psets; /* the user's sets, ranks unchecked */
+	unsigned pset_levels;           /* PSIPLACE_PSET_LEVEL_* (node at least) */
 
 	/* Lines for --psi-verbose ("PSI_HOSTS ignored: PSI_NODES is defined")
 	 * and warnings the user sees always (OMP_NUM_THREADS). */

@@ -44,6 +44,8 @@ struct psiplace_spank_ctx {
 	bool dry_run, report;
 	psiplace_error_t step_error; /* placement failed: tasks report and exit */
 	char note[PSIPLACE_ERRLEN];      /* backend's summary for --psi-verbose; "" none */
+	char pset_note[PSIPLACE_ERRLEN]; /* process sets' summary for --psi-verbose; "" none */
+	bool report_psets;               /* list the sets at launch (--psi-verbose) */
 	hwloc_topology_t topo;
 	struct psiplace_topo table;
 	struct psiplace_step step;

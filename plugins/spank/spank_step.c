@@ -14,6 +14,7 @@
 #include "psiplace/lama_launch.h"
 #include "psiplace/psi_slots.h"
 #include "spank_ctx.h"
+#include "spank_psets.h"
 
 #define ctx psiplace_spank
 
@@ -146,6 +147,75 @@ static int build_bind_list(void)
 	return 0;
 }
 
+/* The step's process sets (doc/psets.md): step-wide ones from the layout,
+ * the node's topology ones from the placement when psiplace placed. */
+static int publish_psets(spank_t sp, char **env, const struct psiplace_user_request *r, bool placed,
+			 psiplace_error_t *err)
+{
+	struct spank_psets_layout l;
+	struct psiplace_hostlist hl = { 0 };
+	const char *list = job_getenv("SLURM_STEP_NODELIST", env);
+	static const enum psiplace_level level_of[PSIPLACE_PSET_NLEVELS] = {
+		PSIPLACE_LEVEL_NODE, PSIPLACE_LEVEL_SOCKET, PSIPLACE_LEVEL_NUMA, PSIPLACE_LEVEL_L3,
+		PSIPLACE_LEVEL_CORE };
+	psiplace_error_t e;
+	uint32_t i;
+	int lv, rc = -1;
+
+	if (!r->psets)
+		return 0;
+	memset(&l, 0, sizeof(l));
+	if (!placed && step_layout(sp, env, err) < 0)
+		return -1;
+	l.ntasks = ctx.step.ntasks;
+	l.nlocal = ctx.step.nlocal;
+	l.gtids = ctx.step.gtids;
+	l.node = ctx.step.node_name;
+	if (list && ctx.step.tasks_per_node &&
+	    psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, &e) == 0 &&
+	    hl.n == ctx.step.nnodes && (l.node_of = calloc(l.ntasks ? l.ntasks : 1, sizeof(uint32_t)))) {
+		l.nnodes = ctx.step.nnodes;
+		l.node_names = hl.host;
+		if (psiplace_psets_rank_nodes(ctx.step.tasks_per_node, l.nnodes, l.ntasks,
+					      job_getenv("SLURM_DISTRIBUTION", env), ctx.step.lama_layout,
+					      l.node_of, &e) < 0) {
+			free(l.node_of);
+			l.node_of = NULL;
+			snprintf(ctx.note, sizeof(ctx.note), "no per-node process sets: %.400s", e.text);
+		}
+	}
+	for (lv = 1; placed && lv < PSIPLACE_PSET_NLEVELS; lv++) {
+		if (!(r->pset_levels & (1u << lv)))
+			continue;
+		if (!(l.obj[lv] = calloc(l.nlocal ? l.nlocal : 1, sizeof(int)))) {
+			psiplace_seterr(err, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < l.nlocal; i++) {
+			int first = hwloc_bitmap_first(ctx.bind[i].cpus);
+			unsigned p;
+
+			l.obj[lv][i] = -1;
+			for (p = 0; first >= 0 && p < ctx.table.npus; p++)
+				if (ctx.table.pus[p].os_index == (unsigned)first) {
+					l.obj[lv][i] = ctx.table.pus[p].obj[level_of[lv]];
+					break;
+				}
+		}
+	}
+	if (!placed && (r->pset_levels & ~(unsigned)PSIPLACE_PSET_LEVEL_NODE))
+		snprintf(ctx.note, sizeof(ctx.note),
+			 "socket, numa, l3 and core process sets need psiplace's placement (e.g. --psi-tpp or --psi-map-by)");
+	rc = spank_psets_publish(sp, env, r, &l, err);
+	ctx.report_psets = r->verbose || r->dry_run || ctx.verbose;
+out:
+	for (lv = 0; lv < PSIPLACE_PSET_NLEVELS; lv++)
+		free(l.obj[lv]);
+	free(l.node_of);
+	psiplace_hostlist_free(&hl);
+	return rc;
+}
+
 static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 {
 	struct psiplace_user_request_src src = { job_getenv, env, &ctx.cbopts, &ctx.site, false };
@@ -167,8 +237,11 @@ static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 	ctx.dry_run = r.dry_run;
 	ctx.report = r.verbose || r.dry_run || ctx.verbose;
 	if (!r.place) {
+		rc = publish_psets(sp, env, &r, false, err);
 		psiplace_user_request_free(&r);
-		return 0;
+		/* a failure is the tasks' to report, as a placement failure is */
+		ctx.place = rc < 0;
+		return rc;
 	}
 	if (r.lama)
 		backend = spank_lama_backend;
@@ -191,7 +264,7 @@ static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 		psiplace_seterr(err, "out of memory");
 		goto out;
 	}
-	rc = 0;
+	rc = publish_psets(sp, env, &r, true, err);
 out:
 	hwloc_bitmap_free(cpus);
 	psiplace_user_request_free(&r);
@@ -250,6 +323,35 @@ static void export_binding(spank_t sp, const struct psiplace_binding *b, const c
 	spank_setenv(sp, "SLURM_CPU_BIND", val, 1);
 }
 
+/* --psi-verbose: the sets this node defined, once per node. */
+static void report_psets(void)
+{
+	const struct psiplace_psets *ps = spank_psets();
+	char ranks[256];
+	size_t i, k, o;
+
+	if (!ctx.report_psets)
+		return;
+	if (ctx.pset_note[0])
+		fprintf(stderr, "psiplace: %s: %s\n", ctx.step.node_name, ctx.pset_note);
+	for (i = 0; i < ps->n; i++) {
+		const struct psiplace_pset *s = &ps->set[i];
+
+		for (k = 0, o = 0, ranks[0] = '\0'; k < s->n && o < sizeof(ranks) - 16; k++) {
+			size_t j = k;
+
+			while (j + 1 < s->n && s->ranks[j + 1] == s->ranks[j] + 1)
+				j++;
+			o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "%s%u", k ? "," : "", s->ranks[k]);
+			if (j > k)
+				o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "-%u", s->ranks[j]);
+			k = j;
+		}
+		fprintf(stderr, "psiplace: %s: process set %s: ranks %s%s\n", ctx.step.node_name, s->name,
+			ranks, k < s->n ? ",..." : "");
+	}
+}
+
 int spank_step_task_init(spank_t sp)
 {
 	char cpus[4096], mems[1024];
@@ -258,10 +360,13 @@ int spank_step_task_init(spank_t sp)
 	int local = 0;
 	const struct psiplace_binding *b;
 
-	if (!ctx.place)
-		return 0;
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = 0;
+	if (!ctx.place) {
+		if (local == 0)
+			report_psets();
+		return 0;
+	}
 	if (ctx.step_error.text[0]) {
 		if (local == 0)
 			fprintf(stderr, "psiplace: error: %s: %s\n", ctx.node_name[0] ? ctx.node_name : "?",
@@ -282,6 +387,8 @@ int spank_step_task_init(spank_t sp)
 	export_binding(sp, b, cpus, mems);
 	if (ctx.report && local == 0 && ctx.note[0])
 		fprintf(stderr, "psiplace: %s: %s\n", ctx.step.node_name, ctx.note);
+	if (local == 0)
+		report_psets();
 	if (ctx.report)
 		fprintf(stderr, "psiplace: %s task %u (local %d): cpus %s mems %s%s\n", ctx.step.node_name,
 			global, local, cpus, mems, ctx.dry_run ? " (dry run: not bound)" : "");
@@ -290,6 +397,7 @@ int spank_step_task_init(spank_t sp)
 
 void spank_step_exit(void)
 {
+	spank_psets_exit();
 	psiplace_bindings_free(ctx.bind, ctx.step.nlocal);
 	ctx.bind = NULL;
 	free(ctx.bind_list);

@@ -326,6 +326,7 @@ Test(cli_request, every_table_option_is_parsed)
 				[PSIPLACE_OPT_MAP_BY] = "core", [PSIPLACE_OPT_BIND_TO] = "core",
 				[PSIPLACE_OPT_LAMA_MAP] = "cbsnh", [PSIPLACE_OPT_LAMA_BIND] = "1c",
 				[PSIPLACE_OPT_LAMA_MPPR] = "1:c", [PSIPLACE_OPT_LAMA_ORDER] = "n",
+				[PSIPLACE_OPT_PSET] = "a:0", [PSIPLACE_OPT_PSET_LEVELS] = "node",
 			};
 
 			cr_assert_eq(d->arg != NULL, value[i] != NULL, "%s: give a value here", d->name);

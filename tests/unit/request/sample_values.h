@@ -21,6 +21,8 @@ static const char *const sample_value[PSIPLACE_OPT_COUNT] = {
 	[PSIPLACE_OPT_LAMA_BIND] = "1c",
 	[PSIPLACE_OPT_LAMA_MPPR] = "1:c",
 	[PSIPLACE_OPT_LAMA_ORDER] = "s",
+	[PSIPLACE_OPT_PSET] = "ocean:0-3;ice:4-7",
+	[PSIPLACE_OPT_PSET_LEVELS] = "node,socket",
 };
 
 #endif

@@ -77,12 +77,12 @@ Test(siteconf, errors_name_argument_value_and_accepted)
 	static const struct {
 		const char *arg, *msg;
 	} cases[] = {
-		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, Verbose" },
+		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, Verbose" },
 		{ "PsiStrict=maybe", "PsiStrict: 'maybe' is not yes or no" },
 		{ "DefaultPlacement=lama", "DefaultPlacement: 'lama' is not slurm or psi" },
 		{ "NodeAllocationPolicy=fast", "NodeAllocationPolicy: 'fast' is not a policy; accepted: FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority" },
 		{ "TopologyFile=", "TopologyFile: empty value" },
-		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, Verbose" },
+		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, Verbose" },
 		{ "PriorityFunction=\"SPEED", "'PriorityFunction=\"SPEED': unterminated double quote" },
 		{ "Verbose=\x01", "Verbose: '\\x01' is not yes or no" },
 	};

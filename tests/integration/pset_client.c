@@ -1,0 +1,221 @@
+/* pset_client: a PMIx client that reports the process sets it sees, as an
+ * MPI Sessions library asks for them (Open MPI 5: queries with and without
+ * PMIX_QUERY_REFRESH_CACHE, PMIx_Get of PMIX_PSET_NAMES).  Run under
+ * srun --mpi=pmix_v4; every rank prints lines "RANK KEY VALUE":
+ *
+ *   R num N              PMIX_QUERY_NUM_PSETS
+ *   R num-refresh N      the same with PMIX_QUERY_REFRESH_CACHE
+ *   R names A,B,...      PMIX_QUERY_PSET_NAMES (sorted)
+ *   R members NAME 0,1   PMIX_QUERY_PSET_MEMBERSHIP of every set (ranks sorted)
+ *   R get-own A,B        PMIx_Get(own rank, PMIX_PSET_NAMES) (sorted)
+ *   R get-remote P A,B   the same for rank P = (R + 1) % size
+ *   R unknown STATUS     PMIX_QUERY_PSET_MEMBERSHIP of "no-such-set"
+ *   R node NAME          SLURMD_NODENAME (where the rank really runs)
+ *   R nspace-ok 0|1      every member's nspace was the client's own
+ *
+ * A failing call prints its PMIx status name instead of the value. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+static int foreign; /* a member in another nspace than the client's */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	pmix_rank_t x = *(const pmix_rank_t *)a, y = *(const pmix_rank_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort a comma-separated list in place (into out). */
+static void sorted_csv(const char *csv, char *out, size_t len)
+{
+	char *copy = strdup(csv ? csv : ""), *sp = NULL, *w, *v[1024];
+	size_t n = 0, i, o = 0;
+
+	for (w = strtok_r(copy, ",", &sp); w && n < 1024; w = strtok_r(NULL, ",", &sp))
+		v[n++] = w;
+	qsort(v, n, sizeof(*v), cmp_str);
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", i ? "," : "", v[i]);
+	free(copy);
+}
+
+/* Names from a data array of strings (PMIx_Get of PMIX_PSET_NAMES). */
+static void names_of_value(const pmix_value_t *val, char *out, size_t len)
+{
+	char csv[8192] = "";
+	size_t i, o = 0;
+
+	if (val->type == PMIX_DATA_ARRAY && val->data.darray && val->data.darray->type == PMIX_STRING) {
+		char **s = (char **)val->data.darray->array;
+
+		for (i = 0; i < val->data.darray->size; i++)
+			o += (size_t)snprintf(csv + o, o < sizeof(csv) ? sizeof(csv) - o : 0, "%s%s",
+					      i ? "," : "", s[i]);
+	} else if (val->type == PMIX_STRING) {
+		snprintf(csv, sizeof(csv), "%s", val->data.string);
+	} else {
+		snprintf(csv, sizeof(csv), "type-%d", (int)val->type);
+	}
+	sorted_csv(csv, out, len);
+}
+
+/* One query with an optional qualifier; returns the status. */
+static pmix_status_t query(const char *key, const char *qkey, const char *qstr, bool refresh,
+			   pmix_info_t **results, size_t *nresults)
+{
+	pmix_query_t q;
+	size_t nq = 0;
+
+	PMIX_QUERY_CONSTRUCT(&q);
+	{
+		pmix_status_t arc;
+
+		PMIX_ARGV_APPEND(arc, q.keys, key);
+		(void)arc;
+	}
+	if (qkey)
+		nq++;
+	if (refresh)
+		nq++;
+	if (nq) {
+		size_t k = 0;
+
+		PMIX_INFO_CREATE(q.qualifiers, nq);
+		q.nqual = nq;
+		if (qkey)
+			PMIX_INFO_LOAD(&q.qualifiers[k++], qkey, qstr, PMIX_STRING);
+		if (refresh) {
+			bool t = true;
+
+			PMIX_INFO_LOAD(&q.qualifiers[k++], PMIX_QUERY_REFRESH_CACHE, &t, PMIX_BOOL);
+		}
+	}
+	return PMIx_Query_info(&q, 1, results, nresults);
+}
+
+static void report_num(const char *label, bool refresh)
+{
+	pmix_info_t *res = NULL;
+	size_t nres = 0;
+	pmix_status_t rc = query(PMIX_QUERY_NUM_PSETS, NULL, NULL, refresh, &res, &nres);
+
+	if (rc != PMIX_SUCCESS || nres < 1)
+		printf("%u %s %s\n", me.rank, label, PMIx_Error_string(rc));
+	else
+		printf("%u %s %zu\n", me.rank, label, res[0].value.data.size);
+	if (res)
+		PMIX_INFO_FREE(res, nres);
+}
+
+static char *report_names(void)
+{
+	pmix_info_t *res = NULL;
+	size_t nres = 0;
+	pmix_status_t rc = query(PMIX_QUERY_PSET_NAMES, NULL, NULL, false, &res, &nres);
+	char out[8192];
+
+	if (rc != PMIX_SUCCESS || nres < 1) {
+		printf("%u names %s\n", me.rank, PMIx_Error_string(rc));
+		return NULL;
+	}
+	names_of_value(&res[0].value, out, sizeof(out));
+	printf("%u names %s\n", me.rank, out);
+	PMIX_INFO_FREE(res, nres);
+	return strdup(out);
+}
+
+static void report_members(const char *name, const char *label)
+{
+	pmix_info_t *res = NULL;
+	size_t nres = 0, i;
+	pmix_status_t rc = query(PMIX_QUERY_PSET_MEMBERSHIP, PMIX_PSET_NAME, name, false, &res, &nres);
+
+	if (rc != PMIX_SUCCESS || nres < 1 || res[0].value.type != PMIX_DATA_ARRAY) {
+		printf("%u %s %s %s\n", me.rank, label, name,
+		       rc == PMIX_SUCCESS ? "bad-type" : PMIx_Error_string(rc));
+	} else {
+		pmix_data_array_t *d = res[0].value.data.darray;
+		pmix_proc_t *p = d->array;
+		pmix_rank_t *r = calloc(d->size ? d->size : 1, sizeof(*r));
+		int same_ns = 1;
+
+		for (i = 0; i < d->size; i++) {
+			r[i] = p[i].rank;
+			same_ns &= !strcmp(p[i].nspace, me.nspace);
+		}
+		qsort(r, d->size, sizeof(*r), cmp_rank);
+		printf("%u %s %s ", me.rank, label, name);
+		for (i = 0; i < d->size; i++)
+			printf("%s%u", i ? "," : "", r[i]);
+		printf("\n");
+		if (!same_ns)
+			foreign = 1;
+		free(r);
+	}
+	if (res)
+		PMIX_INFO_FREE(res, nres);
+}
+
+static void report_get(pmix_rank_t rank, const char *label)
+{
+	pmix_proc_t p;
+	pmix_value_t *val = NULL;
+	pmix_status_t rc;
+	char out[8192];
+
+	PMIX_LOAD_PROCID(&p, me.nspace, rank);
+	rc = PMIx_Get(&p, PMIX_PSET_NAMES, NULL, 0, &val);
+	if (rc != PMIX_SUCCESS)
+		snprintf(out, sizeof(out), "%s", PMIx_Error_string(rc));
+	else
+		names_of_value(val, out, sizeof(out));
+	if (rank == me.rank)
+		printf("%u %s %s\n", me.rank, label, out);
+	else
+		printf("%u %s %u %s\n", me.rank, label, rank, out);
+	if (val)
+		PMIX_VALUE_RELEASE(val);
+}
+
+int main(void)
+{
+	pmix_value_t *val = NULL;
+	pmix_proc_t wild;
+	uint32_t size = 1;
+	char *names, *sp = NULL, *w;
+
+	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) {
+		fprintf(stderr, "pset_client: PMIx_Init failed\n");
+		return 1;
+	}
+	PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+	if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val) == PMIX_SUCCESS) {
+		size = val->data.uint32;
+		PMIX_VALUE_RELEASE(val);
+	}
+	report_num("num", false);
+	report_num("num-refresh", true);
+	names = report_names();
+	for (w = names ? strtok_r(names, ",", &sp) : NULL; w; w = strtok_r(NULL, ",", &sp))
+		report_members(w, "members");
+	free(names);
+	report_get(me.rank, "get-own");
+	report_get((me.rank + 1) % size, "get-remote");
+	report_members("no-such-set", "unknown");
+	printf("%u nspace-ok %d\n", me.rank, !foreign);
+	printf("%u node %s\n", me.rank, getenv("SLURMD_NODENAME") ? getenv("SLURMD_NODENAME") : "?");
+	fflush(stdout);
+	PMIx_Finalize(NULL, 0);
+	return 0;
+}

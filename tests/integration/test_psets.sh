@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# PMIx process sets under srun --mpi=pmix_v4 (TAP output): a real PMIx
+# client (pset_client.c) on every rank asks what an MPI Sessions library
+# asks, and its answers are compared with sets computed here from where
+# each rank really runs (SLURMD_NODENAME) and, for topology sets, from the
+# CPUs psiplace reported for it.
+source "$(dirname "$0")/lib.sh"
+client=${PSIPLACE_PSET_CLIENT:-$PSIPLACE_BUILD_DIR/tests/integration/pset_client}
+tb_start_placement
+work=$(mktemp -d)
+trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+
+# The answers every rank must give, from the client's own "node" lines and
+# the psiplace report lines (topology sets), for the user's sets in $1.
+expect() { # USER-SETS CLIENT-OUTPUT-FILE [LEVELS]
+  python3 - "$@" <<'PY'
+import re, sys
+user, path = sys.argv[1], sys.argv[2]
+levels = sys.argv[3].split(',') if len(sys.argv) > 3 and sys.argv[3] else []
+lines = open(path).read().splitlines()
+node = {}
+for l in lines:
+    m = re.match(r'^(\d+) node (\S+)$', l)
+    if m:
+        node[int(m.group(1))] = m.group(2)
+n = len(node)
+sets = {}
+for spec in filter(None, user.split(';')):
+    name, ranks = spec.rsplit(':', 1)
+    rs = set()
+    for part in ranks.split(','):
+        a, _, b = part.partition('-')
+        rs.update(range(int(a), int(b or a) + 1))
+    sets[name] = rs
+sets['psiplace://all'] = set(range(n))
+for r, nd in node.items():
+    sets.setdefault('psiplace://node/' + nd, set()).add(r)
+# topology sets: "psiplace: NODE task G (local L): cpus C..." on the
+# testbed's fake nodes (cores per socket as cluster.sh declares them, one
+# PU per core)
+cores_per_socket = {'n1': 4, 'n2': 4, 'n3': 8, 'n4': 6}
+local = {}
+for l in lines:
+    m = re.match(r'^psiplace: (\S+) task (\d+) \(local \d+\): cpus (\d+)', l)
+    if m:
+        local[int(m.group(2))] = (m.group(1), int(m.group(3)))
+for lv in levels:
+    for r, (nd, cpu) in local.items():
+        idx = {'socket': cpu // cores_per_socket[nd], 'core': cpu}[lv]
+        sets.setdefault('psiplace://node/%s/%s/%d' % (nd, lv, idx), set()).add(r)
+def visible(r, name):  # topology sets are defined on their node only
+    parts = name.split('/')
+    return len(parts) <= 4 or parts[3] == node[r]
+out = []
+for r in sorted(node):
+    vis = sorted(s for s in sets if visible(r, s))
+    out.append('%d num %d' % (r, len(vis)))
+    out.append('%d num-refresh %d' % (r, len(vis)))
+    out.append('%d names %s' % (r, ','.join(vis)))
+    for s in vis:
+        out.append('%d members %s %s' % (r, s, ','.join(str(x) for x in sorted(sets[s]))))
+    own = sorted(s for s in vis if r in sets[s])
+    out.append('%d get-own %s' % (r, ','.join(own)))
+    p = (r + 1) % n
+    # another node stored the remote rank's names as far as it knows them:
+    # the step-wide sets
+    rem = sorted(s for s in sets if p in sets[s] and (len(s.split('/')) <= 4 or s.split('/')[3] == node[r]))
+    out.append('%d get-remote %d %s' % (r, p, ','.join(rem)))
+    out.append('%d unknown no-such-set NOT-FOUND' % r)
+    out.append('%d nspace-ok 1' % r)
+    out.append('%d node %s' % (r, node[r]))
+print('\n'.join(sorted(out)))
+PY
+}
+# The client's answers, one sorted block (psiplace report lines dropped).
+answers() { grep -E '^[0-9]+ ' "$1" | LC_ALL=C sort; }
+
+case_psets() { # NAME USER-SETS LEVELS SRUN-ARGS...
+  local name=$1 sets=$2 levels=$3; shift 3
+  local out=$work/$name.out
+  # --cpu-bind=none: Slurm cannot bind on fake nodes declared bigger than
+  # this machine (psiplace binds where it places)
+  timeout 120 srun --mpi=pmix_v4 --cpu-bind=none "$@" "$client" >"$out" 2>&1
+  local rc=$?
+  check_eq "$name: the step ran" 0 "$rc"
+  check_eq "$name: every rank's answers" "$(expect "$sets" "$out" "$levels" | LC_ALL=C sort)" "$(answers "$out")"
+}
+
+case_psets "-N1, two sets" 'a:0;b:1' '' -N1 -n2 -w n1 --psi-pset='a:0;b:1'
+case_psets "-N2, two sets" 'ocean:0-1;ice:2-3' '' -N2 -n4 -w n1,n2 --psi-pset='ocean:0-1;ice:2-3'
+PSI_PSETS='ocean:0-2;ice:3-5' case_psets "-N3, sets from PSI_PSETS" 'ocean:0-2;ice:3-5' '' \
+  -N3 -n6 -w n1,n2,n4
+case_psets "-N2 cyclic: node sets follow the distribution" 'even:0,2;odd:1,3' '' \
+  -N2 -n4 -w n1,n2 -m cyclic --psi-pset='even:0,2;odd:1,3'
+case_psets "-N2, socket and core sets from psiplace's placement" '' 'socket,core' \
+  -N2 -n16 -w n2,n4 --psi-tpp=1 --psi-dry-run --psi-verbose --psi-pset-levels=socket,core
+
+# No --psi-pset*: nothing defined, the queries stay unanswered as in Slurm.
+out=$work/none.out
+timeout 120 srun --mpi=pmix_v4 -N2 -n2 -w n1,n2 "$client" >"$out" 2>&1
+check_eq "without --psi-pset: no query answered, no set stored" \
+  "0 get-own NOT-FOUND|0 names UNREACHABLE|0 num UNREACHABLE|1 get-own NOT-FOUND|1 names UNREACHABLE|1 num UNREACHABLE" \
+  "$(grep -E '^[0-9]+ (get-own|names|num) ' "$out" | LC_ALL=C sort | paste -sd'|')"
+
+# --mpi=none: no PMIx server, the step runs and --psi-verbose says why
+out=$(timeout 60 srun --mpi=none -n1 -w n1 --psi-pset=a:0 --psi-verbose printenv SLURMD_NODENAME 2>&1)
+check_match "--mpi=none: the step runs" '^n1$' "$out"
+check_match "--mpi=none: --psi-verbose says no process sets" \
+  'psiplace: n1: no PMIx server in this step \(srun --mpi=pmix\): no process sets' "$out"
+out=$(timeout 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-1' --psi-verbose true 2>&1)
+check_match "--psi-verbose lists the sets at launch" 'psiplace: n1: process set a: ranks 0-1' "$out"
+
+# Bad input: one error line, no job
+bad() { # NAME PATTERN CMD...
+  local name=$1 pat=$2; shift 2
+  local before after out rc
+  before=$(squeue -h -o %i | wc -l)
+  out=$("$@" 2>&1); rc=$?
+  check_eq "$name: refused with one psiplace error line" "1 1" \
+    "$([ $rc -ne 0 ] && echo 1 || echo 0) $(printf '%s\n' "$out" | grep -c '^psiplace: error: ')"
+  check_match "$name: the error says what is accepted" "$pat" "$out"
+}
+bad "reserved prefix" "set name 'mpi://world' uses a reserved prefix" \
+  timeout 60 srun -n1 --psi-pset='mpi://world:0' true
+bad "not NAME:RANKS" "'ocean' is not NAME:RANKS; accepted: NAME:RANKS" \
+  timeout 60 srun -n1 --psi-pset='ocean' true
+bad "bad ranks" "set 'a': '1-0' is not a rank list" timeout 60 srun -n1 --psi-pset='a:1-0' true
+bad "bad level" "'rack' is not a level; accepted: node, socket, numa, l3, core" \
+  timeout 60 srun -n1 --psi-pset-levels=node,rack true
+bad "PSI_PSETS checked too" "PSI_PSETS: set 'x' is defined twice" \
+  env PSI_PSETS='x:0;x:1' timeout 60 srun -n1 true
+out=$(timeout 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-5' true 2>&1)
+check_match "a set naming ranks beyond the step fails the step, saying so" \
+  "psiplace: error: n1: set 'a' names rank 5; the step has 2 tasks \(ranks 0-1\)" "$out"
+
+tb_finish
