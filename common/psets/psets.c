@@ -100,8 +100,11 @@ static int parse_ranks(const char *text, size_t len, const char *from, const cha
 			if (i == s2 || b > PSIPLACE_PSET_RANK_MAX || b < a)
 				goto bad;
 		}
-		if (n + (b - a + 1) > PSIPLACE_PSET_RANK_MAX + 1)
-			goto bad;
+		if (n + (b - a + 1) > PSIPLACE_PSET_MEMBERS_MAX) {
+			free(v);
+			return psiplace_seterr(err, "%s: set '%s': more than %u ranks", from, name,
+					       PSIPLACE_PSET_MEMBERS_MAX);
+		}
 		while (n + (b - a + 1) > cap) {
 			uint32_t *nv;
 

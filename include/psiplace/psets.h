@@ -25,6 +25,7 @@ extern "C" {
 #define PSIPLACE_PSET_NAME_MAX 63      /* bytes of a user's set name */
 #define PSIPLACE_PSETS_USER_MAX 64     /* user sets per step */
 #define PSIPLACE_PSET_RANK_MAX 16777215u /* largest rank a user set may name */
+#define PSIPLACE_PSET_MEMBERS_MAX (1u << 20) /* ranks one user set may list */
 #define PSIPLACE_PSET_PREFIX "psiplace://"
 
 /* --psi-pset-levels */
