@@ -129,6 +129,72 @@ static int place(const struct map_args *a, const struct psiplace_user_request *r
 	return map_psi_place(r, (unsigned)a->nodes, topo, a->ntasks, tpn, out, err);
 }
 
+/* The process sets the step would get (doc/psets.md), by the library code
+ * slurmstepd runs: nodes are named by their index in the map. */
+static int map_psets(const struct psiplace_user_request *r, struct map_result *res,
+		     struct psiplace_psets *out, psiplace_error_t *err)
+{
+	static const enum psiplace_level level_of[PSIPLACE_PSET_NLEVELS] = {
+		PSIPLACE_LEVEL_NODE, PSIPLACE_LEVEL_SOCKET, PSIPLACE_LEVEL_NUMA, PSIPLACE_LEVEL_L3,
+		PSIPLACE_LEVEL_CORE };
+	uint32_t *node_of = calloc(res->ntasks ? res->ntasks : 1, sizeof(*node_of));
+	uint32_t *ranks = calloc(res->ntasks ? res->ntasks : 1, sizeof(*ranks));
+	int *objs = calloc((res->ntasks ? res->ntasks : 1) * PSIPLACE_PSET_NLEVELS, sizeof(int));
+	char (*names)[16] = calloc(res->nnodes ? res->nnodes : 1, sizeof(*names));
+	const char **np = calloc(res->nnodes ? res->nnodes : 1, sizeof(*np));
+	unsigned n;
+	size_t i;
+	int lv, rc = -1;
+
+	if (!node_of || !ranks || !objs || !names || !np) {
+		psiplace_seterr(err, "out of memory");
+		goto out;
+	}
+	for (n = 0; n < res->nnodes; n++) {
+		snprintf(names[n], sizeof(names[n]), "%u", n);
+		np[n] = names[n];
+	}
+	for (i = 0; i < res->ntasks; i++)
+		node_of[i] = res->task[i].node;
+	if (psiplace_psets_step(&r->user_psets, (uint32_t)res->ntasks, res->nnodes, np, node_of, out,
+				err) < 0)
+		goto out;
+	for (n = 0; n < res->nnodes; n++) {
+		const struct psiplace_topo *t = res->topo[n];
+		const int *obj[PSIPLACE_PSET_NLEVELS] = { NULL };
+		size_t nl = 0;
+
+		for (i = 0; i < res->ntasks; i++) {
+			int first = hwloc_bitmap_first(res->task[i].cpus);
+			unsigned p;
+
+			if (res->task[i].node != n)
+				continue;
+			for (lv = 1; lv < PSIPLACE_PSET_NLEVELS; lv++) {
+				objs[lv * res->ntasks + nl] = -1;
+				for (p = 0; first >= 0 && p < t->npus; p++)
+					if (t->pus[p].os_index == (unsigned)first) {
+						objs[lv * res->ntasks + nl] = t->pus[p].obj[level_of[lv]];
+						break;
+					}
+			}
+			ranks[nl++] = (uint32_t)i;
+		}
+		for (lv = 1; lv < PSIPLACE_PSET_NLEVELS; lv++)
+			obj[lv] = &objs[lv * res->ntasks];
+		if (psiplace_psets_node_levels(names[n], r->pset_levels, nl, ranks, obj, out, err) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(node_of);
+	free(ranks);
+	free(objs);
+	free(names);
+	free(np);
+	return rc;
+}
+
 static int run(struct map_args *a, const struct psiplace_user_request *r,
 	       const struct psiplace_lama_opts *lama, psiplace_error_t *err)
 {
@@ -137,6 +203,7 @@ static int run(struct map_args *a, const struct psiplace_user_request *r,
 	const char **desc = calloc(a->nodes, sizeof(*desc));
 	unsigned *tpn = a->tpn ? calloc(a->nodes, sizeof(unsigned)) : NULL;
 	struct map_result res;
+	struct psiplace_psets psets;
 	unsigned k;
 	int rc = 1;
 
@@ -152,10 +219,14 @@ static int run(struct map_args *a, const struct psiplace_user_request *r,
 	res.nnodes = (unsigned)a->nodes;
 	res.topo = topo;
 	res.topo_desc = desc;
-	if (place(a, r, lama, topo, tpn, &res, err) < 0) {
+	psiplace_psets_init(&psets);
+	if (place(a, r, lama, topo, tpn, &res, err) < 0 ||
+	    (r->psets && map_psets(r, &res, &psets, err) < 0)) {
 		fprintf(stderr, "psiplace: error: %s\n", err->text);
 		rc = 1;
 	} else {
+		if (r->psets)
+			res.psets = &psets;
 		if (a->format == MAP_FMT_JSON)
 			map_print_json(stdout, &res);
 		else if (a->format == MAP_FMT_SVG)
@@ -165,6 +236,7 @@ static int run(struct map_args *a, const struct psiplace_user_request *r,
 		rc = 0;
 	}
 	map_result_free(&res);
+	psiplace_psets_free(&psets);
 	for (k = 0; k < a->ntopo; k++)
 		psiplace_topo_free(&loaded[k]);
 out:

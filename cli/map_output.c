@@ -29,6 +29,14 @@ static void print_list(FILE *f, hwloc_const_bitmap_t b)
 	free(s);
 }
 
+static void print_ranks(FILE *f, const struct psiplace_pset *s, const char *sep)
+{
+	size_t k;
+
+	for (k = 0; k < s->n; k++)
+		fprintf(f, "%s%u", k ? sep : "", s->ranks[k]);
+}
+
 void map_print_plain(FILE *f, const struct map_result *r)
 {
 	size_t i;
@@ -36,6 +44,11 @@ void map_print_plain(FILE *f, const struct map_result *r)
 	for (i = 0; i < r->ntasks; i++) {
 		fprintf(f, "%zu %u ", i, r->task[i].node);
 		print_list(f, r->task[i].cpus);
+		fputc('\n', f);
+	}
+	for (i = 0; r->psets && i < r->psets->n; i++) {
+		fprintf(f, "pset %s ", r->psets->set[i].name);
+		print_ranks(f, &r->psets->set[i], ",");
 		fputc('\n', f);
 	}
 }
@@ -121,5 +134,17 @@ void map_print_json(FILE *f, const struct map_result *r)
 		json_list(f, t->mems);
 		fputs(i + 1 < r->ntasks ? "},\n" : "}\n", f);
 	}
-	fputs("  ]\n}\n", f);
+	fputs("  ]", f);
+	if (r->psets) {
+		fputs(",\n  \"psets\": [\n", f);
+		for (i = 0; i < r->psets->n; i++) {
+			fputs("    {\"name\": ", f);
+			json_string(f, r->psets->set[i].name);
+			fputs(", \"ranks\": [", f);
+			print_ranks(f, &r->psets->set[i], ", ");
+			fputs(i + 1 < r->psets->n ? "]},\n" : "]}\n", f);
+		}
+		fputs("  ]", f);
+	}
+	fputs("\n}\n", f);
 }

@@ -62,6 +62,12 @@ static void json_steps(FILE *f, const struct psiplace_spawn_plan *p)
 		json_int_or_null(f, st->generated, k == 0);
 		fprintf(f, ", \"nodes\": %d, \"new_nodes\": ", st->nodes);
 		json_int_or_null(f, st->new_nodes, k == 0);
+		/* the process set a malleable application asks its resource
+		 * manager for: the processes this step adds (doc/psets.md) */
+		if (st->step > 0)
+			fprintf(f, ", \"pset\": \"psiplace://spawn/%d\"", st->step);
+		else /* the job's first processes: no spawn */
+			fputs(", \"pset\": null", f);
 		fprintf(f, ", \"first_group\": %d, \"ngroups\": %d}%s\n", st->first_group,
 			st->ngroups, k + 1 < p->nsteps ? "," : "");
 	}

@@ -374,6 +374,11 @@ int psiplace_psets_step(const struct psiplace_psets *user, uint32_t ntasks, uint
 		for (r = 0; r < ntasks; r++)
 			if (node_of[r] == n)
 				ranks[k++] = r;
+		if (!k) { /* a node without tasks (dry runs): no set */
+			free(name);
+			free(ranks);
+			continue;
+		}
 		if (add_set(out, name, ranks, k, err) < 0)
 			goto fail;
 	}
