@@ -84,6 +84,18 @@ no_stray_jobs() {
   return 0
 }
 settle() { poll 30 no_stray_jobs || echo "# jobs still holding nodes after 30 s: $(squeue -h -o '%i:%T:%N' | paste -sd' ')" >&2; }
+# slurmstepd processes of this testbed (they inherit its SLURM_CONF).
+stepds() {
+  local p
+  for p in $(pgrep -x slurmstepd) $(pgrep -f '^slurmstepd:'); do
+    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF" && echo "$p"
+  done | sort -u
+}
+no_stepds() { [ -z "$(stepds)" ]; }
+check_no_stepds() { # NAME
+  poll 30 no_stepds
+  check_eq "$1: no slurmstepd of this testbed left behind" "" "$(stepds | paste -sd' ')"
+}
 srun_node() { settle; timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1; }
 
 # The id the next job will get: submit a tiny held job and cancel it.

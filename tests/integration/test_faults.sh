@@ -181,4 +181,6 @@ if [ "${#rss[@]}" -ge 4 ]; then
 fi
 check_latency "after the soak"
 
+check_no_stepds "after every step"
+
 tb_finish

@@ -133,4 +133,6 @@ out=$(timeout 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-5' true 2>&1)
 check_match "a set naming ranks beyond the step fails the step, saying so" \
   "psiplace: error: n1: set 'a' names rank 5; the step has 2 tasks \(ranks 0-1\)" "$out"
 
+check_no_stepds "after every step"
+
 tb_finish
