@@ -39,6 +39,8 @@ const char plugin_type[] = "select/psiplace_cons_tres";
 const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
+#define WARNED_JOBS 4096 /* malformed requests remembered (R8: once per job) */
+
 /* The weights injected for cons_tres: psiplace_select_sched_weight() and
  * psiplace_select_distinct() (policy.h), shared with `psiplace rank
  * --as-select`. */
@@ -61,7 +63,11 @@ static struct {
 	bool resolved, failed, we_initialized;
 	struct cons_tres_ops ops; /* cons_tres's entry points */
 	struct site site;         /* plugstack line, psiplace.conf, metrics */
-	uint32_t last_bad_job;    /* to log a malformed request once */
+	/* jobs whose malformed request was logged: the most recent ones, so
+	 * that each is logged once however often it is scheduled (calls are
+	 * serialized by the node write lock) */
+	uint32_t warned[WARNED_JOBS];
+	unsigned nwarned;
 	/* Candidate buffers, reused from one decision to the next (every call
 	 * runs under the node write lock, so there is one at a time). */
 	struct cands {
@@ -231,9 +237,12 @@ extern int fini(void)
 /* Log a problem with a job's request once, naming the job. */
 static void job_warn(job_record_t *job_ptr, const char *what, const char *msg)
 {
-	if (ctx.last_bad_job == job_ptr->job_id)
-		return;
-	ctx.last_bad_job = job_ptr->job_id;
+	unsigned i, n = ctx.nwarned < WARNED_JOBS ? ctx.nwarned : WARNED_JOBS;
+
+	for (i = 0; i < n; i++)
+		if (ctx.warned[i] == job_ptr->job_id)
+			return;
+	ctx.warned[ctx.nwarned++ % WARNED_JOBS] = job_ptr->job_id;
 	error("%s: %pJ: %s, using the cluster default: %s", plugin_type, job_ptr, what, msg);
 }
 

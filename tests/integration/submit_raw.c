@@ -2,7 +2,9 @@
  * environment given verbatim on the command line, bypassing the SPANK
  * plugin's validation: how a hostile user would reach slurmctld.
  *
- * usage: submit_raw OUTFILE [NAME=VALUE ...]   prints the job id */
+ * usage: submit_raw OUTFILE [NAME=VALUE ...]   prints the job id
+ * SUBMIT_RAW_HOLD=1 in the environment submits the job held,
+ * SUBMIT_RAW_NODES=LIST asks for those nodes (-w). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -36,6 +38,10 @@ int main(int argc, char **argv)
 	d.env_size = 1;
 	d.spank_job_env = argv + 2;
 	d.spank_job_env_size = (uint32_t)(argc - 2);
+	if (getenv("SUBMIT_RAW_HOLD"))
+		d.priority = 0;
+	if (getenv("SUBMIT_RAW_NODES"))
+		d.req_nodes = getenv("SUBMIT_RAW_NODES");
 	if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
 		slurm_perror("submit_raw");
 		return 1;

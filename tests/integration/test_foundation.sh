@@ -114,6 +114,22 @@ check_eq "malformed job env: job scheduled by the default policy (n4)" n4 "$(cat
 check_match "slurmctld logged the malformed request naming the job" "JobId=$id: malformed psiplace request" \
   "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 check_match "slurmctld still answers" 'UP' "$(scontrol ping)"
+# Two malformed jobs checked alternately, again and again: both wait for
+# n4, held by another job, while other jobs make slurmctld schedule (each
+# pass tests whether they could ever run).  Each is logged once.
+release=$work/release.n4
+hold='deadline=$((SECONDS+120)); until [ -e '"$release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done'
+blocker=$(sbatch --parsable --exclusive -w n4 -o /dev/null --wrap "$hold")
+poll 60 job_running "$blocker"
+a=$(cd "$work" && SUBMIT_RAW_NODES=n4 "$raw" "$work/a.out" "PSIPLACE_ALLOC_POLICY=bad-a")
+b=$(cd "$work" && SUBMIT_RAW_NODES=n4 "$raw" "$work/b.out" "PSIPLACE_ALLOC_POLICY=bad-b")
+for i in 1 2 3; do
+  id=$(sbatch --parsable -w n1 -o /dev/null --wrap true); poll 60 job_done "$id"
+done
+touch "$release"
+poll 60 job_done "$a"; poll 60 job_done "$b"
+check_eq "malformed requests of two jobs checked alternately: each logged once" "1 1" \
+  "$(grep -c "JobId=$a: malformed psiplace request" "$PSIPLACE_TESTBED_DIR/log/slurmctld.log") $(grep -c "JobId=$b: malformed psiplace request" "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 
 # --- the cluster default changes with plugstack.conf (scontrol reconfigure)
 "$cluster" plugstack NodeAllocationPolicy=FIRSTAVAILABLE >/dev/null
