@@ -1,6 +1,7 @@
 /* Per-task bindings shared by the placement backends and the plugin. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "psiplace/binding.h"
 
@@ -57,4 +58,38 @@ int psiplace_bitmap_list(hwloc_const_bitmap_t set, char *buf, size_t len)
 	else
 		k = hwloc_bitmap_list_snprintf(buf, len, set);
 	return k < 0 || (size_t)k >= len ? -1 : k;
+}
+
+int psiplace_bindings_mask_list(const struct psiplace_binding *b, size_t n, char **out)
+{
+	size_t cap = 64 + n * 32, o = 0, i;
+	char *list = malloc(cap), *mask = NULL;
+
+	*out = NULL;
+	if (!list)
+		return -1;
+	list[0] = '\0';
+	for (i = 0; i < n; i++) {
+		size_t len;
+
+		if (hwloc_bitmap_taskset_asprintf(&mask, b[i].cpus) < 0)
+			goto fail;
+		len = strlen(mask);
+		if (o + len + 2 > cap) {
+			char *nl = realloc(list, cap = cap * 2 + len);
+
+			if (!nl)
+				goto fail;
+			list = nl;
+		}
+		o += (size_t)sprintf(list + o, "%s%s", i ? "," : "", mask);
+		free(mask);
+		mask = NULL;
+	}
+	*out = list;
+	return 0;
+fail:
+	free(mask);
+	free(list);
+	return -1;
 }

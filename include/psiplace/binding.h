@@ -28,6 +28,10 @@ void psiplace_bindings_free(struct psiplace_binding *b, size_t n);
 void psiplace_binding_mems_of(const struct psiplace_topo *t, hwloc_const_bitmap_t cpus,
 			      hwloc_bitmap_t mems);
 
+/* Slurm's mask list of n bindings ("0x3,0xc", SLURM_CPU_BIND_LIST), of
+ * any length: *out is malloc'd.  0, or -1 when out of memory. */
+int psiplace_bindings_mask_list(const struct psiplace_binding *b, size_t n, char **out);
+
 /* Linux list format ("0-3,8"); "-" for an empty set.  Returns the length
  * or -1 when buf is too small. */
 int psiplace_bitmap_list(hwloc_const_bitmap_t set, char *buf, size_t len);

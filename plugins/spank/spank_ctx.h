@@ -52,6 +52,7 @@ struct psiplace_spank_ctx {
 	char node_name[256];
 	struct psiplace_binding *bind;   /* [step.nlocal] */
 	char *bind_list;                 /* SLURM_CPU_BIND_LIST of all local tasks */
+	char *cpu_bind;                  /* SLURM_CPU_BIND: "quiet,mask_cpu:" bind_list */
 	char getenv_buf[8][4096];        /* spank_getenv results for the request parser */
 	unsigned getenv_next;
 };

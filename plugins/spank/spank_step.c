@@ -126,23 +126,12 @@ static int step_cpus(spank_t sp, hwloc_bitmap_t cpus, psiplace_error_t *err)
 
 static int build_bind_list(void)
 {
-	size_t cap = 64 + ctx.step.nlocal * 32, o = 0;
-	char mask[1024];
-	uint32_t i;
-
-	if (!(ctx.bind_list = malloc(cap)))
+	if (psiplace_bindings_mask_list(ctx.bind, ctx.step.nlocal, &ctx.bind_list) < 0)
 		return -1;
-	ctx.bind_list[0] = '\0';
-	for (i = 0; i < ctx.step.nlocal; i++) {
-		if (hwloc_bitmap_taskset_snprintf(mask, sizeof(mask), ctx.bind[i].cpus) < 0)
-			return -1;
-		if (o + strlen(mask) + 2 > cap) {
-			char *n = realloc(ctx.bind_list, cap = cap * 2 + strlen(mask));
-			if (!n)
-				return -1;
-			ctx.bind_list = n;
-		}
-		o += (size_t)sprintf(ctx.bind_list + o, "%s%s", i ? "," : "", mask);
+	/* SLURM_CPU_BIND of every task: whole, however many tasks and CPUs */
+	if (asprintf(&ctx.cpu_bind, "quiet,mask_cpu:%s", ctx.bind_list) < 0) {
+		ctx.cpu_bind = NULL;
+		return -1;
 	}
 	return 0;
 }
@@ -309,7 +298,6 @@ static int bind_task(const struct psiplace_binding *b, psiplace_error_t *err)
 static void export_binding(spank_t sp, const struct psiplace_binding *b, const char *cpus,
 			   const char *mems)
 {
-	char val[8192];
 	bool bound = !hwloc_bitmap_iszero(b->cpus);
 
 	spank_setenv(sp, "PSIPLACE_CPUS", cpus, 1);
@@ -318,9 +306,7 @@ static void export_binding(spank_t sp, const struct psiplace_binding *b, const c
 		return; /* Slurm's binding stands: SLURM_CPU_BIND* still tell it */
 	spank_setenv(sp, "SLURM_CPU_BIND_TYPE", bound ? "mask_cpu:" : "none", 1);
 	spank_setenv(sp, "SLURM_CPU_BIND_LIST", bound ? ctx.bind_list : "", 1);
-	snprintf(val, sizeof(val), "quiet,%s%s", bound ? "mask_cpu:" : "none",
-		 bound ? ctx.bind_list : "");
-	spank_setenv(sp, "SLURM_CPU_BIND", val, 1);
+	spank_setenv(sp, "SLURM_CPU_BIND", bound ? ctx.cpu_bind : "quiet,none", 1);
 }
 
 /* --psi-verbose: the sets this node defined, once per node. */
@@ -402,6 +388,8 @@ void spank_step_exit(void)
 	ctx.bind = NULL;
 	free(ctx.bind_list);
 	ctx.bind_list = NULL;
+	free(ctx.cpu_bind);
+	ctx.cpu_bind = NULL;
 	psiplace_topo_free(&ctx.table);
 	if (ctx.topo)
 		hwloc_topology_destroy(ctx.topo);
