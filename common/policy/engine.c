@@ -77,7 +77,7 @@ double psiplace_priority_value(const struct psiplace_rank_opts *o, const struct 
 
 static bool future_start(const struct psiplace_rank_opts *o)
 {
-	return o->job && o->job->start > 0;
+	return o->job && (o->job->future || o->job->start > 0);
 }
 
 /* LASTAVAILABLE's time fit: class 0 (the job ends before the next

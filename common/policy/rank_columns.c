@@ -48,7 +48,7 @@ static bool fast(const struct psiplace_rank_opts *o, const struct psiplace_nodec
 	case PSIPLACE_POLICY_FASTEST:
 		return has(c, PSIPLACE_COL_SPEED);
 	case PSIPLACE_POLICY_CPULOAD:
-		return !(o->job && o->job->start > 0) && has(c, PSIPLACE_COL_CPUFREE);
+		return !(o->job && (o->job->future || o->job->start > 0)) && has(c, PSIPLACE_COL_CPUFREE);
 	case PSIPLACE_POLICY_PRIORITY:
 		return uniform_function(o, c, f);
 	default:

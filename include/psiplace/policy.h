@@ -88,7 +88,9 @@ struct psiplace_job {
 	uint32_t cpus;     /* free CPUs needed per node */
 	uint64_t mem;      /* free memory needed per node, MB */
 	int64_t duration;  /* seconds; <=0: unknown */
-	int64_t start;     /* seconds from now; >0: a future start (backfill) */
+	int64_t start;     /* seconds from now of the earliest start known; 0: now */
+	bool future;       /* planning a start that is not now (will-run, backfill):
+			    * today's load says nothing then; also when start > 0 */
 	uint64_t seed;     /* RANDOM's seed */
 	const struct psiplace_priorityf *priorityf; /* the job's own function */
 };

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "src/common/slurm_xlator.h"
@@ -624,7 +625,16 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	job.cpus = job_ptr->details->pn_min_cpus ? job_ptr->details->pn_min_cpus : 1;
 	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
 		job.duration = (int64_t)job_ptr->time_limit * 60;
-	job.start = mode == SELECT_MODE_WILL_RUN ? 1 : 0; /* backfill's future starts */
+	/* Will-run (sbatch --test-only, the will-run RPC, backfill) plans a
+	 * start that may lie in the future: its earliest known time is the
+	 * job's planned start_time when backfill set one, else now (RELIABILITY
+	 * R4: this was a flag, 1 s, read as a time by LASTAVAILABLE's fit). */
+	if (mode == SELECT_MODE_WILL_RUN) {
+		time_t now = time(NULL);
+
+		job.future = true;
+		job.start = job_ptr->start_time > now ? (int64_t)(job_ptr->start_time - now) : 0;
+	}
 	job.seed = job_ptr->job_id;
 	job.priorityf = p.prio;
 	opts.policy = p.fixed ? PSIPLACE_POLICY_FIRSTAVAILABLE : p.policy;

@@ -117,6 +117,31 @@ Test(rank, lastavailable_best_fit_in_time)
 	cr_assert_str_eq(order_str(&l, 0), "0 5 4 3 2 1");
 }
 
+/* A will-run plan starting now: the job's end is now + duration, not one
+ * second later (RELIABILITY R4: the plugin passed the flag as start = 1). */
+Test(rank, lastavailable_future_start_now_fits_exactly)
+{
+	struct psiplace_job job = { .duration = 100, .future = true };
+	struct psiplace_rank_opts l = { .policy = PSIPLACE_POLICY_LASTAVAILABLE, .job = &job };
+
+	nodes[1].next_resv = 100; /* ends exactly when the reservation starts: fits, gap 0 */
+	/* the others have no reservation: class 1, behind a fit */
+	cr_assert_str_eq(order_str(&l, 0), "1 5 4 3 2 0");
+	job.start = 1; /* what the old flag meant as a time: now it conflicts */
+	cr_assert_str_eq(order_str(&l, 0), "5 4 3 2 0 1");
+}
+
+Test(rank, cpuload_future_flag_ranks_as_minresource)
+{
+	struct psiplace_job job = { .future = true };
+	struct psiplace_rank_opts c = opts(PSIPLACE_POLICY_CPULOAD);
+
+	nodes[0].load1 = 7.5;
+	nodes[4].real_memory = 500;
+	c.job = &job; /* a will-run plan starting now: loads say nothing */
+	cr_assert_str_eq(order_str(&c, 0), "4 0 1 2 3 5");
+}
+
 Test(rank, cpuload_free_cpu_power_and_future_start)
 {
 	struct psiplace_job job = { .start = 60 };
