@@ -244,7 +244,7 @@ static void job_warn(job_record_t *job_ptr, const char *what, const char *msg)
 		if (ctx.warned[i] == job_ptr->job_id)
 			return;
 	ctx.warned[ctx.nwarned++ % WARNED_JOBS] = job_ptr->job_id;
-	error("%s: %pJ: %s, using the cluster default: %s", plugin_type, job_ptr, what, msg);
+	error("%s: %pJ: %s: %s", plugin_type, job_ptr, what, msg);
 }
 
 static void cands_reserve(struct cands *c, uint32_t n)
@@ -419,7 +419,13 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 		p->policy = PSIPLACE_POLICY_NONE;
 		break;
 	case PSIPLACE_PSI_NEXT_ERROR:
-		job_warn(job_ptr, "PSI node choice not usable", err.text);
+		/* A node set is a hard restriction: one that names no usable
+		 * node lets the job run nowhere, never elsewhere (RELIABILITY
+		 * R5); its submission fails ("Requested node configuration is
+		 * not available"). */
+		job_warn(job_ptr, "PSI node set not usable, the job can run on no node", err.text);
+		p->policy = PSIPLACE_POLICY_NONE;
+		p->only = bit_alloc(node_record_count);
 		break;
 	case PSIPLACE_PSI_NEXT_DONE:
 		p->policy = PSIPLACE_POLICY_NONE;
@@ -451,12 +457,12 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 	p->policy = ctx.site.conf.policy;
 	if (psiplace_ctld_request_from_env_nodes((const char *const *)job_ptr->spank_job_env,
 					   job_ptr->spank_job_env_size, &req, &err) < 0) {
-		job_warn(job_ptr, "malformed psiplace request", err.text);
+		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
 		return;
 	}
 	if (req.priority[0] &&
 	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, &p->prio, &err) < 0) {
-		job_warn(job_ptr, "malformed psiplace request", err.text);
+		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
 		psiplace_ctld_request_free(&req);
 		return;
 	}

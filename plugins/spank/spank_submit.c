@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
+
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
 #include "psiplace/lama_launch.h"
@@ -265,6 +267,47 @@ static int send_node_choice(spank_t sp, const struct psiplace_user_request *r)
 	return rc;
 }
 
+/* The PSI node set against the cluster's node table, whose order numbers
+ * the PSI ids: an unknown host or id is refused here, before submission,
+ * with the test slurmctld applies (RELIABILITY R5).  When the table cannot
+ * be read, slurmctld refuses such a job itself. */
+static int check_node_set(const struct psiplace_user_request *r, psiplace_error_t *err)
+{
+	node_info_msg_t *msg = NULL;
+	struct psiplace_ctld_request c;
+	const char **names;
+	uint32_t *cand = NULL;
+	size_t ncand = 0, i;
+	int rc;
+
+	if (!r->nnode_ids && !r->hosts.n)
+		return 0;
+	if (slurm_load_node((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || !msg)
+		return 0;
+	if (!(names = calloc(msg->record_count ? msg->record_count : 1, sizeof(*names)))) {
+		slurm_free_node_info_msg(msg);
+		return psiplace_seterr(err, "out of memory");
+	}
+	for (i = 0; i < msg->record_count; i++)
+		names[i] = msg->node_array[i].name ? msg->node_array[i].name : "";
+	psiplace_ctld_request_init(&c);
+	c.psi_node_ids = r->node_ids;      /* borrowed */
+	c.npsi_node_ids = r->nnode_ids;
+	c.psi_hosts = r->hosts;
+	rc = psiplace_ctld_request_candidates(&c, names, msg->record_count, &cand, &ncand, err);
+	free(cand);
+	free(names);
+	slurm_free_node_info_msg(msg);
+	if (rc < 0) { /* "PSI_HOSTS: ..." as slurmctld says it; name what the user gave */
+		psiplace_error_t e = *err;
+		const char *tail = strstr(e.text, ": ");
+
+		return psiplace_seterr(err, "%s%s", r->nodeset_from ? r->nodeset_from : "PSI node set",
+				       tail ? tail : e.text);
+	}
+	return 0;
+}
+
 int spank_submit_post_opt(spank_t sp)
 {
 	psiplace_error_t err;
@@ -289,6 +332,10 @@ int spank_submit_post_opt(spank_t sp)
 	}
 	psiplace_user_request_free(&ctx.req);
 	ctx.req = r;
+	if (ctx.new_job && check_node_set(&ctx.req, &err) < 0) {
+		spank_user_error("%s", err.text);
+		return -1;
+	}
 	if (ctx.new_job && send_node_choice(sp, &ctx.req) < 0)
 		return -1;
 	/* The job's PRIORITYF (validated in gather); it implies PRIORITY. */

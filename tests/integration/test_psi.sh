@@ -160,6 +160,20 @@ check_eq "a job policy beats PSI_NODES_SORT within the node set (firstavailable 
 check_eq "a node set outside the request cannot be escaped: PSI_HOSTS=n4 with -w n1 is refused" "" \
   "$(PSI_HOSTS=n4 timeout 60 srun -w n1 -n1 --immediate=5 printenv SLURMD_NODENAME 2>/dev/null)"
 
+# --- a PSI node set naming unknown nodes: refused in the client, and a job
+# sent past the client runs nowhere, never outside its set (RELIABILITY R5)
+bad "PSI_HOSTS naming an unknown host" "^psiplace: error: PSI_HOSTS: 'h0' is not a node of this cluster$" \
+  env PSI_HOSTS=h0,n1 timeout 60 srun -N1 true
+bad "--psi-hosts naming an unknown host" "^psiplace: error: --psi-hosts: 'nx' is not a node of this cluster$" \
+  timeout 60 srun -N1 --psi-hosts=n1,nx true
+bad "PSI_NODES beyond the cluster" "^psiplace: error: PSI_NODES: node id 7 is beyond the cluster's 5 nodes \(0-4\)$" \
+  env PSI_NODES=7 timeout 60 srun -n1 true
+raw=${PSIPLACE_SUBMIT_RAW:-$PSIPLACE_BUILD_DIR/tests/integration/submit_raw}
+out=$(cd "$work" && timeout 60 "$raw" "$work/raw.out" PSIPLACE_PSI=1 PSIPLACE_PSI_HOSTS=h0 2>&1); rc=$?
+check_eq "a raw job whose PSI set names only unknown hosts is refused at submission" "1 0" \
+  "$([ $rc -ne 0 ] && echo 1 || echo 0) $([ -s "$work/raw.out" ] && echo 1 || echo 0)"
+check_match "... by slurmctld, which says why" 'Requested node configuration is not available' "$out"
+
 # --- psiplace map --cores reproduces a step that got part of a node: n3's
 # first cores are held by another job; the step's own cores (scontrol show
 # job -d) given to the command give the plugin's binding.
