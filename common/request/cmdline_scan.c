@@ -268,20 +268,41 @@ static void spank_env_name(const char *prefix, const char *opt, char *buf, size_
 	}
 }
 
+static const char *const inherited_prefixes[] = { "SLURM_SPANK__SLURM_SPANK_OPTION_",
+						   "_SLURM_SPANK_OPTION_" };
+
+void psiplace_opt_inherited_names(enum psiplace_opt o, char names[2][128])
+{
+	int p;
+
+	for (p = 0; p < 2; p++)
+		spank_env_name(inherited_prefixes[p], psiplace_opt_table[o].name, names[p], 128);
+}
+
+bool psiplace_opt_step_overrides(enum psiplace_opt o, psiplace_getenv_fn get, void *arg)
+{
+	const char *const *v;
+
+	for (v = psiplace_opt_table[o].vars; *v; v++)
+		if (get(*v, arg))
+			return true;
+	return false;
+}
+
 int psiplace_opts_from_inherited(psiplace_getenv_fn get, void *arg, struct psiplace_opts *o)
 {
-	static const char *const prefixes[] = { "SLURM_SPANK__SLURM_SPANK_OPTION_",
-						"_SLURM_SPANK_OPTION_" };
-	char name[128];
+	char names[2][128];
 	int i;
 	size_t p;
 
 	for (i = 0; i < PSIPLACE_OPT_COUNT; i++) {
+		if (o->val[i] || psiplace_opt_step_overrides(i, get, arg))
+			continue;
+		psiplace_opt_inherited_names(i, names);
 		for (p = 0; p < 2 && !o->val[i]; p++) {
 			const char *v;
 
-			spank_env_name(prefixes[p], psiplace_opt_table[i].name, name, sizeof(name));
-			if ((v = get(name, arg)) && psiplace_opts_set(o, i, psiplace_opt_has_arg(i) ? v : NULL) < 0)
+			if ((v = get(names[p], arg)) && psiplace_opts_set(o, i, psiplace_opt_has_arg(i) ? v : NULL) < 0)
 				return -1;
 		}
 	}

@@ -111,7 +111,6 @@ void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum
 				struct psiplace_slurm_env *out)
 {
 	struct tr t = { out, slurm ? slurm->set : 0, get, arg };
-	unsigned slurm_set = t.slurm_set;
 	const char *var;
 	char num[16];
 
@@ -156,9 +155,6 @@ void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum
 		if (client == PSIPLACE_CLIENT_SRUN)
 			tr_set(&t, r->tpp_from, psiplace_srun_cpus_per_task_var(slurm_release), num, PSIPLACE_SLURM_CPUS_PER_TASK,
 			       "-c/--cpus-per-task");
-		else if (!(slurm_set & PSIPLACE_SLURM_CPUS_PER_TASK))
-			tr_note(&t, "%s: %s has no cpus-per-task variable; give -c %u to allocate %u CPUs per task",
-				r->tpp_from, client_name(client), r->tpp, r->tpp);
 	}
 	if (psi_strict && new_job && !r->wait && (r->psi_node_choice || r->place)) {
 		if (client == PSIPLACE_CLIENT_SALLOC)
@@ -172,4 +168,17 @@ void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum
 	if (r->nodeset == PSIPLACE_NODESET_HOSTFILE && hostfile_path)
 		tr_set(&t, r->nodeset_from, "SLURM_HOSTFILE", hostfile_path, PSIPLACE_SLURM_NODELIST,
 		       "-w/--nodelist or -F/--nodefile");
+}
+
+int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
+				     enum psiplace_client client,
+				     const struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
+{
+	/* whole nodes (--exclusive) give the steps every CPU */
+	if (client == PSIPLACE_CLIENT_SRUN || !r->place || r->lama || r->tpp <= 1 || r->exclusive ||
+	    (slurm && (slurm->set & (PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_EXCLUSIVE))))
+		return 0;
+	return psiplace_seterr(err, "%s: %u CPUs per task need -c %u (--cpus-per-task=%u) or --exclusive on the %s command line or in the script; without them every step asks for more CPUs than the job has",
+			       r->tpp_from ? r->tpp_from : "--psi-tpp", r->tpp, r->tpp, r->tpp,
+			       client_name(client));
 }

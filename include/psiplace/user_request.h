@@ -89,8 +89,17 @@ typedef const char *(*psiplace_getenv_fn)(const char *name, void *arg);
 /* Options inherited from an enclosing sbatch/salloc: SPANK exports them
  * as SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_<name> (job env) and
  * _SLURM_SPANK_OPTION_psiplace_<name> (the allocation's own env), the
- * name with non-alphanumerics as '_'. */
+ * name with non-alphanumerics as '_'.  A step's own setting wins: an
+ * inherited option whose variable is set (PSI_TPP=1 srun in a job given
+ * --psi-tpp=2) is not taken, nor one o already holds. */
 int psiplace_opts_from_inherited(psiplace_getenv_fn get, void *arg, struct psiplace_opts *o);
+
+/* The two inherited names of option o (see above). */
+void psiplace_opt_inherited_names(enum psiplace_opt o, char names[2][128]);
+
+/* Does the step's environment set one of option o's variables (so that an
+ * inherited o gives way)? */
+bool psiplace_opt_step_overrides(enum psiplace_opt o, psiplace_getenv_fn get, void *arg);
 
 enum psiplace_nodeset {
 	PSIPLACE_NODESET_NONE = 0,
@@ -193,6 +202,14 @@ struct psiplace_slurm_env {
 
 /* A Slurm release as (major << 8 | minor), e.g. PSIPLACE_SLURM_RELEASE(23, 11). */
 #define PSIPLACE_SLURM_RELEASE(major, minor) (((major) << 8) | (minor))
+
+/* sbatch and salloc have no cpus-per-task input variable: a job whose
+ * tasks psiplace places on more than one CPU each needs -c (or whole
+ * nodes, --exclusive) on their command line or in the script, else each
+ * step asks for more CPUs than the job has.  -1 with one line naming the option and the fix. */
+int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
+				     enum psiplace_client client,
+				     const struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err);
 
 /* srun's cpus-per-task input variable in that release: SRUN_CPUS_PER_TASK up
  * to 23.02, SLURM_CPUS_PER_TASK from 23.11 (which no longer reads the other). */

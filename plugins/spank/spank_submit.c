@@ -183,6 +183,20 @@ static int translate(const struct psiplace_user_request *r, enum psiplace_client
 	return 0;
 }
 
+static void drop_overridden_inherited(const struct psiplace_opts *own)
+{
+	char names[2][128];
+	int i;
+
+	for (i = 0; i < PSIPLACE_OPT_COUNT; i++) {
+		if (own->val[i] || !psiplace_opt_step_overrides(i, real_getenv, NULL))
+			continue;
+		psiplace_opt_inherited_names(i, names);
+		unsetenv(names[0]);
+		unsetenv(names[1]);
+	}
+}
+
 int spank_submit_init(spank_t sp)
 {
 	psiplace_error_t err;
@@ -200,6 +214,11 @@ int spank_submit_init(spank_t sp)
 	if (read_cmdline(&argc, &argv, &err) < 0 ||
 	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, &err) < 0)
 		goto out;
+	/* srun in a job: a PSI variable of the step beats the option the job
+	 * was given; Slurm must not read the inherited option either (it
+	 * would reach slurmstepd). */
+	if (spank_context() == S_CTX_LOCAL && getenv("SLURM_JOB_ID"))
+		drop_overridden_inherited(&opts);
 	/* Slurm's own order: command line > environment (options inherited
 	 * from an enclosing allocation) > #SBATCH directives. */
 	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {
@@ -216,6 +235,8 @@ int spank_submit_init(spank_t sp)
 	ctx.have_req = true;
 	/* Bad LAMA strings fail here, before anything is submitted. */
 	if (ctx.req.lama && psiplace_lama_request_dist(&ctx.req, &dist, &err) < 0)
+		goto out;
+	if (psiplace_user_request_check_cpus(&ctx.req, client, &slurm, &err) < 0)
 		goto out;
 	if (ctx.req.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);

@@ -68,6 +68,15 @@ id=$(sbatch --parsable -o "$work/sb2.out" "$work/job.sh")
 poll 60 job_done "$id"
 check_eq "#SBATCH --psi-tpp=2 in the script reaches the steps" "$(whole n2 4 2)" "$(report <"$work/sb2.out")"
 
+# a step's own setting beats the option the job was given; -c makes the
+# job's steps fit
+id=$(sbatch --parsable -w n2 -n4 -c2 --psi-tpp=2 -o "$work/sb3.out" \
+  --wrap 'srun -n4 --psi-dry-run true; PSI_TPP=1 srun -n4 --psi-dry-run true')
+poll 60 job_done "$id"
+check_eq "sbatch -c2 --psi-tpp=2: the step inherits two CPUs per task, then PSI_TPP=1 in the step wins" \
+  "$(whole n2 4 2) | 0 n2 0 0;1 n2 1 0;2 n2 2 0;3 n2 3 0" \
+  "$(grep -m4 ' task ' "$work/sb3.out" | report) | $(grep ' task ' "$work/sb3.out" | tail -n +5 | report)"
+
 # --- real binding on n5, declared like this machine
 ncores=$(hwloc-calc --number-of core machine:0)
 nthreads=$(hwloc-calc --number-of pu core:0)
@@ -120,6 +129,10 @@ bad "--psi-cpumap not allowed" "^psiplace: error: --psi-cpumap: not allowed on t
 bad "PSI placement with LAMA" "^psiplace: error: PSI_TPP and --psi-lama-map cannot be combined" env PSI_TPP=2 timeout 60 srun --psi-lama-map=scbnh -n1 true
 bad "sbatch PSI_TPP=x" "^psiplace: error: PSI_TPP: 'x' is not a positive integer$" env PSI_TPP=x sbatch --wrap true
 bad "salloc --psi-nodes-sort=x" "^psiplace: error: --psi-nodes-sort: 'x' is not a sort mode" timeout 60 salloc --psi-nodes-sort=x true
+bad "sbatch --psi-tpp=2 without -c" "^psiplace: error: --psi-tpp: 2 CPUs per task need -c 2 \\(--cpus-per-task=2\\) or --exclusive on the sbatch command line" \
+  timeout 60 sbatch -n2 --psi-tpp=2 --wrap 'srun true'
+bad "salloc with PSI_TPP=2 without -c" "^psiplace: error: PSI_TPP: 2 CPUs per task need -c 2" \
+  env PSI_TPP=2 timeout 60 salloc -n2 true
 check_eq "rejected requests did not advance the job id counter" "$((before + 1))" "$(next_job_id)"
 check_eq "the queue is empty" "" "$(squeue -h)"
 

@@ -151,7 +151,7 @@ Test(request, inherited_options_from_sbatch_lose_to_own_command_line)
 
 	cr_assert_eq(gather(ENV("SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_psi_tpp=4",
 				"SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_psi_loop_nodes_first=",
-				"PSI_TPP=2"),
+				"PSI_VERBOSE_UNRELATED=1"),
 			    NULL, NULL, true, &r), 0);
 	cr_assert_eq(r.tpp, 4);
 	cr_assert(r.loop_nodes_first);
@@ -159,6 +159,25 @@ Test(request, inherited_options_from_sbatch_lose_to_own_command_line)
 	cr_assert_eq(gather(ENV("_SLURM_SPANK_OPTION_psiplace_psi_tpp=4"), ENV("srun", "--psi-tpp=3", "x"), NULL, true, &r), 0);
 	cr_assert_eq(r.tpp, 3);
 	psiplace_user_request_free(&r);
+}
+
+/* PSI_TPP=1 srun inside a job given --psi-tpp=2: the step's own variable
+ * wins over the inherited option; its own command line over both. */
+Test(request, step_variable_wins_over_inherited_option)
+{
+	struct psiplace_user_request r;
+
+	cr_assert_eq(gather(ENV("SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_psi_tpp=2", "PSI_TPP=1"),
+			    NULL, NULL, true, &r), 0);
+	cr_assert_eq(r.tpp, 1);
+	cr_assert_str_eq(r.tpp_from, "PSI_TPP");
+	psiplace_user_request_free(&r);
+	cr_assert_eq(gather(ENV("_SLURM_SPANK_OPTION_psiplace_psi_tpp=2", "PSI_TPP=3"),
+			    ENV("srun", "--psi-tpp=4", "x"), NULL, true, &r), 0);
+	cr_assert_eq(r.tpp, 4);
+	psiplace_user_request_free(&r);
+	cr_assert(psiplace_opt_step_overrides(PSIPLACE_OPT_TPP, fake_getenv, (void *)ENV("PSI_TPP=1")));
+	cr_assert_not(psiplace_opt_step_overrides(PSIPLACE_OPT_TPP, fake_getenv, (void *)ENV("X=1")));
 }
 
 Test(request, cmdline_scan_stops_at_the_command_and_skips_values)
@@ -543,4 +562,25 @@ Test(ctld_request, plain_parse_validates_lists_but_keeps_no_memory)
 	cr_assert_eq(j.psi_hosts.n, 0);
 	cr_assert_eq(psiplace_ctld_request_from_env(bad, 1, &j, &err), -1);
 	cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'n[2-1]': range 2-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+}
+
+/* sbatch --psi-tpp=2 without -c: every step would fail; refused. */
+Test(request, sbatch_tpp_without_cpus_per_task_is_refused)
+{
+	struct psiplace_user_request r;
+	struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false };
+
+	cr_assert_eq(gather(NULL, ENV("sbatch", "-n2", "--psi-tpp=2", "job.sh"), NULL, true, &r), 0);
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-tpp: 2 CPUs per task need -c 2 (--cpus-per-task=2) or --exclusive on the sbatch command line or in the script; without them every step asks for more CPUs than the job has");
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SRUN, &sl, &err), 0);
+	sl.set = PSIPLACE_SLURM_CPUS_PER_TASK;
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, &err), 0);
+	sl.set = PSIPLACE_SLURM_EXCLUSIVE;
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SALLOC, &sl, &err), 0);
+	psiplace_user_request_free(&r);
+	cr_assert_eq(gather(ENV("PSI_TPP=3"), ENV("salloc", "-n2"), NULL, true, &r), 0);
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SALLOC, NULL, &err), -1);
+	cr_assert(!strncmp(err.text, "PSI_TPP: 3 CPUs per task need -c 3", 34));
+	psiplace_user_request_free(&r);
 }
