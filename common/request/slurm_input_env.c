@@ -182,3 +182,33 @@ int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 			       r->tpp_from ? r->tpp_from : "--psi-tpp", r->tpp, r->tpp, r->tpp,
 			       client_name(client));
 }
+
+bool psiplace_cmdline_is_het(int argc, char *const *argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (argv[i] && !strcmp(argv[i], ":"))
+			return true;
+	return false;
+}
+
+int psiplace_user_request_check_het(const struct psiplace_user_request *r, bool het,
+				    psiplace_error_t *err)
+{
+	const char *what = r->place_why ? r->place_why : r->nodeset_from ? r->nodeset_from
+			   : r->sort_from ? r->sort_from : NULL;
+
+	if (!het)
+		return 0;
+	if (!what && r->policy != PSIPLACE_POLICY_NONE)
+		what = "--psi-alloc-policy";
+	if (!what && r->priority)
+		what = "--psi-alloc-priority";
+	if (!what && (r->psets || r->psi_node_choice || r->place))
+		what = r->psets ? "--psi-pset" : "PSI node choice";
+	if (!what)
+		return 0;
+	return psiplace_seterr(err, "%s: psiplace does not support heterogeneous jobs or steps (components separated by ':'); run each component as a job or step of its own, or drop the --psi-* options and PSI_* variables",
+			       what);
+}

@@ -211,6 +211,16 @@ int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 				     enum psiplace_client client,
 				     const struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err);
 
+/* A heterogeneous job or step (srun/sbatch/salloc ... : ...): Slurm
+ * splits the components at a lone ':' argument. */
+bool psiplace_cmdline_is_het(int argc, char *const *argv);
+
+/* psiplace places one job or step with one set of options: for a
+ * heterogeneous one any --psi-* option or PSI_* variable in effect is
+ * refused (-1, one line saying so). */
+int psiplace_user_request_check_het(const struct psiplace_user_request *r, bool het,
+				    psiplace_error_t *err);
+
 /* srun's cpus-per-task input variable in that release: SRUN_CPUS_PER_TASK up
  * to 23.02, SLURM_CPUS_PER_TASK from 23.11 (which no longer reads the other). */
 const char *psiplace_srun_cpus_per_task_var(unsigned slurm_release);

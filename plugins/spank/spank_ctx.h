@@ -36,6 +36,7 @@ struct psiplace_spank_ctx {
 	struct psiplace_user_request req;     /* gathered in slurm_spank_init */
 	bool have_req;
 	bool new_job;
+	bool het;       /* a heterogeneous job or step (components split by ':') */
 	unsigned slurm_release;           /* the running Slurm, PSIPLACE_SLURM_RELEASE(major, minor) */
 	char hostfile[256];              /* temporary SLURM_HOSTFILE; "" none */
 

@@ -226,6 +226,7 @@ int spank_submit_init(spank_t sp)
 		goto out;
 	}
 	client = client_of(argc > 0 ? argv[0] : NULL);
+	ctx.het = psiplace_cmdline_is_het(argc, argv);
 	if (client == PSIPLACE_CLIENT_SBATCH && !slurm.wrap && slurm.operand < argc &&
 	    script_options(argv[slurm.operand], &opts, &slurm, &err) < 0)
 		goto out;
@@ -236,7 +237,8 @@ int spank_submit_init(spank_t sp)
 	/* Bad LAMA strings fail here, before anything is submitted. */
 	if (ctx.req.lama && psiplace_lama_request_dist(&ctx.req, &dist, &err) < 0)
 		goto out;
-	if (psiplace_user_request_check_cpus(&ctx.req, client, &slurm, &err) < 0)
+	if (psiplace_user_request_check_het(&ctx.req, ctx.het, &err) < 0 ||
+	    psiplace_user_request_check_cpus(&ctx.req, client, &slurm, &err) < 0)
 		goto out;
 	if (ctx.req.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);

@@ -77,6 +77,9 @@ check_eq "sbatch -c2 --psi-tpp=2: the step inherits two CPUs per task, then PSI_
   "$(whole n2 4 2) | 0 n2 0 0;1 n2 1 0;2 n2 2 0;3 n2 3 0" \
   "$(grep -m4 ' task ' "$work/sb3.out" | report) | $(grep ' task ' "$work/sb3.out" | tail -n +5 | report)"
 
+out=$(timeout 90 srun -w n2 -n1 printenv SLURMD_NODENAME : -w n3 -n1 printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')
+check_eq "a heterogeneous step without psiplace options runs as Slurm runs it" "n2 n3" "$out"
+
 # --- real binding on n5, declared like this machine
 ncores=$(hwloc-calc --number-of core machine:0)
 nthreads=$(hwloc-calc --number-of pu core:0)
@@ -133,6 +136,18 @@ bad "sbatch --psi-tpp=2 without -c" "^psiplace: error: --psi-tpp: 2 CPUs per tas
   timeout 60 sbatch -n2 --psi-tpp=2 --wrap 'srun true'
 bad "salloc with PSI_TPP=2 without -c" "^psiplace: error: PSI_TPP: 2 CPUs per task need -c 2" \
   env PSI_TPP=2 timeout 60 salloc -n2 true
+bad "heterogeneous step with --psi-tpp" "^psiplace: error: --psi-tpp: psiplace does not support heterogeneous jobs or steps \\(components separated by ':'\\)" \
+  timeout 60 srun -w n2 -n1 --psi-tpp=2 --psi-verbose true : -w n3 -n1 true
+bad "heterogeneous sbatch with PSI_HOSTS" "^psiplace: error: PSI_HOSTS: psiplace does not support heterogeneous" \
+  env PSI_HOSTS=n2 timeout 60 sbatch -n1 : -n1 --wrap true
+# node sets naming nodes the cluster lacks, from sbatch, salloc and a hostfile
+bad "sbatch --psi-hosts unknown" "^psiplace: error: --psi-hosts: 'h0' is not a node of this cluster$" \
+  timeout 60 sbatch --psi-hosts=n1,h0 --wrap true
+bad "salloc --psi-nodes beyond" "^psiplace: error: --psi-nodes: node id 9 is beyond the cluster's 5 nodes \\(0-4\\)$" \
+  timeout 60 salloc --psi-nodes=9 true
+printf 'n1\nzz\n' >"$work/unknown.hosts"
+bad "PSI_HOSTFILE unknown host" "^psiplace: error: PSI_HOSTFILE: 'zz' is not a node of this cluster$" \
+  env PSI_HOSTFILE="$work/unknown.hosts" timeout 60 srun -n1 true
 check_eq "rejected requests did not advance the job id counter" "$((before + 1))" "$(next_job_id)"
 check_eq "the queue is empty" "" "$(squeue -h)"
 
