@@ -115,8 +115,8 @@ static int psi_option(struct map_args *a, enum psiplace_opt o, const char *value
 
 	if (psiplace_user_request_check_option(o, value, &a->site, &err) < 0)
 		return cli_usage_error("%s", err.text);
-	if (psiplace_opts_set(&a->opts, o, value) < 0)
-		return cli_usage_error("%s: out of memory", psiplace_opt_table[o].dashed);
+	if (psiplace_opts_add(&a->opts, o, value) < 0)
+		return cli_usage_error("%s: too long or out of memory", psiplace_opt_table[o].dashed);
 	return 0;
 }
 

@@ -25,6 +25,7 @@ extern "C" {
 #define PSIPLACE_PSET_NAME_MAX 63      /* bytes of a user's set name */
 #define PSIPLACE_PSETS_USER_MAX 64     /* user sets per step */
 #define PSIPLACE_PSET_RANK_MAX 16777215u /* largest rank a user set may name */
+#define PSIPLACE_PSET_MEMBERS_MAX 16777216u /* members of all user sets together */
 #define PSIPLACE_PSET_PREFIX "psiplace://"
 
 /* --psi-pset-levels */
@@ -55,7 +56,8 @@ void psiplace_psets_free(struct psiplace_psets *s);
  * RANKS in Slurm's range syntax "0-3,8") to s.  Names: 1 to
  * PSIPLACE_PSET_NAME_MAX bytes of letters, digits and "_-.:/", not
  * starting with the reserved "mpi://" or "psiplace://", unique; at most
- * PSIPLACE_PSETS_USER_MAX sets.  from names the option or variable in
+ * PSIPLACE_PSETS_USER_MAX sets of PSIPLACE_PSET_MEMBERS_MAX members in
+ * all.  from names the option or variable in
  * messages; on error s is unchanged. */
 int psiplace_psets_parse(const char *value, const char *from, struct psiplace_psets *s,
 			 psiplace_error_t *err);

@@ -63,7 +63,7 @@ static int opt_psi(int val, const char *optarg, int remote)
 		spank_user_error("%s", err.text);
 		return -1;
 	}
-	return psiplace_opts_set(&ctx.cbopts, o, optarg);
+	return psiplace_opts_add(&ctx.cbopts, o, optarg);
 }
 
 /* Built from options.def in slurm_spank_init: Slurm ignores a static

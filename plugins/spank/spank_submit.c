@@ -198,6 +198,12 @@ int spank_submit_init(spank_t sp)
 	if (read_cmdline(&argc, &argv, &err) < 0 ||
 	    psiplace_cmdline_scan(argc, argv, &opts, &slurm, &err) < 0)
 		goto out;
+	/* every --psi-pset of the command line, for slurmstepd */
+	if (opts.val[PSIPLACE_OPT_PSET] &&
+	    setenv(PSIPLACE_ENV_PSETS, opts.val[PSIPLACE_OPT_PSET], 1) < 0) {
+		psiplace_seterr(&err, "%s: %s", PSIPLACE_ENV_PSETS, strerror(errno));
+		goto out;
+	}
 	/* Slurm's own order: command line > environment (options inherited
 	 * from an enclosing allocation) > #SBATCH directives. */
 	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {
