@@ -38,6 +38,14 @@ void map_print_plain(FILE *f, const struct map_result *r)
 		print_list(f, r->task[i].cpus);
 		fputc('\n', f);
 	}
+	for (i = 0; r->psets && i < r->psets->n; i++) {
+		const struct psiplace_pset *s = &r->psets->set[i];
+		char *buf = malloc(s->n * 12 + 8);
+
+		if (buf && !psiplace_pset_ranks_string(s, buf, s->n * 12 + 8))
+			fprintf(f, "pset %s %s\n", s->name, buf);
+		free(buf);
+	}
 }
 
 static void json_string(FILE *f, const char *s)
@@ -121,5 +129,18 @@ void map_print_json(FILE *f, const struct map_result *r)
 		json_list(f, t->mems);
 		fputs(i + 1 < r->ntasks ? "},\n" : "}\n", f);
 	}
-	fputs("  ]\n}\n", f);
+	fputs(r->psets ? "  ],\n  \"psets\": [\n" : "  ]\n}\n", f);
+	for (i = 0; r->psets && i < r->psets->n; i++) {
+		const struct psiplace_pset *s = &r->psets->set[i];
+		size_t k;
+
+		fputs("    {\"name\": ", f);
+		json_string(f, s->name);
+		fputs(", \"ranks\": [", f);
+		for (k = 0; k < s->n; k++)
+			fprintf(f, "%s%u", k ? ", " : "", s->ranks[k]);
+		fputs(i + 1 < r->psets->n ? "]},\n" : "]}\n", f);
+	}
+	if (r->psets)
+		fputs("  ]\n}\n", f);
 }

@@ -7,6 +7,7 @@
 
 #include <hwloc.h>
 
+#include "psiplace/psets.h"
 #include "psiplace/topo.h"
 
 #define MAP_MAX_PARAMS 8
@@ -29,6 +30,8 @@ struct map_result {
 	const char *const *topo_desc;            /* per node */
 	size_t ntasks;
 	struct map_task *task;                   /* by rank */
+	const struct psiplace_psets *psets;      /* --psi-pset*: the sets; NULL none */
+	const char *const *node_name;            /* per node, with psets */
 };
 
 void map_result_free(struct map_result *r);
