@@ -12,6 +12,8 @@
 #include "map_args.h"
 #include "map_backend.h"
 #include "psiplace/error.h"
+#include "psiplace/hostlist.h"
+#include "psiplace/psets.h"
 #include "psiplace/lama_launch.h"
 
 static int parse_tpn_count(const char *s, unsigned long *v)
@@ -129,69 +131,82 @@ static int place(const struct map_args *a, const struct psiplace_user_request *r
 	return map_psi_place(r, (unsigned)a->nodes, topo, a->ntasks, tpn, out, err);
 }
 
-/* The process sets the step would get (doc/psets.md), by the library code
- * slurmstepd runs: nodes are named by their index in the map. */
-static int map_psets(const struct psiplace_user_request *r, struct map_result *res,
+/* The names of the nodes in the process sets: --nodelist or node0, node1... */
+static int node_names(const struct map_args *a, unsigned nnodes, struct psiplace_hostlist *hl,
+		      psiplace_error_t *err)
+{
+	size_t len = 0, o = 0;
+	unsigned n;
+
+	if (a->nodelist) {
+		if (psiplace_hostlist_expand(a->nodelist, "--nodelist", hl, err) < 0)
+			return -1;
+		if (hl->n != nnodes)
+			return psiplace_seterr(err, "--nodelist: %zu names for %u nodes", hl->n, nnodes);
+		return 0;
+	}
+	for (n = 0; n < nnodes; n++)
+		len += (size_t)snprintf(NULL, 0, "node%u", n) + 1;
+	hl->host = calloc(nnodes, sizeof(*hl->host));
+	hl->buf = malloc(len ? len : 1);
+	if (!hl->host || !hl->buf)
+		return psiplace_seterr(err, "out of memory");
+	for (n = 0; n < nnodes; n++) {
+		hl->host[n] = hl->buf + o;
+		o += (size_t)snprintf(hl->buf + o, len - o, "node%u", n) + 1;
+	}
+	hl->n = nnodes;
+	return 0;
+}
+
+/* The sets the step would get, by the library calls slurmstepd makes:
+ * the step-wide ones, then each node's topology sets. */
+static int map_psets(const struct map_args *a, const struct psiplace_user_request *r,
+		     const struct map_result *res, struct psiplace_hostlist *hl,
 		     struct psiplace_psets *out, psiplace_error_t *err)
 {
-	static const enum psiplace_level level_of[PSIPLACE_PSET_NLEVELS] = {
-		PSIPLACE_LEVEL_NODE, PSIPLACE_LEVEL_SOCKET, PSIPLACE_LEVEL_NUMA, PSIPLACE_LEVEL_L3,
-		PSIPLACE_LEVEL_CORE };
 	uint32_t *node_of = calloc(res->ntasks ? res->ntasks : 1, sizeof(*node_of));
 	uint32_t *ranks = calloc(res->ntasks ? res->ntasks : 1, sizeof(*ranks));
-	int *objs = calloc((res->ntasks ? res->ntasks : 1) * PSIPLACE_PSET_NLEVELS, sizeof(int));
-	char (*names)[16] = calloc(res->nnodes ? res->nnodes : 1, sizeof(*names));
-	const char **np = calloc(res->nnodes ? res->nnodes : 1, sizeof(*np));
+	hwloc_const_bitmap_t *cpus = calloc(res->ntasks ? res->ntasks : 1, sizeof(*cpus));
+	int *obj[PSIPLACE_PSET_NLEVELS] = { NULL };
 	unsigned n;
-	size_t i;
-	int lv, rc = -1;
+	size_t i, nlocal;
+	int rc = -1;
 
-	if (!node_of || !ranks || !objs || !names || !np) {
+	psiplace_psets_init(out);
+	if (!node_of || !ranks || !cpus) {
 		psiplace_seterr(err, "out of memory");
-		goto out;
+		goto done;
 	}
-	for (n = 0; n < res->nnodes; n++) {
-		snprintf(names[n], sizeof(names[n]), "%u", n);
-		np[n] = names[n];
-	}
+	if (node_names(a, res->nnodes, hl, err) < 0)
+		goto done;
 	for (i = 0; i < res->ntasks; i++)
 		node_of[i] = res->task[i].node;
-	if (psiplace_psets_step(&r->user_psets, (uint32_t)res->ntasks, res->nnodes, np, node_of, out,
-				err) < 0)
-		goto out;
+	if (psiplace_psets_step(&r->user_psets, (uint32_t)res->ntasks, res->nnodes,
+				(const char *const *)hl->host, node_of, out, err) < 0)
+		goto done;
 	for (n = 0; n < res->nnodes; n++) {
-		const struct psiplace_topo *t = res->topo[n];
-		const int *obj[PSIPLACE_PSET_NLEVELS] = { NULL };
-		size_t nl = 0;
-
-		for (i = 0; i < res->ntasks; i++) {
-			int first = hwloc_bitmap_first(res->task[i].cpus);
-			unsigned p;
-
-			if (res->task[i].node != n)
-				continue;
-			for (lv = 1; lv < PSIPLACE_PSET_NLEVELS; lv++) {
-				objs[lv * res->ntasks + nl] = -1;
-				for (p = 0; first >= 0 && p < t->npus; p++)
-					if (t->pus[p].os_index == (unsigned)first) {
-						objs[lv * res->ntasks + nl] = t->pus[p].obj[level_of[lv]];
-						break;
-					}
+		for (i = 0, nlocal = 0; i < res->ntasks; i++)
+			if (res->task[i].node == n) {
+				ranks[nlocal] = (uint32_t)i;
+				cpus[nlocal++] = res->task[i].cpus;
 			}
-			ranks[nl++] = (uint32_t)i;
-		}
-		for (lv = 1; lv < PSIPLACE_PSET_NLEVELS; lv++)
-			obj[lv] = &objs[lv * res->ntasks];
-		if (psiplace_psets_node_levels(names[n], r->pset_levels, nl, ranks, obj, out, err) < 0)
-			goto out;
+		if (psiplace_psets_topo_objs(res->topo[n], cpus, nlocal, r->pset_levels, obj, err) < 0)
+			goto done;
+		rc = psiplace_psets_node_levels(hl->host[n], r->pset_levels, nlocal, ranks,
+						(const int *const *)obj, out, err);
+		psiplace_psets_topo_objs_free(obj);
+		if (rc < 0)
+			goto done;
+		rc = -1;
 	}
 	rc = 0;
-out:
+done:
+	if (rc < 0)
+		psiplace_psets_free(out);
 	free(node_of);
 	free(ranks);
-	free(objs);
-	free(names);
-	free(np);
+	free(cpus);
 	return rc;
 }
 
@@ -203,7 +218,8 @@ static int run(struct map_args *a, const struct psiplace_user_request *r,
 	const char **desc = calloc(a->nodes, sizeof(*desc));
 	unsigned *tpn = a->tpn ? calloc(a->nodes, sizeof(unsigned)) : NULL;
 	struct map_result res;
-	struct psiplace_psets psets;
+	struct psiplace_psets sets;
+	struct psiplace_hostlist hl = { 0 };
 	unsigned k;
 	int rc = 1;
 
@@ -219,14 +235,16 @@ static int run(struct map_args *a, const struct psiplace_user_request *r,
 	res.nnodes = (unsigned)a->nodes;
 	res.topo = topo;
 	res.topo_desc = desc;
-	psiplace_psets_init(&psets);
+	psiplace_psets_init(&sets);
 	if (place(a, r, lama, topo, tpn, &res, err) < 0 ||
-	    (r->psets && map_psets(r, &res, &psets, err) < 0)) {
+	    (r->psets && map_psets(a, r, &res, &hl, &sets, err) < 0)) {
 		fprintf(stderr, "psiplace: error: %s\n", err->text);
 		rc = 1;
 	} else {
-		if (r->psets)
-			res.psets = &psets;
+		if (r->psets) {
+			res.psets = &sets;
+			res.node_name = (const char *const *)hl.host;
+		}
 		if (a->format == MAP_FMT_JSON)
 			map_print_json(stdout, &res);
 		else if (a->format == MAP_FMT_SVG)
@@ -236,7 +254,8 @@ static int run(struct map_args *a, const struct psiplace_user_request *r,
 		rc = 0;
 	}
 	map_result_free(&res);
-	psiplace_psets_free(&psets);
+	psiplace_psets_free(&sets);
+	psiplace_hostlist_free(&hl);
 	for (k = 0; k < a->ntopo; k++)
 		psiplace_topo_free(&loaded[k]);
 out:

@@ -18,6 +18,7 @@ enum {
 	OPT_ENV,
 	OPT_FORMAT,
 	OPT_CORES,
+	OPT_NODELIST,
 	OPT_PSI = 0x200,
 };
 
@@ -34,6 +35,8 @@ static const struct {
 	  "tasks on each node: one count, or one per node" },
 	{ { "cores", required_argument, NULL, OPT_CORES }, "LIST",
 	  "the step's cores on every node, Slurm's core ids (scontrol show job -d: CPU_IDs); default: whole nodes" },
+	{ { "nodelist", required_argument, NULL, OPT_NODELIST }, "LIST",
+	  "node names for the process sets (--psi-pset*), a Slurm hostlist such as n[1-4]; default: node0, node1, ..." },
 	{ { "env", no_argument, NULL, OPT_ENV }, NULL,
 	  "read the PSI_* and OMPI_MCA_rmaps_lama_* variables too" },
 	{ { "format", required_argument, NULL, OPT_FORMAT }, "plain|json|svg", "output format" },
@@ -44,7 +47,7 @@ static const struct {
 
 static const char usage_line[] =
 	"psiplace map --topology DESC [--topology DESC ...] [--nodes N] -n NTASKS "
-	"[--tasks-per-node LIST] [--cores LIST] [--psi-* options] [--env] [--format plain|json|svg]";
+	"[--tasks-per-node LIST] [--cores LIST] [--nodelist LIST] [--psi-* options] [--env] [--format plain|json|svg]";
 
 void map_args_init(struct map_args *a)
 {
@@ -115,8 +118,8 @@ static int psi_option(struct map_args *a, enum psiplace_opt o, const char *value
 
 	if (psiplace_user_request_check_option(o, value, &a->site, &err) < 0)
 		return cli_usage_error("%s", err.text);
-	if (psiplace_opts_set(&a->opts, o, value) < 0)
-		return cli_usage_error("%s: out of memory", psiplace_opt_table[o].dashed);
+	if (psiplace_opts_add(&a->opts, o, value) < 0)
+		return cli_usage_error("%s: too long or out of memory", psiplace_opt_table[o].dashed);
 	return 0;
 }
 
@@ -138,6 +141,9 @@ static int own_option(struct map_args *a, int c, const char *arg, const char *wo
 		return 0;
 	case OPT_CORES:
 		a->cores = arg;
+		return 0;
+	case OPT_NODELIST:
+		a->nodelist = arg;
 		return 0;
 	case OPT_ENV:
 		a->env = 1;

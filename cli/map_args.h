@@ -24,6 +24,7 @@ struct map_args {
 	int have_ntasks;
 	const char *tpn;      /* --tasks-per-node */
 	const char *cores;    /* --cores: Slurm core ids of the step on each node */
+	const char *nodelist; /* --nodelist: node names of the process sets */
 	int env;              /* --env: the PSI_* and OMPI_* variables count */
 	enum map_format format;
 	struct psiplace_opts opts;     /* the --psi-* options */

@@ -29,14 +29,6 @@ static void print_list(FILE *f, hwloc_const_bitmap_t b)
 	free(s);
 }
 
-static void print_ranks(FILE *f, const struct psiplace_pset *s, const char *sep)
-{
-	size_t k;
-
-	for (k = 0; k < s->n; k++)
-		fprintf(f, "%s%u", k ? sep : "", s->ranks[k]);
-}
-
 void map_print_plain(FILE *f, const struct map_result *r)
 {
 	size_t i;
@@ -47,9 +39,12 @@ void map_print_plain(FILE *f, const struct map_result *r)
 		fputc('\n', f);
 	}
 	for (i = 0; r->psets && i < r->psets->n; i++) {
-		fprintf(f, "pset %s ", r->psets->set[i].name);
-		print_ranks(f, &r->psets->set[i], ",");
-		fputc('\n', f);
+		const struct psiplace_pset *s = &r->psets->set[i];
+		char *buf = malloc(s->n * 12 + 8);
+
+		if (buf && !psiplace_pset_ranks_string(s, buf, s->n * 12 + 8))
+			fprintf(f, "pset %s %s\n", s->name, buf);
+		free(buf);
 	}
 }
 
@@ -134,17 +129,18 @@ void map_print_json(FILE *f, const struct map_result *r)
 		json_list(f, t->mems);
 		fputs(i + 1 < r->ntasks ? "},\n" : "}\n", f);
 	}
-	fputs("  ]", f);
-	if (r->psets) {
-		fputs(",\n  \"psets\": [\n", f);
-		for (i = 0; i < r->psets->n; i++) {
-			fputs("    {\"name\": ", f);
-			json_string(f, r->psets->set[i].name);
-			fputs(", \"ranks\": [", f);
-			print_ranks(f, &r->psets->set[i], ", ");
-			fputs(i + 1 < r->psets->n ? "]},\n" : "]}\n", f);
-		}
-		fputs("  ]", f);
+	fputs(r->psets ? "  ],\n  \"psets\": [\n" : "  ]\n}\n", f);
+	for (i = 0; r->psets && i < r->psets->n; i++) {
+		const struct psiplace_pset *s = &r->psets->set[i];
+		size_t k;
+
+		fputs("    {\"name\": ", f);
+		json_string(f, s->name);
+		fputs(", \"ranks\": [", f);
+		for (k = 0; k < s->n; k++)
+			fprintf(f, "%s%u", k ? ", " : "", s->ranks[k]);
+		fputs(i + 1 < r->psets->n ? "]},\n" : "]}\n", f);
 	}
-	fputs("\n}\n", f);
+	if (r->psets)
+		fputs("  ]\n}\n", f);
 }

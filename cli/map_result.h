@@ -30,7 +30,8 @@ struct map_result {
 	const char *const *topo_desc;            /* per node */
 	size_t ntasks;
 	struct map_task *task;                   /* by rank */
-	const struct psiplace_psets *psets;      /* the step's process sets; NULL none */
+	const struct psiplace_psets *psets;      /* --psi-pset*: the sets; NULL none */
+	const char *const *node_name;            /* per node, with psets */
 };
 
 void map_result_free(struct map_result *r);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "psiplace/psets.h"
 #include "psiplace/spawnplan.h"
 
 static void json_host(FILE *f, char *const *hosts, size_t node)
@@ -53,6 +54,7 @@ static void json_nodes(FILE *f, const struct psiplace_spawn_request *req, char *
 static void json_steps(FILE *f, const struct psiplace_spawn_plan *p)
 {
 	const struct psiplace_spawn_step *st;
+	char pset[64];
 	size_t k;
 
 	fputs("  \"steps\": [\n", f);
@@ -62,14 +64,13 @@ static void json_steps(FILE *f, const struct psiplace_spawn_plan *p)
 		json_int_or_null(f, st->generated, k == 0);
 		fprintf(f, ", \"nodes\": %d, \"new_nodes\": ", st->nodes);
 		json_int_or_null(f, st->new_nodes, k == 0);
-		/* the process set a malleable application asks its resource
-		 * manager for: the processes this step adds (doc/psets.md) */
-		if (st->step > 0)
-			fprintf(f, ", \"pset\": \"psiplace://spawn/%d\"", st->step);
-		else /* the job's first processes: no spawn */
-			fputs(", \"pset\": null", f);
-		fprintf(f, ", \"first_group\": %d, \"ngroups\": %d}%s\n", st->first_group,
-			st->ngroups, k + 1 < p->nsteps ? "," : "");
+		fprintf(f, ", \"first_group\": %d, \"ngroups\": %d, \"pset\": ", st->first_group,
+			st->ngroups);
+		if (psiplace_pset_spawn_name(st->step, pset, sizeof(pset)) == 0)
+			fprintf(f, "\"%s\"", pset);
+		else
+			fputs("null", f);
+		fputs(k + 1 < p->nsteps ? "},\n" : "}\n", f);
 	}
 	fputs("  ],\n", f);
 }

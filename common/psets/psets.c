@@ -75,8 +75,8 @@ const struct psiplace_pset *psiplace_psets_find(const struct psiplace_psets *s, 
 }
 
 /* "0-3,8" -> sorted unique ranks. */
-static int parse_ranks(const char *text, size_t len, const char *from, const char *name,
-		       uint32_t **out, size_t *nout, psiplace_error_t *err)
+static int parse_ranks(const char *text, size_t len, size_t budget, const char *from,
+		       const char *name, uint32_t **out, size_t *nout, psiplace_error_t *err)
 {
 	uint32_t *v = NULL;
 	size_t n = 0, cap = 0, i = 0;
@@ -100,10 +100,10 @@ static int parse_ranks(const char *text, size_t len, const char *from, const cha
 			if (i == s2 || b > PSIPLACE_PSET_RANK_MAX || b < a)
 				goto bad;
 		}
-		if (n + (b - a + 1) > PSIPLACE_PSET_MEMBERS_MAX) {
+		if (n + (b - a + 1) > budget) {
 			free(v);
-			return psiplace_seterr(err, "%s: set '%s': more than %u ranks", from, name,
-					       PSIPLACE_PSET_MEMBERS_MAX);
+			return psiplace_seterr(err, "%s: set '%s': more than %u members in all sets",
+					       from, name, PSIPLACE_PSET_MEMBERS_MAX);
 		}
 		while (n + (b - a + 1) > cap) {
 			uint32_t *nv;
@@ -145,9 +145,11 @@ int psiplace_psets_parse(const char *value, const char *from, struct psiplace_ps
 {
 	struct psiplace_psets add;
 	const char *p = value, *end;
-	size_t i;
+	size_t i, members = 0;
 
 	psiplace_psets_init(&add);
+	for (i = 0; i < s->n; i++)
+		members += s->set[i].n;
 	if (!value || !*value)
 		return psiplace_seterr(err, "%s: no set given; accepted: NAME:RANKS[;NAME:RANKS...]",
 				       from);
@@ -202,8 +204,8 @@ int psiplace_psets_parse(const char *value, const char *from, struct psiplace_ps
 			psiplace_psets_free(&add);
 			return -1;
 		}
-		if (parse_ranks(colon + 1, (size_t)(end - colon - 1), from, name, &ranks, &nranks,
-				err) < 0) {
+		if (parse_ranks(colon + 1, (size_t)(end - colon - 1), PSIPLACE_PSET_MEMBERS_MAX - members,
+				from, name, &ranks, &nranks, err) < 0) {
 			free(name);
 			psiplace_psets_free(&add);
 			return -1;
@@ -214,6 +216,7 @@ int psiplace_psets_parse(const char *value, const char *from, struct psiplace_ps
 			psiplace_psets_free(&add);
 			return psiplace_seterr(err, "%s: more than %d sets", from, PSIPLACE_PSETS_USER_MAX);
 		}
+		members += nranks;
 		if (add_set(&add, name, ranks, nranks, err) < 0) {
 			psiplace_psets_free(&add);
 			return -1;
@@ -295,9 +298,11 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 		}
 		for (i = 0; i < nseq; i++)
 			if (seq[i] >= nnodes) {
+				uint32_t bad = seq[i];
+
 				free(seq);
 				return psiplace_seterr(err, "psiplace's rank order names node %u of %u",
-						       seq[i], nnodes);
+						       bad, nnodes);
 			}
 		memcpy(node_of, seq, ntasks * sizeof(*node_of));
 		free(seq);
@@ -374,11 +379,6 @@ int psiplace_psets_step(const struct psiplace_psets *user, uint32_t ntasks, uint
 		for (r = 0; r < ntasks; r++)
 			if (node_of[r] == n)
 				ranks[k++] = r;
-		if (!k) { /* a node without tasks (dry runs): no set */
-			free(name);
-			free(ranks);
-			continue;
-		}
 		if (add_set(out, name, ranks, k, err) < 0)
 			goto fail;
 	}
@@ -446,5 +446,40 @@ int psiplace_psets_of_rank(const struct psiplace_psets *s, uint32_t rank, const 
 			v[k++] = s->set[i].name;
 	*names = v;
 	*n = k;
+	return 0;
+}
+
+int psiplace_pset_ranks_string(const struct psiplace_pset *s, char *buf, size_t len)
+{
+	size_t k, j, o = 0;
+	char item[32];
+	int w;
+
+	if (!len)
+		return 1;
+	buf[0] = '\0';
+	for (k = 0; k < s->n; k = j + 1) {
+		for (j = k; j + 1 < s->n && s->ranks[j + 1] == s->ranks[j] + 1;)
+			j++;
+		if (j > k)
+			w = snprintf(item, sizeof(item), "%s%u-%u", k ? "," : "", s->ranks[k], s->ranks[j]);
+		else
+			w = snprintf(item, sizeof(item), "%s%u", k ? "," : "", s->ranks[k]);
+		/* room for this item and a final ",..." */
+		if (o + (size_t)w + (j + 1 < s->n ? 4 : 0) >= len) {
+			if (o + 4 < len)
+				snprintf(buf + o, len - o, ",...");
+			return 1;
+		}
+		memcpy(buf + o, item, (size_t)w + 1);
+		o += (size_t)w;
+	}
+	return 0;
+}
+
+int psiplace_pset_spawn_name(int step, char *buf, size_t len)
+{
+	if (step < 1 || snprintf(buf, len, PSIPLACE_PSET_PREFIX "spawn/%d", step) >= (int)len)
+		return -1;
 	return 0;
 }

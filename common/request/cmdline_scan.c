@@ -36,6 +36,26 @@ int psiplace_opts_set(struct psiplace_opts *o, enum psiplace_opt opt, const char
 	return 0;
 }
 
+int psiplace_opts_add(struct psiplace_opts *o, enum psiplace_opt opt, const char *value)
+{
+	size_t a, b;
+	char *v;
+
+	if (opt != PSIPLACE_OPT_PSET || !o->val[opt] || !value)
+		return psiplace_opts_set(o, opt, value);
+	a = strlen(o->val[opt]);
+	b = strnlen(value, PSIPLACE_PSI_VALUE_MAX);
+	if (a + 1 + b > PSIPLACE_PSI_VALUE_MAX || !(v = malloc(a + b + 2)))
+		return -1;
+	memcpy(v, o->val[opt], a);
+	v[a] = ';';
+	memcpy(v + a + 1, value, b);
+	v[a + 1 + b] = '\0';
+	free(o->val[opt]);
+	o->val[opt] = v;
+	return 0;
+}
+
 int psiplace_opts_merge_missing(struct psiplace_opts *into, const struct psiplace_opts *from)
 {
 	int i;
@@ -170,8 +190,8 @@ static int scan_psi(int argc, char *const argv[], int *i, struct psiplace_opts *
 			return psiplace_seterr(err, "--%s: requires a value", name);
 		eq = argv[++*i] - 1;
 	}
-	if (psiplace_opts_set(opts, o, eq + 1) < 0)
-		return psiplace_seterr(err, "--%s: out of memory", name);
+	if (psiplace_opts_add(opts, o, eq + 1) < 0)
+		return psiplace_seterr(err, "--%s: too long or out of memory", name);
 	return 0;
 }
 

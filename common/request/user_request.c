@@ -290,6 +290,20 @@ static int gather_placement(struct gather *g)
 	return 0;
 }
 
+/* Slurm hands slurmstepd the last --psi-pset only; srun put all of them,
+ * joined, in PSIPLACE_PSETS.  Taken only when it ends with that last one. */
+static const char *joined_psets(struct gather *g, const char *last)
+{
+	const char *j = g->src->getenv ? g->src->getenv(PSIPLACE_ENV_PSETS, g->src->env_arg) : NULL;
+	size_t lj, ll = strlen(last);
+
+	if (!j || (lj = strlen(j)) < ll || strcmp(j + lj - ll, last))
+		return last;
+	if (lj > ll && j[lj - ll - 1] != ';')
+		return last;
+	return j;
+}
+
 /* --psi-pset and --psi-pset-levels, validated where they are given (the
  * ranks against the step's size only at launch). */
 static int gather_psets(struct gather *g)
@@ -298,6 +312,8 @@ static int gather_psets(struct gather *g)
 	const char *from, *v;
 
 	if ((v = lookup(g, PSIPLACE_OPT_PSET, &from))) {
+		if (from == psiplace_opt_table[PSIPLACE_OPT_PSET].dashed)
+			v = joined_psets(g, v);
 		if (psiplace_psets_parse(v, from, &r->user_psets, g->err) < 0)
 			return -1;
 		r->psets = true;

@@ -9,14 +9,17 @@
  *                              in the I-th LEVEL object (socket, numa, l3,
  *                              core; --psi-pset-levels), defined on NODE only
  * The step-wide sets are computed from the step layout alone, so every
- * node computes the same ones.  Pure C, no PMIx. */
+ * node computes the same ones.  No PMIx, no Slurm. */
 #ifndef PSIPLACE_PSETS_H
 #define PSIPLACE_PSETS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwloc.h>
+
 #include "psiplace/error.h"
+#include "psiplace/topo.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,7 +28,7 @@ extern "C" {
 #define PSIPLACE_PSET_NAME_MAX 63      /* bytes of a user's set name */
 #define PSIPLACE_PSETS_USER_MAX 64     /* user sets per step */
 #define PSIPLACE_PSET_RANK_MAX 16777215u /* largest rank a user set may name */
-#define PSIPLACE_PSET_MEMBERS_MAX (1u << 20) /* ranks one user set may list */
+#define PSIPLACE_PSET_MEMBERS_MAX 16777216u /* members of all user sets together */
 #define PSIPLACE_PSET_PREFIX "psiplace://"
 
 /* --psi-pset-levels */
@@ -56,7 +59,8 @@ void psiplace_psets_free(struct psiplace_psets *s);
  * RANKS in Slurm's range syntax "0-3,8") to s.  Names: 1 to
  * PSIPLACE_PSET_NAME_MAX bytes of letters, digits and "_-.:/", not
  * starting with the reserved "mpi://" or "psiplace://", unique; at most
- * PSIPLACE_PSETS_USER_MAX sets.  from names the option or variable in
+ * PSIPLACE_PSETS_USER_MAX sets of PSIPLACE_PSET_MEMBERS_MAX members in
+ * all.  from names the option or variable in
  * messages; on error s is unchanged. */
 int psiplace_psets_parse(const char *value, const char *from, struct psiplace_psets *s,
 			 psiplace_error_t *err);
@@ -91,10 +95,27 @@ int psiplace_psets_node_levels(const char *node, unsigned levels, size_t nlocal,
 			       const uint32_t *ranks, const int *const obj[PSIPLACE_PSET_NLEVELS],
 			       struct psiplace_psets *out, psiplace_error_t *err);
 
+/* obj[] for psiplace_psets_node_levels from a node's topology table:
+ * for every level in levels beyond node, the logical index of the object
+ * holding the first CPU of cpus[i] (NULL or empty: -1).  obj[lv] is
+ * malloc'd for the levels asked, NULL for the others. */
+int psiplace_psets_topo_objs(const struct psiplace_topo *t, const hwloc_const_bitmap_t *cpus,
+			     size_t nlocal, unsigned levels, int *obj[PSIPLACE_PSET_NLEVELS],
+			     psiplace_error_t *err);
+void psiplace_psets_topo_objs_free(int *obj[PSIPLACE_PSET_NLEVELS]);
+
 /* The names of the sets rank belongs to, in set order: *names (malloc'd
  * array of borrowed pointers), *n. */
 int psiplace_psets_of_rank(const struct psiplace_psets *s, uint32_t rank, const char ***names,
 			   size_t *n, psiplace_error_t *err);
+
+/* A set's ranks in Slurm's range syntax ("0-3,8") into buf; when buf is
+ * too short the text ends with ",..." and 1 is returned, else 0. */
+int psiplace_pset_ranks_string(const struct psiplace_pset *s, char *buf, size_t len);
+
+/* The set of the processes a spawn plan's step adds ("psiplace://spawn/2");
+ * step 0 (the processes before spawning) has none: -1. */
+int psiplace_pset_spawn_name(int step, char *buf, size_t len);
 
 /* A set by name, or NULL. */
 const struct psiplace_pset *psiplace_psets_find(const struct psiplace_psets *s, const char *name);

@@ -34,6 +34,12 @@ void psiplace_opts_init(struct psiplace_opts *o);
 void psiplace_opts_free(struct psiplace_opts *o);
 /* Set (replacing) one option's value; value NULL for a flag. */
 int psiplace_opts_set(struct psiplace_opts *o, enum psiplace_opt opt, const char *value);
+/* Give one occurrence of an option: --psi-pset, the one repeatable
+ * option, joins its values with ';' ("a:0;b:1"); the others replace. */
+int psiplace_opts_add(struct psiplace_opts *o, enum psiplace_opt opt, const char *value);
+/* srun passes a repeated --psi-pset joined to slurmstepd in this variable
+ * (Slurm forwards an option's last value only). */
+#define PSIPLACE_ENV_PSETS "PSIPLACE_PSETS"
 /* Copy every option of `from` that `into` lacks. */
 int psiplace_opts_merge_missing(struct psiplace_opts *into, const struct psiplace_opts *from);
 

@@ -55,7 +55,6 @@ static int opt_psi(int val, const char *optarg, int remote)
 	psiplace_error_t err;
 	enum psiplace_opt o = (enum psiplace_opt)val;
 
-	(void)remote;
 	if (o == PSIPLACE_OPT_VERBOSE)
 		ctx.verbose = 1;
 	/* Files are opened by the submitting client only, never in slurmstepd. */
@@ -63,7 +62,11 @@ static int opt_psi(int val, const char *optarg, int remote)
 		spank_user_error("%s", err.text);
 		return -1;
 	}
-	return psiplace_opts_set(&ctx.cbopts, o, optarg);
+	/* slurmstepd gets the last value only, maybe more than once; the
+	 * joined ones come in PSIPLACE_PSETS */
+	if (remote)
+		return psiplace_opts_set(&ctx.cbopts, o, optarg);
+	return psiplace_opts_add(&ctx.cbopts, o, optarg);
 }
 
 /* Built from options.def in slurm_spank_init: Slurm ignores a static

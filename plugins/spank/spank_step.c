@@ -144,12 +144,9 @@ static int publish_psets(spank_t sp, char **env, const struct psiplace_user_requ
 	struct spank_psets_layout l;
 	struct psiplace_hostlist hl = { 0 };
 	const char *list = job_getenv("SLURM_STEP_NODELIST", env);
-	static const enum psiplace_level level_of[PSIPLACE_PSET_NLEVELS] = {
-		PSIPLACE_LEVEL_NODE, PSIPLACE_LEVEL_SOCKET, PSIPLACE_LEVEL_NUMA, PSIPLACE_LEVEL_L3,
-		PSIPLACE_LEVEL_CORE };
 	psiplace_error_t e;
 	uint32_t i;
-	int lv, rc = -1;
+	int rc = -1;
 
 	if (!r->psets)
 		return 0;
@@ -173,24 +170,20 @@ static int publish_psets(spank_t sp, char **env, const struct psiplace_user_requ
 			snprintf(ctx.note, sizeof(ctx.note), "no per-node process sets: %.400s", e.text);
 		}
 	}
-	for (lv = 1; placed && lv < PSIPLACE_PSET_NLEVELS; lv++) {
-		if (!(r->pset_levels & (1u << lv)))
-			continue;
-		if (!(l.obj[lv] = calloc(l.nlocal ? l.nlocal : 1, sizeof(int)))) {
+	if (placed) {
+		hwloc_const_bitmap_t *cpus = calloc(l.nlocal ? l.nlocal : 1, sizeof(*cpus));
+
+		if (!cpus) {
 			psiplace_seterr(err, "out of memory");
 			goto out;
 		}
-		for (i = 0; i < l.nlocal; i++) {
-			int first = hwloc_bitmap_first(ctx.bind[i].cpus);
-			unsigned p;
-
-			l.obj[lv][i] = -1;
-			for (p = 0; first >= 0 && p < ctx.table.npus; p++)
-				if (ctx.table.pus[p].os_index == (unsigned)first) {
-					l.obj[lv][i] = ctx.table.pus[p].obj[level_of[lv]];
-					break;
-				}
-		}
+		for (i = 0; i < l.nlocal; i++)
+			cpus[i] = ctx.bind[i].cpus;
+		rc = psiplace_psets_topo_objs(&ctx.table, cpus, l.nlocal, r->pset_levels, l.obj, err);
+		free(cpus);
+		if (rc < 0)
+			goto out;
+		rc = -1;
 	}
 	if (!placed && (r->pset_levels & ~(unsigned)PSIPLACE_PSET_LEVEL_NODE))
 		snprintf(ctx.note, sizeof(ctx.note),
@@ -198,8 +191,7 @@ static int publish_psets(spank_t sp, char **env, const struct psiplace_user_requ
 	rc = spank_psets_publish(sp, env, r, &l, err);
 	ctx.report_psets = r->verbose || r->dry_run || ctx.verbose;
 out:
-	for (lv = 0; lv < PSIPLACE_PSET_NLEVELS; lv++)
-		free(l.obj[lv]);
+	psiplace_psets_topo_objs_free(l.obj);
 	free(l.node_of);
 	psiplace_hostlist_free(&hl);
 	return rc;
@@ -314,27 +306,16 @@ static void report_psets(void)
 {
 	const struct psiplace_psets *ps = spank_psets();
 	char ranks[256];
-	size_t i, k, o;
+	size_t i;
 
 	if (!ctx.report_psets)
 		return;
 	if (ctx.pset_note[0])
 		fprintf(stderr, "psiplace: %s: %s\n", ctx.step.node_name, ctx.pset_note);
 	for (i = 0; i < ps->n; i++) {
-		const struct psiplace_pset *s = &ps->set[i];
-
-		for (k = 0, o = 0, ranks[0] = '\0'; k < s->n && o < sizeof(ranks) - 16; k++) {
-			size_t j = k;
-
-			while (j + 1 < s->n && s->ranks[j + 1] == s->ranks[j] + 1)
-				j++;
-			o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "%s%u", k ? "," : "", s->ranks[k]);
-			if (j > k)
-				o += (size_t)snprintf(ranks + o, sizeof(ranks) - o, "-%u", s->ranks[j]);
-			k = j;
-		}
-		fprintf(stderr, "psiplace: %s: process set %s: ranks %s%s\n", ctx.step.node_name, s->name,
-			ranks, k < s->n ? ",..." : "");
+		psiplace_pset_ranks_string(&ps->set[i], ranks, sizeof(ranks));
+		fprintf(stderr, "psiplace: %s: process set %s: ranks %s\n", ctx.step.node_name,
+			ps->set[i].name, ranks);
 	}
 }
 

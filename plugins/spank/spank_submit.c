@@ -219,6 +219,12 @@ int spank_submit_init(spank_t sp)
 	 * would reach slurmstepd). */
 	if (spank_context() == S_CTX_LOCAL && getenv("SLURM_JOB_ID"))
 		drop_overridden_inherited(&opts);
+	/* every --psi-pset of the command line, for slurmstepd */
+	if (opts.val[PSIPLACE_OPT_PSET] &&
+	    setenv(PSIPLACE_ENV_PSETS, opts.val[PSIPLACE_OPT_PSET], 1) < 0) {
+		psiplace_seterr(&err, "%s: %s", PSIPLACE_ENV_PSETS, strerror(errno));
+		goto out;
+	}
 	/* Slurm's own order: command line > environment (options inherited
 	 * from an enclosing allocation) > #SBATCH directives. */
 	if (psiplace_opts_from_inherited(real_getenv, NULL, &opts) < 0) {

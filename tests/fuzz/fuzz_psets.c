@@ -1,69 +1,116 @@
-/* libFuzzer target: --psi-pset and --psi-pset-levels values, and the sets
- * of a step built from what parsed.  Properties checked beyond "no crash":
- * every parsed set is named validly, its ranks sorted and unique; a value
- * that parsed once parses again to the same sets (deterministic), and the
- * step-wide sets hold every rank of psiplace://all exactly once per node. */
-#include <stddef.h>
+/* libFuzzer: --psi-pset ("NAME:RANKS[;...]") and --psi-pset-levels must give
+ * sets or an error for any bytes; accepted sets respect the bounds (names,
+ * reserved prefixes, sorted unique ranks), and the step's sets built from
+ * them name every rank in psiplace://all.  The first byte picks the input. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "psiplace/error.h"
 #include "psiplace/psets.h"
 
-static void check(const struct psiplace_psets *s)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_sets(const struct psiplace_psets *s)
 {
 	size_t i, k;
 
+	if (s->n > PSIPLACE_PSETS_USER_MAX)
+		abort();
 	for (i = 0; i < s->n; i++) {
-		if (!s->set[i].name[0] || strlen(s->set[i].name) > PSIPLACE_PSET_NAME_MAX ||
-		    !strncmp(s->set[i].name, "mpi://", 6) || !strncmp(s->set[i].name, "psiplace://", 11))
+		const struct psiplace_pset *p = &s->set[i];
+		size_t len = strlen(p->name);
+
+		if (!len || len > PSIPLACE_PSET_NAME_MAX || !p->n || !strncmp(p->name, "mpi://", 6) ||
+		    !strncmp(p->name, PSIPLACE_PSET_PREFIX, strlen(PSIPLACE_PSET_PREFIX)))
 			abort();
-		for (k = 1; k < s->set[i].n; k++)
-			if (s->set[i].ranks[k - 1] >= s->set[i].ranks[k])
+		for (k = 0; k < p->n; k++)
+			if (p->ranks[k] > PSIPLACE_PSET_RANK_MAX || (k && p->ranks[k] <= p->ranks[k - 1]))
 				abort();
 	}
 }
 
+static void fuzz_sets(const char *s)
+{
+	struct psiplace_psets sets, out;
+	psiplace_error_t err;
+	static const char *const names[] = { "a", "b", "c" };
+	uint32_t node_of[16], tpn[3] = { 6, 5, 5 };
+	const char **v;
+	size_t n;
+
+	psiplace_psets_init(&sets);
+	if (psiplace_psets_parse(s, "fuzz", &sets, &err) < 0) {
+		if (sets.n || !memchr(err.text, '\0', sizeof(err.text)) || !err.text[0])
+			abort();
+		return;
+	}
+	check_sets(&sets);
+	if (psiplace_psets_rank_nodes(tpn, 3, 16, "cyclic", NULL, node_of, &err) < 0)
+		abort();
+	if (psiplace_psets_step(&sets, 16, 3, names, node_of, &out, &err) == 0) {
+		const struct psiplace_pset *all = psiplace_psets_find(&out, PSIPLACE_PSET_PREFIX "all");
+
+		if (!all || all->n != 16 || out.n != sets.n + 4)
+			abort();
+		if (psiplace_psets_of_rank(&out, 15, &v, &n, &err) < 0 || n < 2)
+			abort();
+		free(v);
+		psiplace_psets_free(&out);
+	} else if (out.n) {
+		abort();
+	}
+	psiplace_psets_free(&sets);
+}
+
+static void fuzz_levels(const char *s)
+{
+	psiplace_error_t err;
+	unsigned lv = 0;
+
+	if (psiplace_pset_levels_parse(s, "fuzz", &lv, &err) == 0) {
+		if (!(lv & PSIPLACE_PSET_LEVEL_NODE) || lv >> PSIPLACE_PSET_NLEVELS)
+			abort();
+	} else if (lv || !err.text[0]) {
+		abort();
+	}
+}
+
+static void fuzz_layout(const char *s)
+{
+	psiplace_error_t err;
+	uint32_t node_of[8], tpn[2] = { 4, 4 }, i;
+
+	if (psiplace_psets_rank_nodes(tpn, 2, 8, s, s, node_of, &err) == 0)
+		for (i = 0; i < 8; i++)
+			if (node_of[i] >= 2)
+				abort();
+	if (psiplace_psets_rank_nodes(tpn, 2, 8, s, NULL, node_of, &err) == 0)
+		for (i = 0; i < 8; i++)
+			if (node_of[i] >= 2)
+				abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1);
-	struct psiplace_psets a, b, step;
-	psiplace_error_t err;
-	unsigned levels;
-	uint32_t tpn[3] = { 2, 3, 1 }, node_of[6], r, n;
-	const char *names[3] = { "n0", "n1", "n2" };
+	char *s;
 
-	if (!text)
+	if (!size)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	psiplace_pset_levels_parse(text, "--psi-pset-levels", &levels, &err);
-	psiplace_psets_init(&a);
-	psiplace_psets_init(&b);
-	if (psiplace_psets_parse(text, "--psi-pset", &a, &err) == 0) {
-		check(&a);
-		if (psiplace_psets_parse(text, "--psi-pset", &b, &err) != 0 || a.n != b.n)
-			abort();
-		if (psiplace_psets_rank_nodes(tpn, 3, 6, (size & 1) ? "cyclic" : NULL, NULL, node_of,
-					      &err) != 0)
-			abort();
-		if (psiplace_psets_step(&a, 6, 3, names, node_of, &step, &err) == 0) {
-			/* every rank in exactly one node set */
-			for (r = 0; r < 6; r++) {
-				unsigned in = 0;
-
-				for (n = 0; n < step.n; n++)
-					if (!strncmp(step.set[n].name, "psiplace://node/", 16))
-						for (size_t k = 0; k < step.set[n].n; k++)
-							in += step.set[n].ranks[k] == r;
-				if (in != 1)
-					abort();
-			}
-			psiplace_psets_free(&step);
-		}
+	if (!(s = malloc(size)))
+		return 0;
+	memcpy(s, data + 1, size - 1);
+	s[size - 1] = '\0';
+	switch (data[0] % 3) {
+	case 0:
+		fuzz_sets(s);
+		break;
+	case 1:
+		fuzz_levels(s);
+		break;
+	default:
+		fuzz_layout(s);
 	}
-	psiplace_psets_free(&a);
-	psiplace_psets_free(&b);
-	free(text);
+	free(s);
 	return 0;
 }

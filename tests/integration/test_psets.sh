@@ -90,6 +90,10 @@ case_psets "-N1, two sets" 'a:0;b:1' '' -N1 -n2 -w n1 --psi-pset='a:0;b:1'
 case_psets "-N2, two sets" 'ocean:0-1;ice:2-3' '' -N2 -n4 -w n1,n2 --psi-pset='ocean:0-1;ice:2-3'
 PSI_PSETS='ocean:0-2;ice:3-5' case_psets "-N3, sets from PSI_PSETS" 'ocean:0-2;ice:3-5' '' \
   -N3 -n6 -w n1,n2,n4
+case_psets "-N2, the issue's example: even and node sets" 'even:0,2' '' \
+  -N2 -n4 -w n1,n2 --psi-pset=even:0,2 --psi-pset-levels=node
+case_psets "-N3, --psi-pset repeated: the values join" 'a:0-1;b:2;c:3-5' '' \
+  -N3 -n6 -w n1,n2,n4 --psi-pset=a:0-1 --psi-pset='b:2' --psi-pset=c:3-5
 case_psets "-N2 cyclic: node sets follow the distribution" 'even:0,2;odd:1,3' '' \
   -N2 -n4 -w n1,n2 -m cyclic --psi-pset='even:0,2;odd:1,3'
 case_psets "-N2, socket and core sets from psiplace's placement" '' 'socket,core' \
@@ -133,6 +137,24 @@ out=$(timeout 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-5' true 2>&1)
 check_match "a set naming ranks beyond the step fails the step, saying so" \
   "psiplace: error: n1: set 'a' names rank 5; the step has 2 tasks \(ranks 0-1\)" "$out"
 
-check_no_stepds "after every step"
+# psiplace.so never links libpmix: srun and sbatch load it without PMIx.
+check_eq "psiplace.so needs no libpmix" 0 \
+  "$(readelf -d "$PSIPLACE_BUILD_DIR/plugins/spank/psiplace.so" | grep -c 'NEEDED.*pmix')"
+
+# No slurmstepd of this testbed outlives its step: the ones whose
+# environment names this testbed's slurm.conf.
+stepds() {
+  local p n=0
+  for p in $(pgrep -x slurmstepd); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF" && n=$((n + 1))
+  done
+  echo "$n"
+}
+export -f stepds
+inside=$(timeout 60 srun --mpi=pmix_v4 -n1 -w n1 --psi-pset=a:0 bash -c stepds 2>/dev/null)
+check_eq "a running step's slurmstepd is seen" 1 "$([ "${inside:-0}" -ge 1 ] && echo 1 || echo 0)"
+none_left() { [ "$(stepds)" = 0 ]; }
+poll 30 none_left
+check_eq "no slurmstepd left behind" 0 "$(stepds)"
 
 tb_finish

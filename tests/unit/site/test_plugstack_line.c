@@ -57,6 +57,22 @@ Test(siteconf, every_key_case_insensitive)
 	psiplace_siteconf_free(&c);
 }
 
+Test(siteconf, pset_query_on_by_default_off_with_no)
+{
+	struct psiplace_siteconf c;
+	psiplace_error_t err;
+
+	psiplace_siteconf_init(&c);
+	cr_assert(c.pset_query);
+	cr_assert_eq(parse(&c, &err, 1, "psetquery=no"), 0, "%s", err.text);
+	cr_assert(!c.pset_query);
+	cr_assert_eq(parse(&c, &err, 1, "PsetQuery=yes"), 0, "%s", err.text);
+	cr_assert(c.pset_query);
+	cr_assert_lt(parse(&c, &err, 1, "PsetQuery=maybe"), 0);
+	cr_assert(strstr(err.text, "PsetQuery"), "%s", err.text);
+	psiplace_siteconf_free(&c);
+}
+
 Test(siteconf, quoted_value_split_by_spank_is_joined)
 {
 	struct psiplace_siteconf c;
