@@ -2,12 +2,15 @@
 # Golden outputs of `psiplace map`: every line of cases.txt is
 # NAME<TAB>ARGUMENTS (shell-quoted); stdout and stderr, then "exit N", must
 # equal NAME.out.  With UPDATE=1 the .out files are rewritten instead.
-# Every case runs with OMPI_MCA_rmaps_lama_map=snbch and
+# Cases run in the data directory. Every case runs with OMPI_MCA_rmaps_lama_map=snbch and
 # OMPI_MCA_rmaps_lama_ordering=n set (they count only with --env).
 set -u
 cli=$1
 dir=$2
 fail=0
+# cases name files relative to the data directory (../topologies/...)
+cd "$dir" || exit 1
+dir=.
 while IFS=$'\t' read -r name args; do
   [[ -z "$name" || "$name" == \#* ]] && continue
   got=$(eval "env -u OMPI_MCA_rmaps_lama_bind -u OMPI_MCA_rmaps_lama_mppr \
