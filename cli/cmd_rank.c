@@ -45,7 +45,7 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* nodes=K,cpus=C,mem=M, and beyond SPEC: time=SECONDS, start=SECONDS. */
+/* nodes=K,cpus=C,mem=M, and time=SECONDS, start=SECONDS. */
 static int parse_job(const char *s, struct psiplace_job *job)
 {
 	char buf[256], *sp = NULL, *w;

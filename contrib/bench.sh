@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every benchmark (SPEC.md §5); prints the `bench: NAME VALUE UNIT` lines.
+# Every benchmark; prints the `bench: NAME VALUE UNIT` lines.
 #   contrib/bench.sh [NAME...]   e.g. contrib/bench.sh lama
 #   PSIPLACE_SLURM=24.11|26.05   the testbed benchmarks on that release
 set -euo pipefail

@@ -1,5 +1,5 @@
 /* PSI node choice in slurmctld: the job's node set resolved against the
- * cluster's nodes, then ordered (SPEC §3).  Pure: the select plugin
+ * cluster's nodes, then ordered.  Pure: the select plugin
  * passes its node table in. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Gather the validated request: option > PSI variable > OMPI variable >
- * plugstack.conf default (SPEC §2). */
+ * plugstack.conf default. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

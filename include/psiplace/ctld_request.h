@@ -39,7 +39,7 @@ struct psiplace_ctld_request {
 	/* The job's PRIORITYF as given (validated; compile it where it is
 	 * used); empty: none.  A function implies PRIORITY. */
 	char priority[PSIPLACE_PRIORITYF_MAXLEN + 1];
-	/* PSI node choice (SPEC §3): candidates restricted to node ids
+	/* PSI node choice: candidates restricted to node ids
 	 * (0-based slurm.conf positions) or host names, in PSI list order;
 	 * hostfile slots arrive as hosts (repeats kept). */
 	bool psi;                      /* the job uses PSI node choice */
@@ -107,7 +107,7 @@ enum psiplace_psi_next {
 };
 
 /* PSI node choice of one job in one call, with the allocation precedence of
- * SPEC §2: job policy > job PSI_NODES_SORT > cluster NodeAllocationPolicy
+ * Precedence: job policy > job PSI_NODES_SORT > cluster NodeAllocationPolicy
  * > NodesSort (jobs using PSI node choice only; unset: PROC) > cons_tres.
  * nodes[0..nnodes-1] is the cluster in slurm.conf order (name, index,
  * weight, threads, alloc_cpus, loads filled).  *order (malloc'd) holds

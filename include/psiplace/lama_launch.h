@@ -1,5 +1,5 @@
 /* psiplace — LAMA at step launch: what the SPANK plugin does on each node
- * (SPEC §2 "In a step, each node places its own tasks..."), and what it
+ * (in a step, each node places its own tasks), and what it
  * sets at submission.  Pure: no Slurm headers; the plugin passes the
  * gathered request, the node's topology and the step as Slurm laid it
  * out. */

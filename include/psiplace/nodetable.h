@@ -4,7 +4,7 @@
  *   name cpus alloc_cpus threads load1 load5 load15 real_memory alloc_memory
  *   tmp_disk speed priority cost features jobs suspended_jobs arch os power
  *   usage mtbf next_resv gmetric.NAME
- * and, beyond SPEC §4, weight (the site weight tier), paraprocs and
+ * and, beyond Moab's node attributes, weight (the site weight tier), paraprocs and
  * rsvaffinity.  Missing columns or empty cells take defaults: threads =
  * cpus, power = 1, speed = 1.0, next_resv = none, others 0 or empty.
  * features is ';'-separated.  Row order is the node index.  Cells are

@@ -102,7 +102,7 @@ struct psiplace_rank_opts {
 	const struct psiplace_priorityf *cluster_priorityf; /* PriorityFunction= */
 };
 
-/* Eligible for the job (SPEC §4): powered, a free CPU, and the job's
+/* Eligible for the job: powered, a free CPU, and the job's
  * per-node cpus and mem free. */
 bool psiplace_node_eligible(const struct psiplace_node *node,
 			    const struct psiplace_job *job);

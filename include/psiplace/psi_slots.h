@@ -1,5 +1,5 @@
-/* psiplace — ParaStation task placement (SPEC §2 "When psiplace places
- * tasks"): CPU slots in ParaStation order, TPP slots per task, the next
+/* psiplace — ParaStation task placement when psiplace places the tasks:
+ * CPU slots in ParaStation order, TPP slots per task, the next
  * node when one is full or one task per node in turn, overbooking in
  * rounds only when asked.  Pure: the SPANK plugin and `psiplace map`
  * call the same functions. */

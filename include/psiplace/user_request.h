@@ -1,7 +1,7 @@
 /* psiplace — the validated request of a job or step, gathered from
  * --psi-* options (the client's own command line, or inherited from an
  * enclosing sbatch/salloc), PSI_* variables, OMPI_* variables and the
- * plugstack.conf defaults, in that order of precedence (SPEC §2).
+ * plugstack.conf defaults, in that order of precedence.
  *
  * One parser for the SPANK plugin (local, allocator and remote context)
  * and the CLI.  The LAMA strings are only collected here; include

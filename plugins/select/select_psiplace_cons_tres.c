@@ -403,7 +403,8 @@ static void collect_all(struct cands *a)
 	}
 }
 
-/* PSI node sets and PSI_NODES_SORT, with SPEC's allocation precedence. */
+/* PSI node sets and PSI_NODES_SORT, with the allocation precedence of
+ * plan_job. */
 static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *req, struct plan *p)
 {
 	struct cands *a = &ctx.all;

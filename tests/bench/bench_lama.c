@@ -1,6 +1,6 @@
 /* LAMA mapping cost: 10k, 100k and 1M processes on nodes of
  * "pack:2 l3:4 core:8 pu:2" (128 threads), one node per 128 processes
- * (1M over 8,192 nodes: SPEC.md §5, < 0.5 s).  The topology is loaded
+ * (1M over 8,192 nodes; target < 0.5 s).  The topology is loaded
  * once and shared by all nodes.  Prints `bench: NAME VALUE UNIT`; the
  * ns/process figures show linearity.  Best of 3 runs. */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Step launch cost of the psiplace SPANK plugin (SPEC.md §5: wall ratio
+# Step launch cost of the psiplace SPANK plugin (target: wall ratio
 # <= 1.05): `srun -N4 -n32 true` on the 4-node testbed, in one run,
 # alternating three sides every round:
 #   none    plugstack.conf without the psiplace line (plugin absent)

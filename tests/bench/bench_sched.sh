@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Scheduling cost of select/psiplace_cons_tres against select/cons_tres on
 # the same job stream, two testbed instances side by side, measured in one
-# run and alternating the sides (SPEC.md §5).  Prints `bench:` lines.
+# run and alternating the sides.  Prints `bench:` lines.
 #   1. throughput: array jobs of short tasks on the 4-node testbed
 #   2. decision cost with 5,000 / 10,000 / 20,000 nodes defined (idle in
 #      slurmctld's view, never started): will-run tests (sbatch --test-only)
