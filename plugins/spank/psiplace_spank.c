@@ -13,6 +13,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
+#include "psiplace_version.h"
 #include "spank_ctx.h"
 #include "spank_options.h"
 
@@ -81,6 +82,18 @@ static unsigned running_release(spank_t sp)
 		return PSIPLACE_SLURM_RELEASE(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
 					      SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
 	return PSIPLACE_SLURM_RELEASE((unsigned)atoi(major), (unsigned)atoi(minor));
+}
+
+/* slurmd's start-up line: which psiplace, built for which Slurm (a package
+ * must match the installed Slurm exactly). */
+int slurm_spank_slurmd_init(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	slurm_info("psiplace: psiplace %s built for Slurm %s loaded", PSIPLACE_VERSION,
+		   PSIPLACE_SLURM_VERSION_STRING);
+	return 0;
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
