@@ -84,18 +84,6 @@ static unsigned running_release(spank_t sp)
 	return PSIPLACE_SLURM_RELEASE((unsigned)atoi(major), (unsigned)atoi(minor));
 }
 
-/* slurmd's start-up line: which psiplace, built for which Slurm (a package
- * must match the installed Slurm exactly). */
-int slurm_spank_slurmd_init(spank_t sp, int ac, char **av)
-{
-	(void)sp;
-	(void)ac;
-	(void)av;
-	slurm_info("psiplace: psiplace %s built for Slurm %s loaded", PSIPLACE_VERSION,
-		   PSIPLACE_SLURM_VERSION_STRING);
-	return 0;
-}
-
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	psiplace_error_t err;
@@ -112,6 +100,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 	if (ctx.site.verbose)
 		ctx.verbose = 1;
+	/* slurmd's start-up line: a package must match the installed Slurm exactly. */
+	if (c == S_CTX_SLURMD)
+		slurm_info("psiplace: psiplace %s built for Slurm %s loaded", PSIPLACE_VERSION,
+			   PSIPLACE_SLURM_VERSION_STRING);
 	ctx.slurm_release = running_release(sp);
 	psiplace_spank_options_fill(options, opt_alloc_policy, opt_psi);
 	for (o = options; o->name; o++) {

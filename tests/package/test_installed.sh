@@ -18,6 +18,7 @@ slurm_pkgs=(slurm-wlm-basic-plugins slurmctld slurmd)
 slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins | sed -e 's/^[0-9]*://' -e 's/-[^-]*$//')
 version=$(sed -n "s/^  version : '\([^']*\)',/\1/p" "$src_dir/meson.build")
 next=$version+upgrade1
+next_re=${next//+/\\+}
 bail() { echo "Bail out! $*"; exit 1; }
 
 # --- the packages: version N (given or built) and N+1
@@ -77,8 +78,15 @@ check_match "slurmd start-up line names version N and the Slurm release" \
   "psiplace: psiplace $version built for Slurm $slurm_version loaded" "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmd-n1.log")"
 
 release=$work/release
-hold='deadline=$((SECONDS+600)); until [ -e '"$release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done; [ -e '"$release"' ] && echo finished'
-job=$(timeout 30 sbatch --parsable -N1 --psi-alloc-policy=firstavailable -o "$work/job.out" --wrap "$hold")
+# The job waits (at most 10 minutes) until the test releases it.
+cat >"$work/hold.sh" <<HOLD
+#!/bin/bash
+deadline=\$((SECONDS + 600))
+until [ -e $release ] || [ \$SECONDS -ge \$deadline ]; do sleep 0.1; done
+[ -e $release ] && echo finished
+HOLD
+chmod +x "$work/hold.sh"
+job=$(timeout 30 sbatch --parsable -N1 --psi-alloc-policy=firstavailable -o "$work/job.out" "$work/hold.sh")
 poll 60 job_running "$job" || not_ok "long job $job runs before the upgrade" "state: $(job_state "$job")"
 out=$(dpkg -i $(debs_of "$work/n1" "$next") 2>&1) || { printf '# %s\n' "$out"; bail "dpkg -i of version $next failed"; }
 check_eq "upgraded to $next" "install ok installed $next" "$(dpkg-query -W -f='${Status} ${Version}' psiplace-plugins)"
@@ -86,9 +94,11 @@ check_eq "psiplace --version after the upgrade" "psiplace $next (built for Slurm
 check_eq "job $job still running after dpkg -i" RUNNING "$(job_state "$job")"
 "$cluster" restart-ctld TERM >/dev/null 2>&1 || not_ok "slurmctld restarts on the upgraded plugin"
 poll 30 loaded slurmctld.log "psiplace $next built for Slurm $slurm_version loaded"
-check_match "restarted slurmctld loaded version N+1" "psiplace $next built for Slurm $slurm_version loaded" \
+check_match "restarted slurmctld loaded version N+1" "psiplace $next_re built for Slurm $slurm_version loaded" \
   "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 check_eq "job $job still running after slurmctld restarted on N+1" RUNNING "$(job_state "$job")"
+n4_idle() { [ "$(sinfo -h -n n4 -o %t)" = idle ]; }
+poll 60 n4_idle
 check_eq "a new job under N+1 follows the cluster policy (n4)" n4 "$(SETTLE_KEEP=$job srun_node)"
 touch "$release"
 poll 60 job_done "$job"
