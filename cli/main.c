@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "psiplace_version.h"
 
 static const struct {
 	const char *name;
@@ -43,7 +44,7 @@ static void usage(FILE *f)
 	fputs("usage: psiplace COMMAND [OPTIONS]\ncommands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		fprintf(f, "  psiplace %s\n", commands[i].usage);
-	fputs("See psiplace(8).\n", f);
+	fputs("  psiplace --version\nSee psiplace(1) and psiplace(8).\n", f);
 }
 
 int main(int argc, char **argv)
@@ -56,6 +57,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		/* The plugins beside it load only into this Slurm release. */
+		printf("psiplace %s (built for Slurm %s)\n", PSIPLACE_VERSION,
+		       PSIPLACE_SLURM_VERSION_STRING);
 		return 0;
 	}
 	for (i = 0; i < NCOMMANDS; i++)

@@ -3,6 +3,7 @@
 # unit tests under AddressSanitizer/UBSan, every fuzz target briefly, the
 # integration suites and the fault suite against a real local Slurm 22.05
 # (munged, slurmctld, 4 slurmd), the plugins compiled against all eight supported Slurm releases,
+# the Debian packages built, installed with dpkg -i, run, upgraded and removed,
 # and the integration suites again on real Slurm 24.11 and 26.05 daemons.
 # Exit status is non-zero when anything fails.
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
@@ -68,6 +69,19 @@ stage "fault tests (real Slurm 22.05 testbed: kills, restarts, reconfigures, soa
 meson test -C build --suite faults --print-errorlogs 2>&1 | tail -n 12
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(faults)
 grep -hE '^# (latency|slurmctld RSS)|^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+
+stage "packages (Debian 12: build, lintian, dpkg -i, foundation on the installed plugins, upgrade, remove)"
+if contrib/package.sh deb; then
+  PSIPLACE_PKG_DIR=$repo/dist meson test -C build --suite package --print-errorlogs 2>&1 | tail -n 40
+  if [ "${PIPESTATUS[0]}" -ne 0 ]; then
+    echo "PACKAGES FAILED: the installed-package test (build/meson-logs/testlog.txt)"
+    failed+=(packages)
+  fi
+  grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+else
+  echo "PACKAGES FAILED: contrib/package.sh deb (dpkg-buildpackage or lintian)"
+  failed+=(package-build)
+fi
 
 stage "compile against every supported Slurm release"
 contrib/check-releases.sh || failed+=(slurm-releases)

@@ -23,6 +23,9 @@
 #   PSIPLACE_SLURM           22.05 | 24.11 | 26.05 (default 22.05)
 #   PSIPLACE_BUILD_DIR       directory holding psiplace.so and select_psiplace_cons_tres.so
 #                            (default <repo>/build for 22.05, <repo>/build-slurm-<release> otherwise)
+#   PSIPLACE_INSTALLED=1     use the installed plugins only (packages): PluginDir is Slurm's
+#                            plugin directory, the plugstack line names the psiplace.so there,
+#                            no build directory is used
 #   PSIPLACE_POLICY          NodeAllocationPolicy on the plugstack line (default LASTAVAILABLE; "none" omits it)
 #   PSIPLACE_PLUGSTACK_ARGS  further arguments for the plugstack line
 #   PSIPLACE_SELECT          SelectType (default select/psiplace_cons_tres)
@@ -167,9 +170,24 @@ use_release_prefix() {
   [ -d "$plugin_dir_sys" ] || plugin_dir_sys=$prefix/lib/slurm-wlm
 }
 
+installed() { [ "${PSIPLACE_INSTALLED:-0}" = 1 ]; }
+
+# PluginDir and the psiplace.so the plugstack line names: the build
+# directory's first, or only Slurm's plugin directory for installed packages.
+plugin_path() {
+  if installed; then echo "$plugin_dir_sys"; return; fi
+  local b; b=$(build_dir)
+  echo "$b/plugins/select:$b/plugins/spank:$plugin_dir_sys"
+}
+spank_so() {
+  if installed; then echo "$plugin_dir_sys/psiplace.so"; return; fi
+  echo "$(build_dir)/plugins/spank/psiplace.so"
+}
+
 # start on a fresh clone: build psiplace for the release first when nobody
 # named a build directory and the default one is not there yet.
 ensure_built() {
+  installed && return 0
   [ -z "${PSIPLACE_BUILD_DIR:-}" ] || return 0
   [ -f "$(default_build_dir)/build.ninja" ] && return 0
   log "no build for Slurm $release yet: running contrib/build.sh"
@@ -183,15 +201,17 @@ export SLURM_CONF=$conf
 
 # The psiplace line of plugstack.conf, from PSIPLACE_POLICY and PSIPLACE_PLUGSTACK_ARGS.
 plugstack_line() {
-  local b=$1 args=""
+  local so=$1 args=""
   local pol=${PSIPLACE_POLICY-LASTAVAILABLE}
   [ -n "$pol" ] && [ "$pol" != none ] && args="NodeAllocationPolicy=$pol"
   [ -n "${PSIPLACE_PLUGSTACK_ARGS:-}" ] && args="$args $PSIPLACE_PLUGSTACK_ARGS"
-  echo "required $b/plugins/spank/psiplace.so $args"
+  echo "required $so $args"
 }
 
 write_config() {
-  local b; b=$(build_dir)
+  local plugin_path so
+  plugin_path=$(plugin_path) && so=$(spank_so) || die "no plugins to start with"
+  [ -f "$so" ] || die "$so does not exist"
   local p=$base_port
   mkdir -p "$dir"/{etc,state,spool,log,run,munge,gpu,tmp}
   # Fake GPUs: character devices with /dev/null's numbers (TESTBED.md).
@@ -217,7 +237,7 @@ SlurmdLogFile=$dir/log/slurmd-%n.log
 SlurmctldDebug=${PSIPLACE_CTLD_DEBUG:-verbose}
 SlurmdDebug=info
 TmpFS=$dir/tmp/%n
-PluginDir=$b/plugins/select:$b/plugins/spank:$plugin_dir_sys
+PluginDir=$plugin_path
 PlugStackConfig=$dir/etc/plugstack.conf
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/affinity
@@ -257,7 +277,7 @@ CONF
   cat >"$dir/etc/gres.conf" <<CONF
 NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]
 CONF
-  plugstack_line "$b" >"$dir/etc/plugstack.conf"
+  plugstack_line "$so" >"$dir/etc/plugstack.conf"
   cat >"$dir/etc/psiplace.conf" <<CONF
 # per-node attributes Slurm lacks (see doc/psiplace.8)
 MetricsFile=$dir/etc/metrics
@@ -429,8 +449,8 @@ cmd_restart_ctld() {
 
 # Rewrite the psiplace line's arguments and make slurmctld re-read it.
 cmd_plugstack() {
-  local b; b=$(build_dir)
-  PSIPLACE_POLICY=none PSIPLACE_PLUGSTACK_ARGS="$*" plugstack_line "$b" >"$dir/etc/plugstack.conf"
+  local so; so=$(spank_so)
+  PSIPLACE_POLICY=none PSIPLACE_PLUGSTACK_ARGS="$*" plugstack_line "$so" >"$dir/etc/plugstack.conf"
   scontrol reconfigure
   # From 23.11 a reconfigure re-executes slurmctld: wait until it answers
   # again and the nodes are back from "unknown" (1-2 s).

@@ -31,6 +31,7 @@
 #include "psiplace/ctld_request.h"
 #include "psiplace/policy.h"
 #include "psiplace/plugstack_line.h"
+#include "psiplace_version.h"
 #include "metrics_reader.h"
 #include "site.h"
 
@@ -211,8 +212,8 @@ extern int init(void)
 	if (site_load(&ctx.site, &err) < 0)
 		fatal("%s: %s", plugin_type, err.text);
 	start_metrics_reader(NULL);
-	verbose("%s loaded, NodeAllocationPolicy=%s", plugin_type,
-		psiplace_policy_name(ctx.site.conf.policy));
+	info("%s: psiplace %s built for Slurm %s loaded, NodeAllocationPolicy=%s", plugin_type,
+	     PSIPLACE_VERSION, SLURM_VERSION_STRING, psiplace_policy_name(ctx.site.conf.policy));
 	return SLURM_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
+#include "psiplace_version.h"
 #include "spank_ctx.h"
 #include "spank_options.h"
 
@@ -102,6 +103,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 	if (ctx.site.verbose)
 		ctx.verbose = 1;
+	/* slurmd's start-up line: a package must match the installed Slurm exactly. */
+	if (c == S_CTX_SLURMD)
+		slurm_info("psiplace: psiplace %s built for Slurm %s loaded", PSIPLACE_VERSION,
+			   PSIPLACE_SLURM_VERSION_STRING);
 	ctx.slurm_release = running_release(sp);
 	psiplace_spank_options_fill(options, opt_alloc_policy, opt_psi);
 	for (o = options; o->name; o++) {

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# psiplace as a site installs it (TAP): the .debs installed with dpkg -i,
+# the testbed started on the installed plugins only (PluginDir = Slurm's
+# plugin directory, the plugstack line naming the installed psiplace.so), the
+# foundation suite run against them, an upgrade to the next build with a job
+# running, then apt-get remove and Slurm's own files checked untouched.
+# Needs root.  PSIPLACE_PKG_DIR: a directory with psiplace-plugins_V_*.deb and
+# psiplace-tools_V_*.deb already built (contrib/package.sh deb); else built here.
+set -uo pipefail
+[ "$(id -u)" = 0 ] || { echo "1..0 # SKIP dpkg -i needs root"; exit 77; }
+export PSIPLACE_TEST_INSTANCE=${PSIPLACE_TEST_INSTANCE:-8}
+export PSIPLACE_INSTALLED=1 PSIPLACE_SLURM=22.05
+source "$(dirname "$0")/../integration/lib.sh"
+work=$(mktemp -d)
+trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+sysdir=/usr/lib/x86_64-linux-gnu/slurm-wlm
+slurm_pkgs=(slurm-wlm-basic-plugins slurmctld slurmd)
+slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins | sed -e 's/^[0-9]*://' -e 's/-[^-]*$//')
+version=$(sed -n "s/^  version : '\([^']*\)',/\1/p" "$src_dir/meson.build")
+next=$version+upgrade1
+next_re=${next//+/\\+}
+bail() { echo "Bail out! $*"; exit 1; }
+
+# --- the packages: version N (given or built) and N+1
+debs_of() { ls "$1"/psiplace-plugins_"$2"_*.deb "$1"/psiplace-tools_"$2"_*.deb 2>/dev/null; }
+pkg_n=${PSIPLACE_PKG_DIR:-$work/n}
+if [ -z "$(debs_of "$pkg_n" "$version")" ]; then
+  DEB_BUILD_OPTIONS=nocheck timeout 1200 "$src_dir/contrib/package.sh" deb --out "$pkg_n" >"$work/build-n.log" 2>&1 \
+    || { tail -30 "$work/build-n.log" | sed 's/^/# /'; bail "contrib/package.sh deb failed"; }
+fi
+DEB_BUILD_OPTIONS=nocheck timeout 1200 "$src_dir/contrib/package.sh" deb --version "$next" --out "$work/n1" >"$work/build-n1.log" 2>&1 \
+  || { tail -30 "$work/build-n1.log" | sed 's/^/# /'; bail "contrib/package.sh deb --version $next failed"; }
+check_eq "version N: two packages" 2 "$(debs_of "$pkg_n" "$version" | wc -l)"
+check_eq "version N+1: two packages" 2 "$(debs_of "$work/n1" "$next" | wc -l)"
+
+# --- Slurm's own files before: dpkg -V and a checksum of every file
+slurm_state() {
+  dpkg -V "${slurm_pkgs[@]}" 2>&1
+  dpkg -L "${slurm_pkgs[@]}" | while read -r f; do [ -f "$f" ] && [ ! -L "$f" ] && echo "$f"; done \
+    | sort | xargs -d '\n' sha256sum
+}
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-tools >/dev/null 2>&1
+slurm_state >"$work/slurm-before"
+
+# --- install N
+out=$(dpkg -i $(debs_of "$pkg_n" "$version") 2>&1) || { printf '# %s\n' "$out"; bail "dpkg -i of version $version failed"; }
+check_eq "psiplace-plugins $version installed" "install ok installed $version" \
+  "$(dpkg-query -W -f='${Status} ${Version}' psiplace-plugins)"
+check_eq "psiplace-plugins depends on exactly the installed slurm-wlm-basic-plugins" \
+  "slurm-wlm-basic-plugins (= $(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins))" \
+  "$(dpkg-query -W -f='${Depends}' psiplace-plugins | tr ',' '\n' | sed 's/^ *//' | grep '^slurm-wlm-basic-plugins')"
+check_eq "plugins are in Slurm's plugin directory" "$sysdir/psiplace.so $sysdir/select_psiplace_cons_tres.so" \
+  "$(dpkg -L psiplace-plugins | grep '\.so$' | sort | paste -sd' ')"
+check_eq "psiplace --version (installed) names version and Slurm" "psiplace $version (built for Slurm $slurm_version)" \
+  "$(/usr/bin/psiplace --version)"
+check_match "psiplace check-config reads the example plugstack line" 'LASTAVAILABLE' \
+  "$(/usr/bin/psiplace check-config /usr/share/doc/psiplace-plugins/examples/plugstack.conf \
+      --psiplace-conf /dev/null 2>&1)"
+
+# --- the foundation suite against the installed plugins
+out=$(timeout 900 bash "$src_dir/tests/integration/test_foundation.sh" 2>&1); rc=$?
+printf '%s\n' "$out" | grep -E '^(not ok|# )' | sed 's/^/#   /'
+check_eq "foundation suite passes on the installed plugins ($(printf '%s\n' "$out" | grep -E '^# [0-9]+ passed'))" 0 "$rc"
+
+# --- a testbed of our own: which plugins run, then an upgrade under a running job
+tb_start
+conf_dir=$PSIPLACE_TESTBED_DIR/etc
+check_eq "slurm.conf PluginDir is Slurm's plugin directory only" "PluginDir=$sysdir" "$(grep '^PluginDir=' "$conf_dir/slurm.conf")"
+check_match "plugstack.conf names the installed psiplace.so" "^required $sysdir/psiplace.so " "$(cat "$conf_dir/plugstack.conf")"
+ctld_pid=$(cat "$PSIPLACE_TESTBED_DIR/pids/slurmctld")
+check_match "slurmctld maps the installed select plugin" "$sysdir/select_psiplace_cons_tres.so" "$(cat /proc/"$ctld_pid"/maps)"
+check_eq "no build directory in slurmctld's maps" "" "$(grep -E "$src_dir|/build" /proc/"$ctld_pid"/maps | awk '{print $6}' | sort -u)"
+loaded() { grep -q "$2" "$PSIPLACE_TESTBED_DIR/log/$1"; }
+poll 30 loaded slurmctld.log "psiplace $version built for Slurm $slurm_version loaded"
+check_match "slurmctld start-up line names version N and the Slurm release" \
+  "select/psiplace_cons_tres: psiplace $version built for Slurm $slurm_version loaded" "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+check_match "slurmd start-up line names version N and the Slurm release" \
+  "psiplace: psiplace $version built for Slurm $slurm_version loaded" "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmd-n1.log")"
+
+release=$work/release
+# The job waits (at most 10 minutes) until the test releases it.
+cat >"$work/hold.sh" <<HOLD
+#!/bin/bash
+deadline=\$((SECONDS + 600))
+until [ -e $release ] || [ \$SECONDS -ge \$deadline ]; do sleep 0.1; done
+[ -e $release ] && echo finished
+HOLD
+chmod +x "$work/hold.sh"
+job=$(timeout 30 sbatch --parsable -N1 --psi-alloc-policy=firstavailable -o "$work/job.out" "$work/hold.sh")
+poll 60 job_running "$job" || not_ok "long job $job runs before the upgrade" "state: $(job_state "$job")"
+out=$(dpkg -i $(debs_of "$work/n1" "$next") 2>&1) || { printf '# %s\n' "$out"; bail "dpkg -i of version $next failed"; }
+check_eq "upgraded to $next" "install ok installed $next" "$(dpkg-query -W -f='${Status} ${Version}' psiplace-plugins)"
+check_eq "psiplace --version after the upgrade" "psiplace $next (built for Slurm $slurm_version)" "$(/usr/bin/psiplace --version)"
+check_eq "job $job still running after dpkg -i" RUNNING "$(job_state "$job")"
+"$cluster" restart-ctld TERM >/dev/null 2>&1 || not_ok "slurmctld restarts on the upgraded plugin"
+poll 30 loaded slurmctld.log "psiplace $next built for Slurm $slurm_version loaded"
+check_match "restarted slurmctld loaded version N+1" "psiplace $next_re built for Slurm $slurm_version loaded" \
+  "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+check_eq "job $job still running after slurmctld restarted on N+1" RUNNING "$(job_state "$job")"
+n4_idle() { [ "$(sinfo -h -n n4 -o %t)" = idle ]; }
+poll 60 n4_idle
+check_eq "a new job under N+1 follows the cluster policy (n4)" n4 "$(SETTLE_KEEP=$job srun_node)"
+touch "$release"
+poll 60 job_done "$job"
+check_eq "job $job started under N completed under N+1" finished "$(cat "$work/job.out" 2>/dev/null)"
+"$cluster" stop >/dev/null 2>&1
+check_no_stepds "upgrade"
+
+# --- roll back: remove the packages, Slurm's files as before
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-tools >"$work/remove.log" 2>&1
+check_eq "apt-get remove: packages gone" "" \
+  "$(dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' psiplace-plugins psiplace-tools 2>/dev/null | grep '^ii')"
+check_eq "apt-get remove: no psiplace file left in the plugin directory" "" "$(ls "$sysdir" | grep psiplace)"
+check_eq "apt-get remove: Slurm packages still installed" "ii ii ii" \
+  "$(dpkg-query -W -f='${db:Status-Abbrev}' "${slurm_pkgs[@]}" | tr -s ' ' ' ' | sed 's/ $//')"
+slurm_state >"$work/slurm-after"
+check_eq "Slurm's own files untouched (dpkg -V and sha256 of every file)" "" \
+  "$(diff "$work/slurm-before" "$work/slurm-after")"
+
+tb_finish
