@@ -84,12 +84,17 @@ no_stray_jobs() {
   return 0
 }
 settle() { poll 30 no_stray_jobs || echo "# jobs still holding nodes after 30 s: $(squeue -h -o '%i:%T:%N' | paste -sd' ')" >&2; }
-# slurmstepd processes of this testbed (they inherit its SLURM_CONF).
+# slurmstepd processes of this testbed: those with a file of the testbed's
+# directory open (24.11+ clears a stepd's environment) or its SLURM_CONF in
+# their environment.
 stepds() {
   local p
-  for p in $(pgrep -x slurmstepd) $(pgrep -f '^slurmstepd:'); do
-    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF" && echo "$p"
-  done | sort -u
+  for p in $( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | sort -u); do
+    if ls -l "/proc/$p/fd" 2>/dev/null | grep -qF "$PSIPLACE_TESTBED_DIR/" ||
+       { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF"; then
+      echo "$p"
+    fi
+  done
 }
 no_stepds() { [ -z "$(stepds)" ]; }
 check_no_stepds() { # NAME

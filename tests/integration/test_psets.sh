@@ -143,10 +143,18 @@ check_eq "psiplace.so needs no libpmix" 0 \
 
 # No slurmstepd of this testbed outlives its step: the ones whose
 # environment names this testbed's slurm.conf.
+# (24.11+ names the process "slurmstepd: [JOB.STEP]" and clears its
+# environment: a stepd is this testbed's when it has a file of the testbed's
+# directory open, or names its slurm.conf in its environment)
+belongs() {
+  ls -l "/proc/$1/fd" 2>/dev/null | grep -qF "$PSIPLACE_TESTBED_DIR/" ||
+    { tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF"
+}
+export -f belongs
 stepds() {
   local p n=0
-  for p in $(pgrep -x slurmstepd); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF" && n=$((n + 1))
+  for p in $( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | sort -u); do
+    belongs "$p" && n=$((n + 1))
   done
   echo "$n"
 }
