@@ -14,6 +14,10 @@ set -euo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cluster=$src/contrib/testbed/cluster.sh
 export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}
+# the release's own clients (sbatch, squeue) for 24.11/26.05
+if [ "$PSIPLACE_SLURM" != 22.05 ]; then
+  eval "$("$cluster" env | grep '^export PATH=')"
+fi
 rounds=${BENCH_ROUNDS:-15}
 export PSIPLACE_INSTANCE=${BENCH_INSTANCE:-22}
 topo=$(mktemp -d)

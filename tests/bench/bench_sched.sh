@@ -18,6 +18,10 @@ cluster=$src/contrib/testbed/cluster.sh
 rounds=${BENCH_ROUNDS:-4} tasks=${BENCH_TASKS:-60} tests=${BENCH_TESTS:-25}
 A=${BENCH_INSTANCE_A:-20} B=${BENCH_INSTANCE_B:-21}
 export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}
+# the release's own clients (sbatch, squeue) for 24.11/26.05
+if [ "$PSIPLACE_SLURM" != 22.05 ]; then
+  eval "$("$cluster" env | grep '^export PATH=')"
+fi
 rel=_slurm$PSIPLACE_SLURM
 
 start_pair() { # extra nodes
