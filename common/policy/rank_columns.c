@@ -294,6 +294,16 @@ static int best(struct pass *p, size_t k, uint32_t *pos)
 	return 1;
 }
 
+/* What both entry points refuse before ranking. */
+static int check_input(const struct psiplace_rank_opts *opts, size_t n, psiplace_error_t *err)
+{
+	if (!psiplace_policy_supported(opts->policy))
+		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
+	if (n > INT32_MAX)
+		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
+	return 0;
+}
+
 static int oom(psiplace_error_t *err, size_t n)
 {
 	return psiplace_seterr(err, "out of memory ranking %zu nodes", n);
@@ -306,10 +316,8 @@ static int choose(const struct psiplace_rank_opts *opts, const struct psiplace_n
 	struct pass p = { .o = opts, .c = c, .nodes = nodes, .n = n };
 	int rc;
 
-	if (!psiplace_policy_supported(opts->policy))
-		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
-	if (n > INT32_MAX)
-		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
+	if (check_input(opts, n, err) < 0)
+		return -1;
 	rc = best(&p, k, out);
 	if (rc == 0)
 		rc = psiplace_choose_nodes(opts, nodes, n, k, out, err);
@@ -380,10 +388,8 @@ static int partial(const struct psiplace_rank_opts *opts, const struct psiplace_
 	struct pass p = { .o = opts, .c = c, .nodes = nodes, .n = n };
 	int rc;
 
-	if (!psiplace_policy_supported(opts->policy))
-		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
-	if (n > INT32_MAX)
-		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);
+	if (check_input(opts, n, err) < 0)
+		return -1;
 	rc = best(&p, k, order);
 	if (rc == 0)
 		rc = psiplace_rank_partial_nodes(opts, nodes, n, k, order, err);

@@ -342,6 +342,17 @@ wait_idle() {
   done
 }
 
+# Poll until the recorded slurmctld answers (30 s), failing with the log
+# tail when it exits or stays silent; WHEN ends the messages.
+wait_ctld() {
+  local when=$1 deadline=$((SECONDS + 30))
+  until scontrol ping 2>/dev/null | grep -q UP; do
+    alive "$dir/pids/slurmctld" || { log_tail; die "slurmctld exited$when (see $dir/log/slurmctld.log)"; }
+    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering$when"; }
+    sleep 0.1
+  done
+}
+
 cmd_start() {
   if [ -d "$dir/pids" ] && ls "$dir"/pids/* >/dev/null 2>&1; then
     for f in "$dir"/pids/*; do
@@ -368,12 +379,7 @@ cmd_start() {
     sleep 0.05
   done
   spawn slurmctld slurmctld -D -i -f "$conf"
-  deadline=$((SECONDS + 30))
-  until scontrol ping 2>/dev/null | grep -q UP; do
-    alive "$dir/pids/slurmctld" || { log_tail; die "slurmctld exited"; }
-    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering"; }
-    sleep 0.1
-  done
+  wait_ctld ""
   for n in $(node_names); do
     spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
   done
@@ -439,12 +445,7 @@ cmd_restart_ctld() {
   done
   rm -f "$dir/pids/slurmctld"
   spawn slurmctld slurmctld -D -f "$conf"
-  deadline=$((SECONDS + 30))
-  until scontrol ping 2>/dev/null | grep -q UP; do
-    alive "$dir/pids/slurmctld" || { log_tail; die "slurmctld exited after restart"; }
-    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering after restart"; }
-    sleep 0.1
-  done
+  wait_ctld " after restart"
 }
 
 # Rewrite the psiplace line's arguments and make slurmctld re-read it.
@@ -454,12 +455,7 @@ cmd_plugstack() {
   scontrol reconfigure
   # From 23.11 a reconfigure re-executes slurmctld: wait until it answers
   # again and the nodes are back from "unknown" (1-2 s).
-  local deadline=$((SECONDS + 30))
-  until scontrol ping 2>/dev/null | grep -q UP; do
-    alive "$dir/pids/slurmctld" || die "slurmctld exited on reconfigure (see $dir/log/slurmctld.log)"
-    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering after reconfigure"; }
-    sleep 0.1
-  done
+  wait_ctld " after reconfigure"
   wait_idle 30
 }
 
