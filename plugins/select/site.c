@@ -104,18 +104,21 @@ static void index_nodes(struct site *s)
 	s->indexed = node_record_count;
 }
 
+/* Every policy reads the allocated CPUs: a node is eligible when the job's
+ * CPUs fit in what is free, and a partly allocated node (base state
+ * ALLOCATED, shown as MIXED) is neither free nor full. */
 unsigned site_fields_for(enum psiplace_policy p)
 {
 	switch (p) {
 	case PSIPLACE_POLICY_FIRSTAVAILABLE:
 	case PSIPLACE_POLICY_LASTAVAILABLE:
 	case PSIPLACE_POLICY_CONTIGUOUS:
-		return 0;
+		return SITE_F_ALLOC;
 	case PSIPLACE_POLICY_MINRESOURCE:
-		return SITE_F_STATIC;
+		return SITE_F_STATIC | SITE_F_ALLOC;
 	case PSIPLACE_POLICY_FASTEST:
 	case PSIPLACE_POLICY_MAXBALANCE:
-		return SITE_F_CONF;
+		return SITE_F_CONF | SITE_F_ALLOC;
 	case PSIPLACE_POLICY_CPULOAD: /* MINRESOURCE for future starts */
 		return SITE_F_STATIC | SITE_F_LOAD | SITE_F_ALLOC;
 	default:
@@ -137,9 +140,9 @@ void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_
 	out->cpus = node_ptr->cpus;
 	out->threads = node_ptr->cpus;
 	out->power = !IS_NODE_POWERED_DOWN(node_ptr);
-	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all;
-	 * without it a fully allocated node is full, any other free, which is
-	 * all eligibility needs. */
+	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all.
+	 * Without it (callers that only name nodes) an allocated node counts
+	 * as full and any other as free. */
 	if (!(fields & SITE_F_ALLOC)) {
 		alloc_cpus = IS_NODE_ALLOCATED(node_ptr) ? node_ptr->cpus : 0;
 	} else {

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The psiplace command answers as the plugins do (TAP output).  For a table
+# of requests, on a real Slurm:
+#  - node choice: the nodes a job gets from select/psiplace_cons_tres equal
+#    `psiplace rank` over the same cluster (a node table read from scontrol,
+#    the testbed's plugstack.conf, psiplace.conf and metrics file), with one
+#    node partly allocated and loads that differ, so that every policy has
+#    its own answer;
+#  - binding: the CPUs the SPANK plugin gives each task of a step equal
+#    `psiplace map` for the node's topology with the same options.
+# A wrong rank or map (or a plugin that stops going through the library)
+# makes a row differ.  n5 (this machine) is left out of the node choices:
+# its load is the machine's, which a table cannot hold still.
+source "$(dirname "$0")/lib.sh"
+tb_start_placement
+work=$(mktemp -d)
+trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+etc=$PSIPLACE_TESTBED_DIR/etc
+cli=$PSIPLACE_BUILD_DIR/cli/psiplace
+
+# --- node choice -----------------------------------------------------------
+# Loads from the metrics file; wait until slurmctld's reader published them.
+metrics_reads() { grep -c 'psiplace_cons_tres: metrics file .*: [0-9]* nodes' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log"; }
+reads_above() { [ "$(metrics_reads)" -gt "$1" ]; }
+before=$(metrics_reads)
+printf '%s\n' "n1 load1=0" "n2 load1=6" "n3 load1=2" "n4 load1=11" >"$etc/metrics.new" &&
+  mv "$etc/metrics.new" "$etc/metrics"
+poll 10 reads_above "$before" || not_ok "slurmctld read the new metrics file within 10 s"
+
+# n3 partly allocated for the whole table.
+release=$work/release
+hold='deadline=$((SECONDS+300)); until [ -e '"$release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done'
+holder=$(sbatch --parsable -w n3 -n6 -o /dev/null --wrap "$hold")
+SETTLE_KEEP=$holder
+poll 60 job_running "$holder" || not_ok "a job holding 6 CPUs of n3 runs"
+
+# The node table as slurmctld has it (CSV columns of `psiplace rank`).
+node_table() {
+  echo "name,cpus,alloc_cpus,real_memory,alloc_memory,tmp_disk,features,weight"
+  scontrol show node -o 'n[1-4]' | awk '{
+    delete v
+    for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v[k] = substr($i, length(k) + 2) }
+    f = v["AvailableFeatures"]; gsub(",", ";", f); if (f == "(null)") f = ""
+    print v["NodeName"] "," v["CPUTot"] "," v["CPUAlloc"] "," v["RealMemory"] "," v["AllocMem"] "," v["TmpDisk"] "," f "," v["Weight"]
+  }'
+}
+node_table >"$work/nodes.csv"
+check_match "the node table shows n3 partly allocated" '^n3,16,6,' "$(cat "$work/nodes.csv")"
+
+# rank_row NODES [--policy P | --priority EXPR]: the CLI's nodes, sorted.
+cli_nodes() {
+  local k=$1; shift
+  "$cli" rank --plugstack "$etc/plugstack.conf" --psiconf "$etc/psiplace.conf" \
+    --metrics "$etc/metrics" --table "$work/nodes.csv" --seed 1 --job "nodes=$k" "$@" </dev/null 2>&1 | sort | paste -sd,
+}
+# The nodes a job of K nodes gets, sorted.
+plugin_nodes() {
+  local k=$1; shift
+  settle
+  timeout 60 srun -x n5 -N "$k" --ntasks-per-node=1 "$@" printenv SLURMD_NODENAME </dev/null 2>&1 | sort | paste -sd,
+}
+choices=()
+# K  srun options                                 rank options
+while IFS='|' read -r k sopt ropt; do
+  [ -n "$k" ] || continue
+  eval "sargs=($sopt)"; eval "rargs=($ropt)"
+  want=$(cli_nodes "$k" "${rargs[@]}")
+  got=$(plugin_nodes "$k" "${sargs[@]}")
+  check_eq "-N$k ${sopt:-(cluster policy LASTAVAILABLE)}: the plugin's nodes ($got) are psiplace rank's" "$want" "$got"
+  choices+=("$got")
+done <<'TABLE'
+1||
+2||
+1|--psi-alloc-policy=firstavailable|--policy FIRSTAVAILABLE
+3|--psi-alloc-policy=firstavailable|--policy FIRSTAVAILABLE
+1|--psi-alloc-policy=cpuload|--policy CPULOAD
+2|--psi-alloc-policy=ProcessorLoad|--policy CPULOAD
+1|--psi-alloc-policy=minresource|--policy MINRESOURCE
+2|--psi-alloc-policy=minresource|--policy MINRESOURCE
+1|--psi-alloc-policy=fastest|--policy FASTEST
+2|--psi-alloc-policy=priority|--policy PRIORITY
+2|--psi-alloc-policy=maxbalance|--policy MAXBALANCE
+2|--psi-alloc-policy=contiguous|--policy CONTIGUOUS
+1|--psi-alloc-priority='10*SPEED - LOAD'|--priority '10*SPEED - LOAD'
+2|--psi-alloc-priority='APROCS + 4*FEATURE[intel]'|--priority 'APROCS + 4*FEATURE[intel]'
+1|--psi-alloc-priority='AMEM - 100*NODEINDEX'|--priority 'AMEM - 100*NODEINDEX'
+TABLE
+# The table must tell implementations apart: its answers are not all the same.
+distinct=$(printf '%s\n' "${choices[@]}" | sort -u | wc -l)
+check_eq "the node-choice rows have at least 6 different answers (got $distinct)" 1 "$([ "$distinct" -ge 6 ] && echo 1 || echo 0)"
+
+touch "$release"; poll 60 job_done "$holder"
+SETTLE_KEEP=
+
+# --- binding -----------------------------------------------------------------
+# NODE|NTASKS|srun's own options|--psi-* options|variables: steps that get
+# the whole node (tasks x CPUs per task = the node's CPUs), so that the
+# command's default (the whole node) is the step's; "rank cpus" per task.
+binds=()
+while IFS='|' read -r node n sopts opts envs; do
+  [ -n "$node" ] || continue
+  eval "sargs=($sopts)"; eval "oargs=($opts)"; eval "eargs=($envs)"
+  settle
+  plugin=$(env "${eargs[@]}" timeout 60 srun -w "$node" -n "$n" --exclusive "${sargs[@]}" "${oargs[@]}" --psi-dry-run true </dev/null 2>&1 |
+    report | tr ';' '\n' | awk '{print $1, $3}' | paste -sd';')
+  cli_out=$(env "${eargs[@]}" "$cli" map --topology "$topo/$node.xml" -n "$n" --env "${oargs[@]}" </dev/null 2>&1 |
+    awk '{print $1, $3}' | paste -sd';')
+  check_eq "$node -n$n $sopts $opts $envs: the plugin's binding is psiplace map's" "$cli_out" "$plugin"
+  check_match "... and the step reported every task" "^0 [0-9].*;$((n - 1)) [0-9]" "$plugin"
+  binds+=("$node $plugin")
+done <<'TABLE'
+n2|8||--psi-map-by socket --psi-bind-to core|
+n2|8||--psi-map-by core --psi-bind-to socket|
+n3|4|-c4|--psi-lama-map=csbnh --psi-lama-bind=2c|
+n3|4|-c4|--psi-lama-map=scbnh --psi-lama-order=s|
+n4|6|-c2|--psi-lama-map=scbnh --psi-lama-mppr=1:c|
+n3|8||--psi-tpp=2|
+n4|3||--psi-tpp=4|
+n2|4|||PSI_TPP=2
+n4|4|-c3||OMPI_MCA_rmaps_lama_map=scbnh OMPI_MCA_rmaps_lama_bind=2c
+TABLE
+distinct=$(printf '%s\n' "${binds[@]}" | sort -u | wc -l)
+check_eq "the binding rows have ${#binds[@]} different answers (got $distinct)" "${#binds[@]}" "$distinct"
+
+tb_finish
