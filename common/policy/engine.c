@@ -20,11 +20,6 @@ bool psiplace_policy_supported(enum psiplace_policy p)
 	return p >= PSIPLACE_POLICY_NONE && p < PSIPLACE_POLICY_COUNT;
 }
 
-bool psiplace_policy_is_set(enum psiplace_policy p)
-{
-	return p == PSIPLACE_POLICY_MAXBALANCE || p == PSIPLACE_POLICY_CONTIGUOUS;
-}
-
 bool psiplace_node_eligible(const struct psiplace_node *n, const struct psiplace_job *job)
 {
 	uint32_t free_cpus = n->cpus > n->alloc_cpus ? n->cpus - n->alloc_cpus : 0;
@@ -103,53 +98,191 @@ static void time_fit(const struct psiplace_rank_opts *o, const struct psiplace_n
 	}
 }
 
-static void rate_minresource(struct psiplace_rated *r, const struct psiplace_node *n)
+/* ---- The policies: how each rates a node (keys k[1..3] after the weight
+ * tier k[0], tie-break idx) and prints its score, one function each, and
+ * one descriptor per policy tying them to the fields they read. */
+
+static int fmt_double(char *buf, size_t len, double v)
 {
+	if (v == 0.0)
+		v = 0.0; /* no "-0" */
+	return snprintf(buf, len, "%.10g", v);
+}
+
+/* FIRSTAVAILABLE, the set policies, NONE: index order. */
+static void rate_index(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		       struct psiplace_rated *r)
+{
+	(void)o;
+	(void)n;
+	(void)r;
+}
+
+static int score_index(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		       char *buf, size_t len)
+{
+	(void)o;
+	return snprintf(buf, len, "%u", n->index);
+}
+
+static void rate_last(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		      struct psiplace_rated *r)
+{
+	uint64_t cls;
+	int64_t gap;
+
+	time_fit(o, n, &cls, &gap);
+	r->k[1] = cls;
+	/* within a class: the smallest gap first; conflicts by index only */
+	r->k[2] = cls == 0 ? (uint64_t)gap : 0;
+	r->idx = ~n->index;
+}
+
+static int score_last(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		      char *buf, size_t len)
+{
+	uint64_t cls;
+	int64_t gap;
+
+	if (!o->job || o->job->duration <= 0)
+		return snprintf(buf, len, "%u", n->index);
+	time_fit(o, n, &cls, &gap);
+	if (cls == 1)
+		return snprintf(buf, len, "none");
+	return snprintf(buf, len, "%lld", (long long)gap);
+}
+
+static void rate_minresource(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			     struct psiplace_rated *r)
+{
+	(void)o;
 	r->k[1] = n->real_memory;
 	r->k[2] = n->cpus;
 	r->k[3] = n->tmp_disk;
 }
 
+static int score_minresource(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			     char *buf, size_t len)
+{
+	(void)o;
+	return snprintf(buf, len, "%llu/%u/%llu", (unsigned long long)n->real_memory, n->cpus,
+			(unsigned long long)n->tmp_disk);
+}
+
+/* CPULOAD: CPUs free of load and allocation; a future start ranks as
+ * MINRESOURCE (today's load says nothing about then). */
+static double cpus_unloaded(const struct psiplace_node *n)
+{
+	double busy = n->load1 > (double)n->alloc_cpus ? n->load1 : (double)n->alloc_cpus;
+
+	return (double)n->cpus - busy;
+}
+
+static void rate_cpuload(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			 struct psiplace_rated *r)
+{
+	if (future_start(o))
+		rate_minresource(o, n, r);
+	else
+		r->k[1] = desc(cpus_unloaded(n));
+}
+
+static int score_cpuload(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			 char *buf, size_t len)
+{
+	if (future_start(o))
+		return score_minresource(o, n, buf, len);
+	return fmt_double(buf, len, cpus_unloaded(n));
+}
+
+static void rate_fastest(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			 struct psiplace_rated *r)
+{
+	(void)o;
+	r->k[1] = desc(n->speed);
+}
+
+/* FASTEST, and MAXBALANCE's input (it balances speeds). */
+static int score_speed(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		       char *buf, size_t len)
+{
+	(void)o;
+	return fmt_double(buf, len, n->speed);
+}
+
+static void rate_priority(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			  struct psiplace_rated *r)
+{
+	r->k[1] = desc(psiplace_priority_value(o, n));
+}
+
+static int score_priority(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+			  char *buf, size_t len)
+{
+	return fmt_double(buf, len, psiplace_priority_value(o, n));
+}
+
+/* Everything the engine and its callers know about one policy. */
+struct policy_desc {
+	void (*rate)(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
+		     struct psiplace_rated *r);
+	int (*score)(const struct psiplace_rank_opts *o, const struct psiplace_node *n, char *buf,
+		     size_t len);
+	unsigned fields; /* PSIPLACE_FIELDS_* rate() reads */
+	bool set;        /* chooses a set (set_policies.c), not an order */
+	bool columnar;   /* ordered from columns (rank_columns.c), except CPULOAD's future start */
+	uint32_t columns; /* the value columns its key reads (PRIORITY: its function's) */
+};
+
+#define F_ALLOC PSIPLACE_FIELDS_ALLOC
+static const struct policy_desc policies[PSIPLACE_POLICY_COUNT] = {
+	[PSIPLACE_POLICY_NONE] = { rate_index, score_index, PSIPLACE_FIELDS_ALL, false, false },
+	[PSIPLACE_POLICY_FIRSTAVAILABLE] = { rate_index, score_index, F_ALLOC, false, false },
+	[PSIPLACE_POLICY_LASTAVAILABLE] = { rate_last, score_last, F_ALLOC, false, false },
+	[PSIPLACE_POLICY_CPULOAD] = { rate_cpuload, score_cpuload,
+				      F_ALLOC | PSIPLACE_FIELDS_STATIC | PSIPLACE_FIELDS_LOAD,
+				      false, true, 1u << PSIPLACE_COL_CPUFREE },
+	[PSIPLACE_POLICY_MINRESOURCE] = { rate_minresource, score_minresource,
+					  F_ALLOC | PSIPLACE_FIELDS_STATIC, false, false },
+	[PSIPLACE_POLICY_MAXBALANCE] = { rate_index, score_speed, F_ALLOC | PSIPLACE_FIELDS_CONF,
+					 true, false },
+	[PSIPLACE_POLICY_FASTEST] = { rate_fastest, score_speed, F_ALLOC | PSIPLACE_FIELDS_CONF,
+				      false, true, 1u << PSIPLACE_COL_SPEED },
+	[PSIPLACE_POLICY_CONTIGUOUS] = { rate_index, score_index, F_ALLOC, true, false },
+	/* a PRIORITYF may read any field */
+	[PSIPLACE_POLICY_PRIORITY] = { rate_priority, score_priority, PSIPLACE_FIELDS_ALL, false,
+				       true },
+};
+#undef F_ALLOC
+
+static const struct policy_desc *policy_of(enum psiplace_policy p)
+{
+	return psiplace_policy_supported(p) ? &policies[p] : &policies[PSIPLACE_POLICY_NONE];
+}
+
+bool psiplace_policy_is_set(enum psiplace_policy p)
+{
+	return policy_of(p)->set;
+}
+
+unsigned psiplace_policy_fields(enum psiplace_policy p)
+{
+	return policy_of(p)->fields;
+}
+
+uint32_t psiplace_policy_columns(enum psiplace_policy p)
+{
+	return policy_of(p)->columns;
+}
+
 static void rate(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
 		 struct psiplace_rated *r)
 {
-	uint64_t cls;
-	int64_t gap;
-	double busy;
-
 	r->k[0] = o->policy_overrides_weight ? 0 : n->weight;
 	r->k[1] = r->k[2] = r->k[3] = 0;
 	r->idx = n->index;
-	switch (o->policy) {
-	case PSIPLACE_POLICY_LASTAVAILABLE:
-		time_fit(o, n, &cls, &gap);
-		r->k[1] = cls;
-		/* within a class: the smallest gap first; conflicts by index only */
-		r->k[2] = cls == 0 ? (uint64_t)gap : 0;
-		r->idx = ~n->index;
-		break;
-	case PSIPLACE_POLICY_CPULOAD:
-		if (future_start(o)) {
-			rate_minresource(r, n);
-			break;
-		}
-		busy = n->load1 > (double)n->alloc_cpus ? n->load1 : (double)n->alloc_cpus;
-		r->k[1] = desc((double)n->cpus - busy);
-		break;
-	case PSIPLACE_POLICY_MINRESOURCE:
-		rate_minresource(r, n);
-		break;
-	case PSIPLACE_POLICY_FASTEST:
-		r->k[1] = desc(n->speed);
-		break;
-	case PSIPLACE_POLICY_PRIORITY:
-		r->k[1] = desc(psiplace_priority_value(o, n));
-		break;
-	default: /* FIRSTAVAILABLE, set policies, NONE: index order */
-		break;
-	}
+	policy_of(o->policy)->rate(o, n, r);
 }
-
 
 /* Without a job the caller (select plugin: cons_tres) has filtered the
  * candidates already: all of them count. */
@@ -267,15 +400,8 @@ int psiplace_rank_partial_nodes(const struct psiplace_rank_opts *opts,
 /* The policies the columnar path orders (rank_columns.c). */
 static bool columnar(const struct psiplace_rank_opts *o)
 {
-	switch (o->policy) {
-	case PSIPLACE_POLICY_FASTEST:
-	case PSIPLACE_POLICY_PRIORITY:
-		return true;
-	case PSIPLACE_POLICY_CPULOAD:
-		return !future_start(o);
-	default:
-		return false;
-	}
+	return policy_of(o->policy)->columnar &&
+	       !(o->policy == PSIPLACE_POLICY_CPULOAD && future_start(o));
 }
 
 int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
@@ -324,44 +450,8 @@ int psiplace_choose_nodes(const struct psiplace_rank_opts *opts, const struct ps
 	return (int)k;
 }
 
-static int fmt_double(char *buf, size_t len, double v)
-{
-	if (v == 0.0)
-		v = 0.0; /* no "-0" */
-	return snprintf(buf, len, "%.10g", v);
-}
-
 int psiplace_node_score(const struct psiplace_rank_opts *o, const struct psiplace_node *n,
 			char *buf, size_t len)
 {
-	uint64_t cls;
-	int64_t gap;
-	double busy;
-
-	switch (o->policy) {
-	case PSIPLACE_POLICY_LASTAVAILABLE:
-		if (!o->job || o->job->duration <= 0)
-			return snprintf(buf, len, "%u", n->index);
-		time_fit(o, n, &cls, &gap);
-		if (cls == 1)
-			return snprintf(buf, len, "none");
-		return snprintf(buf, len, "%lld", (long long)gap);
-	case PSIPLACE_POLICY_CPULOAD:
-		if (!future_start(o)) {
-			busy = n->load1 > (double)n->alloc_cpus ? n->load1 : (double)n->alloc_cpus;
-			return fmt_double(buf, len, (double)n->cpus - busy);
-		}
-		/* a future start ranks as MINRESOURCE */
-		__attribute__((fallthrough));
-	case PSIPLACE_POLICY_MINRESOURCE:
-		return snprintf(buf, len, "%llu/%u/%llu", (unsigned long long)n->real_memory,
-				n->cpus, (unsigned long long)n->tmp_disk);
-	case PSIPLACE_POLICY_FASTEST:
-	case PSIPLACE_POLICY_MAXBALANCE:
-		return fmt_double(buf, len, n->speed);
-	case PSIPLACE_POLICY_PRIORITY:
-		return fmt_double(buf, len, psiplace_priority_value(o, n));
-	default:
-		return snprintf(buf, len, "%u", n->index);
-	}
+	return policy_of(o->policy)->score(o, n, buf, len);
 }

@@ -76,6 +76,10 @@ enum psiplace_col {
 	PSIPLACE_COL_COUNT
 };
 
+/* The value columns a policy's key reads (0 for index orders; PRIORITY's
+ * come from its function: psiplace_priorityf_columns). */
+uint32_t psiplace_policy_columns(enum psiplace_policy p);
+
 /* Struct of arrays over a node table: the eligibility inputs and keys
  * always, the value columns the build's policy reads (NULL otherwise). */
 struct psiplace_nodecols {

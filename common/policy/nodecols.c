@@ -81,16 +81,8 @@ uint32_t psiplace_cols_wanted(const struct psiplace_rank_opts *o,
 {
 	size_t i;
 
-	switch (o->policy) {
-	case PSIPLACE_POLICY_FASTEST:
-		return 1u << PSIPLACE_COL_SPEED;
-	case PSIPLACE_POLICY_CPULOAD:
-		return 1u << PSIPLACE_COL_CPUFREE;
-	case PSIPLACE_POLICY_PRIORITY:
-		break;
-	default:
-		return 0;
-	}
+	if (o->policy != PSIPLACE_POLICY_PRIORITY)
+		return psiplace_policy_columns(o->policy);
 	if (o->job && o->job->priorityf) {
 		c->f = o->job->priorityf;
 	} else {

@@ -51,6 +51,19 @@ bool psiplace_policy_supported(enum psiplace_policy p);
  * psiplace_choose()'s set instead of only ordering them. */
 bool psiplace_policy_is_set(enum psiplace_policy p);
 
+/* The groups of node fields a policy reads (struct psiplace_node), so a
+ * caller that fills nodes from a costly source (slurmctld's records) fills
+ * only those.  The allocated CPUs and memory decide eligibility and are
+ * read by every policy. */
+enum psiplace_node_fields {
+	PSIPLACE_FIELDS_ALLOC = 1 << 0,  /* alloc_cpus, alloc_memory */
+	PSIPLACE_FIELDS_STATIC = 1 << 1, /* real_memory, tmp_disk, features, arch, os */
+	PSIPLACE_FIELDS_CONF = 1 << 2,   /* psiplace.conf: speed, priority, cost, priorityf */
+	PSIPLACE_FIELDS_LOAD = 1 << 3,   /* load*, jobs, suspended_jobs, metrics file */
+	PSIPLACE_FIELDS_ALL = 0xf,
+};
+unsigned psiplace_policy_fields(enum psiplace_policy p);
+
 struct psiplace_priorityf;
 
 /* A generic metric of a node (metrics file gmetric.NAME=value). */

@@ -262,7 +262,7 @@ static void cands_reserve(struct cands *c, uint32_t n)
 
 static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct cands *c)
 {
-	unsigned fields = site_fields_for(policy);
+	unsigned fields = psiplace_policy_fields(policy);
 	node_record_t *node_ptr;
 	bool resv = resv_list && list_count(resv_list) > 0;
 	int i, n = bit_set_count(node_bitmap);

@@ -104,28 +104,6 @@ static void index_nodes(struct site *s)
 	s->indexed = node_record_count;
 }
 
-/* Every policy reads the allocated CPUs: a node is eligible when the job's
- * CPUs fit in what is free, and a partly allocated node (base state
- * ALLOCATED, shown as MIXED) is neither free nor full. */
-unsigned site_fields_for(enum psiplace_policy p)
-{
-	switch (p) {
-	case PSIPLACE_POLICY_FIRSTAVAILABLE:
-	case PSIPLACE_POLICY_LASTAVAILABLE:
-	case PSIPLACE_POLICY_CONTIGUOUS:
-		return SITE_F_ALLOC;
-	case PSIPLACE_POLICY_MINRESOURCE:
-		return SITE_F_STATIC | SITE_F_ALLOC;
-	case PSIPLACE_POLICY_FASTEST:
-	case PSIPLACE_POLICY_MAXBALANCE:
-		return SITE_F_CONF | SITE_F_ALLOC;
-	case PSIPLACE_POLICY_CPULOAD: /* MINRESOURCE for future starts */
-		return SITE_F_STATIC | SITE_F_LOAD | SITE_F_ALLOC;
-	default:
-		return SITE_F_ALL;
-	}
-}
-
 void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_node *out)
 {
 	static const struct psiplace_node unknown = { .speed = 1.0, .next_resv = -1 };

@@ -52,16 +52,16 @@ void site_refresh_metrics(struct site *s);
  * metrics file (the reader goes on), else it starts without. */
 void site_keep_metrics(struct site *to, struct site *from);
 
-/* Which parts of a node record a policy reads: filling only those keeps a
- * decision over 10,000+ nodes cheap (node records are cold in cache). */
+/* Which parts of a node record to fill: a policy's psiplace_policy_fields()
+ * (policy.h).  Filling only those keeps a decision over 10,000+ nodes cheap
+ * (node records are cold in cache). */
 enum {
-	SITE_F_STATIC = 1 << 0, /* memory, disk, features, arch, os */
-	SITE_F_CONF = 1 << 1,   /* psiplace.conf: speed, priority, cost, function */
-	SITE_F_LOAD = 1 << 2,   /* load, job counts, the metrics file */
-	SITE_F_ALLOC = 1 << 3,  /* cons_tres's allocated CPUs and memory (exact) */
-	SITE_F_ALL = 0xf,
+	SITE_F_STATIC = PSIPLACE_FIELDS_STATIC, /* memory, disk, features, arch, os */
+	SITE_F_CONF = PSIPLACE_FIELDS_CONF,     /* psiplace.conf: speed, priority, cost, function */
+	SITE_F_LOAD = PSIPLACE_FIELDS_LOAD,     /* load, job counts, the metrics file */
+	SITE_F_ALLOC = PSIPLACE_FIELDS_ALLOC,   /* cons_tres's allocated CPUs and memory (exact) */
+	SITE_F_ALL = PSIPLACE_FIELDS_ALL,
 };
-unsigned site_fields_for(enum psiplace_policy p);
 
 /* One candidate node as the engine sees it; `index` is the slurm node
  * index.  Strings are borrowed from the node record.  Fields outside

@@ -387,3 +387,115 @@ Test(rank, contiguous_widens_over_many_weight_tiers)
 	cr_assert_eq(v[out[0]].index, 0); /* tiers 0 and 1: speeds 0 and 1 */
 	cr_assert_eq(v[out[1]].index, 2);
 }
+
+/* psiplace_policy_fields() is what a caller fills (the select plugin fills
+ * only those groups from slurmctld's records): for every policy, nodes with
+ * every other group left at its default rank exactly as full nodes do, with
+ * a job that needs CPUs (eligibility) and some nodes partly allocated. */
+static void keep_only(struct psiplace_node *n, unsigned fields)
+{
+	static const struct psiplace_node unknown = { .speed = 1.0, .next_resv = -1 };
+	struct psiplace_node full = *n;
+
+	*n = unknown;
+	n->name = full.name;
+	n->index = full.index;
+	n->weight = full.weight;
+	n->cpus = full.cpus;
+	n->threads = full.threads;
+	n->power = full.power;
+	n->next_resv = full.next_resv;
+	if (fields & PSIPLACE_FIELDS_ALLOC) {
+		n->alloc_cpus = full.alloc_cpus;
+		n->alloc_memory = full.alloc_memory;
+	}
+	if (fields & PSIPLACE_FIELDS_STATIC) {
+		n->real_memory = full.real_memory;
+		n->tmp_disk = full.tmp_disk;
+		n->features = full.features;
+		n->arch = full.arch;
+		n->os = full.os;
+	}
+	if (fields & PSIPLACE_FIELDS_CONF) {
+		n->speed = full.speed;
+		n->priority = full.priority;
+		n->cost = full.cost;
+		n->priorityf = full.priorityf;
+	}
+	if (fields & PSIPLACE_FIELDS_LOAD) {
+		n->load1 = full.load1;
+		n->load5 = full.load5;
+		n->load15 = full.load15;
+		n->jobs = full.jobs;
+		n->suspended_jobs = full.suspended_jobs;
+		n->usage = full.usage;
+		n->mtbf = full.mtbf;
+		n->gmetrics = full.gmetrics;
+		n->ngmetrics = full.ngmetrics;
+	}
+}
+
+Test(rank, declared_fields_decide_the_order)
+{
+	enum { M = 300 };
+	static struct psiplace_node full[M], part[M];
+	static uint32_t want[M], got[M];
+	struct psiplace_job job = { .cpus = 2, .nodes = 3, .duration = 600 };
+	struct psiplace_rank_opts o = { .job = &job };
+	psiplace_error_t err = { "" };
+	size_t i;
+	int p;
+
+	srand(11);
+	for (i = 0; i < M; i++) {
+		full[i] = (struct psiplace_node){ .index = (uint32_t)i, .power = true };
+		full[i].cpus = 4 + (uint32_t)(rand() % 3) * 4;
+		full[i].threads = full[i].cpus;
+		full[i].alloc_cpus = (uint32_t)(rand() % 3) * 2; /* 0, 2 or 4: some too full */
+		full[i].real_memory = 1000 * (1 + (uint64_t)(rand() % 4));
+		full[i].tmp_disk = (uint64_t)(rand() % 5);
+		full[i].load1 = (rand() % 10) / 2.0;
+		full[i].speed = (rand() % 6) / 2.0;
+		full[i].priority = rand() % 7;
+		full[i].weight = (uint64_t)(rand() % 2);
+		full[i].next_resv = rand() % 3 ? -1 : rand() % 2000;
+		full[i].jobs = (uint32_t)(rand() % 3);
+	}
+	for (p = PSIPLACE_POLICY_FIRSTAVAILABLE; p < PSIPLACE_POLICY_COUNT; p++) {
+		unsigned fields = psiplace_policy_fields((enum psiplace_policy)p);
+
+		cr_assert(fields & PSIPLACE_FIELDS_ALLOC, "policy %s does not read the allocation",
+			  psiplace_policy_name((enum psiplace_policy)p));
+		o.policy = (enum psiplace_policy)p;
+		for (i = 0; i < M; i++) {
+			part[i] = full[i];
+			keep_only(&part[i], fields);
+		}
+		cr_assert_eq(psiplace_rank(&o, full, M, want, &err), 0, "%s", err.text);
+		cr_assert_eq(psiplace_rank(&o, part, M, got, &err), 0, "%s", err.text);
+		cr_assert_arr_eq(got, want, sizeof(want), "policy %s: the order depends on a field "
+			     "it does not declare", psiplace_policy_name((enum psiplace_policy)p));
+	}
+}
+
+/* The test above can fail: a policy that declares too little (FASTEST
+ * without psiplace.conf) ranks differently from the full nodes. */
+Test(rank, too_few_fields_change_the_order)
+{
+	enum { M = 50 };
+	static struct psiplace_node full[M], part[M];
+	static uint32_t want[M], got[M];
+	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_FASTEST };
+	psiplace_error_t err = { "" };
+	size_t i;
+
+	for (i = 0; i < M; i++) {
+		full[i] = (struct psiplace_node){ .index = (uint32_t)i, .power = true, .cpus = 4 };
+		full[i].speed = (double)(i % 7);
+		part[i] = full[i];
+		keep_only(&part[i], PSIPLACE_FIELDS_ALLOC);
+	}
+	cr_assert_eq(psiplace_rank(&o, full, M, want, &err), 0);
+	cr_assert_eq(psiplace_rank(&o, part, M, got, &err), 0);
+	cr_assert(memcmp(got, want, sizeof(want)) != 0);
+}
