@@ -207,14 +207,8 @@ static int overlay(const struct rank_args *a, struct psiplace_nodetable *t,
 	}
 	for (i = 0; i < t->n; i++) {
 		struct psiplace_node *n = &t->nodes[i];
-		const struct psiplace_nodeconf *nc = psiplace_psiconf_node(pc, n->name);
 
-		if (nc) {
-			n->speed = nc->has_speed ? nc->speed : n->speed;
-			n->priority = nc->has_priority ? nc->priority : n->priority;
-			n->cost = nc->has_charge_rate ? nc->charge_rate : n->cost;
-			n->priorityf = nc->priorityf;
-		}
+		psiplace_psiconf_apply(psiplace_psiconf_node(pc, n->name), n);
 		psiplace_metrics_apply(psiplace_metrics_node(m, n->name), n);
 	}
 	return 0;

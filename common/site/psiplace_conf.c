@@ -8,6 +8,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
+#include "psiplace/policy.h"
 #include "psiplace/psiplace_conf.h"
 #include "psiplace/readfile.h"
 #include "textparse.h"
@@ -347,4 +348,17 @@ const struct psiplace_nodeconf *psiplace_psiconf_node(const struct psiplace_psic
 	if (!c->n || !name)
 		return NULL;
 	return bsearch(name, c->nodes, c->n, sizeof(*c->nodes), cmp_key);
+}
+
+void psiplace_psiconf_apply(const struct psiplace_nodeconf *nc, struct psiplace_node *node)
+{
+	if (!nc)
+		return;
+	if (nc->has_speed)
+		node->speed = nc->speed;
+	if (nc->has_priority)
+		node->priority = nc->priority;
+	if (nc->has_charge_rate)
+		node->cost = nc->charge_rate;
+	node->priorityf = nc->priorityf;
 }

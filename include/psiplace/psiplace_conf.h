@@ -63,6 +63,14 @@ int psiplace_psiconf_read_file(const char *path, bool optional,
 const struct psiplace_nodeconf *psiplace_psiconf_node(const struct psiplace_psiconf *c,
 						      const char *name);
 
+struct psiplace_node;
+
+/* Overlay a node's attributes (nc may be NULL: nothing) onto what the
+ * caller knows: Speed, Priority, ChargeRate where set, and the node's own
+ * PriorityFunction (borrowed).  The one overlay of the select plugin and
+ * `psiplace rank --psiconf`. */
+void psiplace_psiconf_apply(const struct psiplace_nodeconf *nc, struct psiplace_node *node);
+
 #ifdef __cplusplus
 }
 #endif

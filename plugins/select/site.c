@@ -137,16 +137,8 @@ void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_
 	}
 	if (fields & (SITE_F_CONF | SITE_F_LOAD))
 		index_nodes(s);
-	if (fields & SITE_F_CONF) {
-		const struct psiplace_nodeconf *nc = s->conf_of[index];
-
-		if (nc) {
-			out->speed = nc->has_speed ? nc->speed : 1.0;
-			out->priority = nc->has_priority ? nc->priority : 0.0;
-			out->cost = nc->has_charge_rate ? nc->charge_rate : 0.0;
-			out->priorityf = nc->priorityf;
-		}
-	}
+	if (fields & SITE_F_CONF)
+		psiplace_psiconf_apply(s->conf_of[index], out);
 	if (fields & SITE_F_LOAD) {
 		out->load1 = node_ptr->cpu_load / 100.0;
 		out->jobs = node_ptr->run_job_cnt;

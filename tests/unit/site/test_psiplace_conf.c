@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
+#include "psiplace/policy.h"
 #include "psiplace/psiplace_conf.h"
 
 static int parse(const char *text, struct psiplace_psiconf *c, psiplace_error_t *err)
@@ -111,4 +112,27 @@ Test(psiconf, missing_optional_file_is_empty)
 	cr_assert_eq(c.n, 0);
 	cr_assert_eq(psiplace_psiconf_read_file("/nonexistent/psiplace.conf", false, &c, &err), -1);
 	cr_assert_str_eq(err.text, "/nonexistent/psiplace.conf: No such file or directory");
+}
+
+/* The overlay the select plugin and `psiplace rank --psiconf` share: set
+ * attributes replace the node's, unset ones keep them, no entry changes
+ * nothing. */
+Test(psiconf, apply_overlays_only_what_is_set)
+{
+	const char *text = "NodeName=a Speed=2.5 ChargeRate=4\n"
+			   "NodeName=b Priority=7 PriorityFunction=\"SPEED\"\n";
+	struct psiplace_psiconf c;
+	struct psiplace_node a = { .speed = 1.0, .priority = 3, .cost = 1 }, b = a, z = a;
+	psiplace_error_t err;
+
+	cr_assert_eq(parse(text, &c, &err), 0, "%s", err.text);
+	psiplace_psiconf_apply(psiplace_psiconf_node(&c, "a"), &a);
+	cr_assert(a.speed == 2.5 && a.priority == 3 && a.cost == 4);
+	cr_assert_null(a.priorityf);
+	psiplace_psiconf_apply(psiplace_psiconf_node(&c, "b"), &b);
+	cr_assert(b.speed == 1.0 && b.priority == 7 && b.cost == 1);
+	cr_assert_not_null(b.priorityf);
+	psiplace_psiconf_apply(psiplace_psiconf_node(&c, "zz"), &z);
+	cr_assert(z.speed == 1.0 && z.priority == 3 && z.cost == 1 && !z.priorityf);
+	psiplace_psiconf_free(&c);
 }
