@@ -42,11 +42,28 @@ static int add_candidate(uint32_t idx, unsigned char *seen, uint32_t *cand, size
 	return 0;
 }
 
+/* The names sorted once: the finder of callers without a name index. */
+struct sorted_names {
+	const char *const *names;
+	uint32_t *by_name;
+	size_t n;
+};
+
+static long find_sorted(const char *name, void *arg)
+{
+	const struct sorted_names *s = arg;
+
+	return find_host(name, s->names, s->by_name, s->n);
+}
+
 int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, const char *const *names,
-			       size_t nnodes, uint32_t **cand, size_t *ncand, psiplace_error_t *err)
+				     size_t nnodes, const struct psiplace_node_finder *finder,
+				     uint32_t **cand, size_t *ncand, psiplace_error_t *err)
 {
 	unsigned char *seen = calloc(nnodes ? nnodes : 1, 1);
-	uint32_t *c = malloc((nnodes ? nnodes : 1) * sizeof(*c)), *by_name = NULL;
+	uint32_t *c = malloc((nnodes ? nnodes : 1) * sizeof(*c));
+	struct sorted_names sorted = { names, NULL, nnodes };
+	struct psiplace_node_finder own = { find_sorted, &sorted };
 	size_t i, k = 0;
 	char q[160];
 
@@ -68,26 +85,28 @@ int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, cons
 		}
 		add_candidate(r->psi_node_ids[i], seen, c, &k);
 	}
-	if (r->psi_hosts.n) {
-		if (!(by_name = malloc(nnodes * sizeof(*by_name) + 1)))
+	if (r->psi_hosts.n && !finder) {
+		if (!names || !(sorted.by_name = malloc(nnodes * sizeof(*sorted.by_name) + 1)))
 			goto oom;
 		for (i = 0; i < nnodes; i++)
-			by_name[i] = (uint32_t)i;
-		qsort_r(by_name, nnodes, sizeof(*by_name), cmp_name, (void *)names);
-		for (i = 0; i < r->psi_hosts.n; i++) {
-			long idx = find_host(r->psi_hosts.name[i], names, by_name, nnodes);
-			if (idx < 0) {
-				psiplace_quote(q, sizeof(q), r->psi_hosts.name[i], 100);
-				free(seen);
-				free(c);
-				free(by_name);
-				return psiplace_seterr(err, "%s: '%s' is not a node of this cluster",
-						       PSIPLACE_ENV_PSI_HOSTS, q);
-			}
-			add_candidate((uint32_t)idx, seen, c, &k);
-		}
-		free(by_name);
+			sorted.by_name[i] = (uint32_t)i;
+		qsort_r(sorted.by_name, nnodes, sizeof(*sorted.by_name), cmp_name, (void *)names);
+		finder = &own;
 	}
+	for (i = 0; i < r->psi_hosts.n; i++) {
+		long idx = finder->find(r->psi_hosts.name[i], finder->arg);
+
+		if (idx < 0 || (size_t)idx >= nnodes) {
+			psiplace_quote(q, sizeof(q), r->psi_hosts.name[i], 100);
+			free(seen);
+			free(c);
+			free(sorted.by_name);
+			return psiplace_seterr(err, "%s: '%s' is not a node of this cluster",
+					       PSIPLACE_ENV_PSI_HOSTS, q);
+		}
+		add_candidate((uint32_t)idx, seen, c, &k);
+	}
+	free(sorted.by_name);
 	free(seen);
 	*cand = c;
 	*ncand = k;
@@ -101,6 +120,7 @@ oom:
 enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
 						  const struct psiplace_siteconf *site,
 						  const struct psiplace_node *nodes, size_t nnodes,
+						  const struct psiplace_node_finder *finder,
 						  uint32_t **order, size_t *norder,
 						  enum psiplace_policy *policy, psiplace_error_t *err)
 {
@@ -115,13 +135,17 @@ enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctl
 		  : (site ? site->policy : PSIPLACE_POLICY_NONE);
 	if (!r->psi)
 		return *policy != PSIPLACE_POLICY_NONE ? PSIPLACE_PSI_NEXT_POLICY : PSIPLACE_PSI_NEXT_NONE;
-	if (!(names = malloc((nnodes ? nnodes : 1) * sizeof(*names)))) {
-		psiplace_seterr(err, "PSI node set: out of memory");
-		return PSIPLACE_PSI_NEXT_ERROR;
+	/* Names to sort only when the caller has no index of its own. */
+	names = NULL;
+	if (!finder && r->psi_hosts.n) {
+		if (!(names = malloc((nnodes ? nnodes : 1) * sizeof(*names)))) {
+			psiplace_seterr(err, "PSI node set: out of memory");
+			return PSIPLACE_PSI_NEXT_ERROR;
+		}
+		for (i = 0; i < nnodes; i++)
+			names[i] = nodes[i].name ? nodes[i].name : "";
 	}
-	for (i = 0; i < nnodes; i++)
-		names[i] = nodes[i].name ? nodes[i].name : "";
-	rc = psiplace_ctld_request_candidates(r, names, nnodes, order, norder, err);
+	rc = psiplace_ctld_request_candidates(r, names, nnodes, finder, order, norder, err);
 	free(names);
 	if (rc < 0)
 		return PSIPLACE_PSI_NEXT_ERROR;

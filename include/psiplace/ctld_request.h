@@ -89,13 +89,24 @@ struct psiplace_user_request;
 int psiplace_ctld_request_env_of_request(const struct psiplace_user_request *req, const char *name[4],
 				   char *value[4], size_t *n, psiplace_error_t *err);
 
+/* How a caller that has a name index finds a node: find(name, arg) gives
+ * the node's position in the caller's node array, or -1 when no node has
+ * exactly that name.  slurmctld's is find_node_record's hash; without one
+ * (finder NULL) the names are sorted once per call. */
+struct psiplace_node_finder {
+	long (*find)(const char *name, void *arg);
+	void *arg;
+};
+
 /* The PSI candidate list of a job: indexes into the cluster's nodes
  * (names[0..nnodes-1] in slurm.conf order), duplicates dropped, in PSI list
  * order; *cand is malloc'd.  Node ids beyond the cluster and unknown host
  * names are errors (-1, err names the first one).  A job without a PSI
- * node set gives every node in index order. */
+ * node set gives every node in index order.  Host names are looked up with
+ * finder when given (names may then be NULL), else in names[]. */
 int psiplace_ctld_request_candidates(const struct psiplace_ctld_request *r, const char *const *names,
-			       size_t nnodes, uint32_t **cand, size_t *ncand, psiplace_error_t *err);
+				     size_t nnodes, const struct psiplace_node_finder *finder,
+				     uint32_t **cand, size_t *ncand, psiplace_error_t *err);
 
 /* What the select plugin does with a job after psiplace_ctld_request_psi_order. */
 enum psiplace_psi_next {
@@ -110,12 +121,14 @@ enum psiplace_psi_next {
  * Precedence: job policy > job PSI_NODES_SORT > cluster NodeAllocationPolicy
  * > NodesSort (jobs using PSI node choice only; unset: PROC) > cons_tres.
  * nodes[0..nnodes-1] is the cluster in slurm.conf order (name, index,
- * weight, threads, alloc_cpus, loads filled).  *order (malloc'd) holds
+ * weight, threads, alloc_cpus, loads filled); finder as for
+ * psiplace_ctld_request_candidates.  *order (malloc'd) holds
  * indexes into nodes[]: the job's candidates, in PSI list order or sorted;
  * NULL when the job has no PSI node set and no sort was applied. */
 enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
 						  const struct psiplace_siteconf *site,
 						  const struct psiplace_node *nodes, size_t nnodes,
+						  const struct psiplace_node_finder *finder,
 						  uint32_t **order, size_t *norder,
 						  enum psiplace_policy *policy, psiplace_error_t *err);
 

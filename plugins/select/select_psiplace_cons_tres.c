@@ -82,6 +82,8 @@ static struct {
 		int64_t *next_resv;  /* per slurm node index, or NULL */
 		int resv_cap;
 	} c, all; /* candidates; the whole cluster (PSI node choice) */
+	uint32_t *all_pos; /* per slurm node index: its position in `all` */
+	int all_pos_cap;
 } ctx;
 
 static const struct {
@@ -231,6 +233,8 @@ extern int fini(void)
 	site_free(&ctx.site);
 	cands_free(&ctx.c);
 	cands_free(&ctx.all);
+	xfree(ctx.all_pos);
+	ctx.all_pos_cap = 0;
 	/* The handle stays open: cons_tres may be Slurm's own instance. */
 	memset(&ctx, 0, sizeof(ctx));
 	return rc;
@@ -396,12 +400,35 @@ static void collect_all(struct cands *a)
 
 	a->n = 0;
 	cands_reserve(a, node_record_count);
+	if (ctx.all_pos_cap < node_record_count) {
+		xrecalloc(ctx.all_pos, node_record_count, sizeof(*ctx.all_pos));
+		ctx.all_pos_cap = node_record_count;
+	}
 	ctx.ops.select_nodeinfo_set_all();
 	site_refresh_metrics(&ctx.site);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		site_fill_node(&ctx.site, i, SITE_F_LOAD | SITE_F_ALLOC, &a->nodes[a->n]);
+		ctx.all_pos[i] = a->n;
 		a->node_inx[a->n++] = i;
 	}
+}
+
+/* A PSI host name through slurmctld's own name hash, not a sort of every
+ * node per decision (RELIABILITY R9).  find_node_record2 logs nothing for a
+ * name the user got wrong; the exact name only, as the client checked it
+ * (not an alias or NodeHostname, and not the one-node "localhost" rule). */
+static long find_in_all(const char *name, void *arg)
+{
+	node_record_t *node_ptr = find_node_record2((char *)name);
+	const struct cands *a = arg;
+	uint32_t pos;
+
+	if (!node_ptr || strcmp(node_ptr->name, name) || (int)node_ptr->index >= ctx.all_pos_cap)
+		return -1;
+	pos = ctx.all_pos[node_ptr->index];
+	if (pos >= a->n || a->node_inx[pos] != node_ptr->index)
+		return -1;
+	return pos;
 }
 
 /* PSI node sets and PSI_NODES_SORT, with the allocation precedence of
@@ -414,9 +441,11 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 	uint32_t *order = NULL;
 	size_t norder = 0, i;
 
+	const struct psiplace_node_finder finder = { find_in_all, a };
+
 	collect_all(a);
-	switch (psiplace_ctld_request_psi_order(req, &ctx.site.conf, a->nodes, a->n, &order, &norder,
-					  &pol, &err)) {
+	switch (psiplace_ctld_request_psi_order(req, &ctx.site.conf, a->nodes, a->n, &finder, &order,
+						&norder, &pol, &err)) {
 	case PSIPLACE_PSI_NEXT_NONE:
 		p->policy = PSIPLACE_POLICY_NONE;
 		break;

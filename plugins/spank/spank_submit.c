@@ -323,7 +323,7 @@ static int check_node_set(const struct psiplace_user_request *r, psiplace_error_
 	c.psi_node_ids = r->node_ids;      /* borrowed */
 	c.npsi_node_ids = r->nnode_ids;
 	c.psi_hosts = r->hosts;
-	rc = psiplace_ctld_request_candidates(&c, names, msg->record_count, &cand, &ncand, err);
+	rc = psiplace_ctld_request_candidates(&c, names, msg->record_count, NULL, &cand, &ncand, err);
 	free(cand);
 	free(names);
 	slurm_free_node_info_msg(msg);

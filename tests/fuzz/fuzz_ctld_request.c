@@ -7,6 +7,17 @@
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
 
+static long find_linear(const char *name, void *arg)
+{
+	const char *const *names = arg;
+	long i;
+
+	for (i = 0; i < 6; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1), *env[64];
@@ -34,8 +45,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		enum psiplace_policy pol;
 		size_t k;
 
-		if (psiplace_ctld_request_candidates(&r, names, 6, &cand, &nc, &err) == 0)
+		const struct psiplace_node_finder linear = { find_linear, (void *)names };
+		uint32_t *cand2;
+		size_t nc2;
+		int rc1, rc2;
+
+		/* The names sorted by the library and a caller's own index
+		 * (slurmctld's hash; here a linear search) agree. */
+		rc1 = psiplace_ctld_request_candidates(&r, names, 6, NULL, &cand, &nc, &err);
+		rc2 = psiplace_ctld_request_candidates(&r, NULL, 6, &linear, &cand2, &nc2, &err);
+		if (rc1 != rc2 || (rc1 == 0 && (nc != nc2 || memcmp(cand, cand2, nc * sizeof(*cand)))))
+			abort();
+		if (rc1 == 0) {
 			free(cand);
+			free(cand2);
+		}
 		memset(nodes, 0, sizeof(nodes));
 		for (k = 0; k < 6; k++) {
 			nodes[k].name = names[k];
@@ -45,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			nodes[k].load1 = (double)k / 2;
 		}
 		psiplace_siteconf_init(&site);
-		if (psiplace_ctld_request_psi_order(&r, &site, nodes, 6, &cand, &nc, &pol, &err) !=
+		if (psiplace_ctld_request_psi_order(&r, &site, nodes, 6, NULL, &cand, &nc, &pol, &err) !=
 		    PSIPLACE_PSI_NEXT_ERROR)
 			free(cand);
 		psiplace_ctld_request_free(&r);

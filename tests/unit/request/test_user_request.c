@@ -450,17 +450,55 @@ Test(ctld_request, node_choice_round_trips_through_the_job_env)
 		const char *names[4] = { "n0", "n1", "n2", "n3" };
 		uint32_t *cand;
 		size_t nc;
-		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 4, &cand, &nc, &err), 0);
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 4, NULL, &cand, &nc, &err), 0);
 		cr_assert_eq(nc, 3);
 		cr_assert_eq(cand[0], 3);
 		cr_assert_eq(cand[1], 1);
 		cr_assert_eq(cand[2], 2);
 		free(cand);
-		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 2, &cand, &nc, &err), -1);
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 2, NULL, &cand, &nc, &err), -1);
 		cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'n3' is not a node of this cluster");
 	}
 	psiplace_ctld_request_free(&j);
 	psiplace_user_request_free(&r);
+}
+
+/* slurmctld's finder (its name hash): host names are looked up through it
+ * alone, names[] unused; a position it gives beyond the table is refused. */
+static int finder_calls;
+
+static long find_by_suffix(const char *name, void *arg)
+{
+	long n = *(const long *)arg;
+
+	finder_calls++;
+	if (name[0] != 'h' || !name[1])
+		return -1;
+	return strtol(name + 1, NULL, 10) % (n + 1); /* h<n> is position n; n+1 is past the end */
+}
+
+Test(ctld_request, hosts_through_the_callers_finder)
+{
+	const char *env[] = { "PSIPLACE_PSI=1", "PSIPLACE_PSI_HOSTS=h2,h0,h2" };
+	long nnodes = 3;
+	const struct psiplace_node_finder finder = { find_by_suffix, &nnodes };
+	struct psiplace_ctld_request j;
+	uint32_t *cand;
+	size_t nc;
+
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 2, &j, &err), 0, "%s", err.text);
+	finder_calls = 0;
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, NULL, 3, &finder, &cand, &nc, &err), 0,
+		     "%s", err.text);
+	cr_assert_eq(finder_calls, 3);
+	cr_assert_eq(nc, 2);
+	cr_assert_eq(cand[0], 2);
+	cr_assert_eq(cand[1], 0);
+	free(cand);
+	nnodes = 2; /* h2 -> position 2 of a 2-node table: refused */
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, NULL, 2, &finder, &cand, &nc, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'h2' is not a node of this cluster");
+	psiplace_ctld_request_free(&j);
 }
 
 Test(ctld_request, node_ids_beyond_the_cluster_are_errors)
@@ -472,7 +510,7 @@ Test(ctld_request, node_ids_beyond_the_cluster_are_errors)
 	const char *names[3] = { "a", "b", "c" };
 
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 3, &cand, &nc, &err), -1);
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 3, NULL, &cand, &nc, &err), -1);
 	cr_assert_str_eq(err.text, "PSIPLACE_PSI_NODES: node id 5 is beyond the cluster's 3 nodes (0-2)");
 	psiplace_ctld_request_free(&j);
 	env[0] = "PSIPLACE_PSI_NODES_SORT=bogus";
@@ -519,18 +557,18 @@ Test(ctld_request, psi_order_follows_the_allocation_precedence)
 	psiplace_siteconf_init(&site);
 	/* PSI list order kept by NONE. */
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 2, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
 	/* Without a sort mode: NodesSort unset = PROC over the set. */
 	psiplace_ctld_request_free(&j);
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 1, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 2 0"); /* 0/12, 8/16, 4/4 */
 	free(o);
 	/* The cluster's policy comes before NodesSort. */
 	site.policy = PSIPLACE_POLICY_LASTAVAILABLE;
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_POLICY);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_POLICY);
 	cr_assert_eq(pol, PSIPLACE_POLICY_LASTAVAILABLE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
@@ -539,13 +577,13 @@ Test(ctld_request, psi_order_follows_the_allocation_precedence)
 	site.policy = PSIPLACE_POLICY_NONE;
 	site.nodes_sort = strdup("proc");
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(plain, 1, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 1 2 0"); /* 0: 12 threads before 8 */
 	free(o);
 	psiplace_ctld_request_free(&j);
 	/* No PSI at all: the cluster's policy or nothing. */
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(NULL, 0, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_NONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_NONE);
 	cr_assert_null(o);
 	psiplace_siteconf_free(&site);
 }
