@@ -448,14 +448,30 @@ cmd_restart_ctld() {
   wait_ctld " after restart"
 }
 
+# Lines the select plugin logs when it has (re)read its configuration: the
+# site reader thread after a reconfigure in place (22.05-23.02), or the
+# plugin's start in a re-executed slurmctld (23.11+).
+conf_reads() {
+  grep -cE 'psiplace_cons_tres: (configuration read again|keeping the previous configuration|psiplace .* loaded)' \
+    "$dir/log/slurmctld.log" 2>/dev/null || true
+}
+conf_read_since() { [ "$(conf_reads)" -gt "$1" ]; }
+
 # Rewrite the psiplace line's arguments and make slurmctld re-read it.
 cmd_plugstack() {
-  local so; so=$(spank_so)
+  local so before; so=$(spank_so)
   PSIPLACE_POLICY=none PSIPLACE_PLUGSTACK_ARGS="$*" plugstack_line "$so" >"$dir/etc/plugstack.conf"
+  before=$(conf_reads)
   scontrol reconfigure
   # From 23.11 a reconfigure re-executes slurmctld: wait until it answers
   # again and the nodes are back from "unknown" (1-2 s).
   wait_ctld " after reconfigure"
+  # The plugin reads the files in a thread of its own: wait for its line.
+  local deadline=$((SECONDS + 30))
+  until conf_read_since "$before"; do
+    [ $SECONDS -lt $deadline ] || { log_tail; die "the select plugin did not read its configuration within 30 s"; }
+    sleep 0.1
+  done
   wait_idle 30
 }
 

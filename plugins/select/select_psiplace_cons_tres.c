@@ -32,7 +32,7 @@
 #include "psiplace/policy.h"
 #include "psiplace/plugstack_line.h"
 #include "psiplace_version.h"
-#include "metrics_reader.h"
+#include "site_reader.h"
 #include "site.h"
 
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
@@ -190,18 +190,19 @@ static void cands_free(struct cands *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* The metrics file is read by a thread of its own (metrics_reader.c),
- * restarted when reconfigure names another file. */
-static void start_metrics_reader(const char *previous)
+/* The site's files are read by a thread of its own (site_reader.c): the
+ * metrics file always, the plugstack line and psiplace.conf when
+ * reconfigure asks.  A decision installs what it published. */
+static void take_site(void)
 {
-	const char *path = ctx.site.psiconf.metrics_file;
-	psiplace_error_t err;
+	struct site *next = site_reader_take_site();
 
-	if (previous && path && !strcmp(previous, path))
+	if (!next)
 		return;
-	metrics_reader_stop();
-	if (path && metrics_reader_start(path, &err) < 0)
-		error("%s: %s; the metrics file is not read", plugin_type, err.text);
+	site_keep_metrics(next, &ctx.site);
+	site_free(&ctx.site);
+	ctx.site = *next;
+	free(next);
 }
 
 extern int init(void)
@@ -213,7 +214,9 @@ extern int init(void)
 		return SLURM_SUCCESS;
 	if (site_load(&ctx.site, &err) < 0)
 		fatal("%s: %s", plugin_type, err.text);
-	start_metrics_reader(NULL);
+	if (site_reader_start(ctx.site.psiconf.metrics_file, &err) < 0)
+		error("%s: %s; the metrics file is not read and reconfigure reads the "
+		      "configuration itself", plugin_type, err.text);
 	info("%s: psiplace %s built for Slurm %s loaded, NodeAllocationPolicy=%s", plugin_type,
 	     PSIPLACE_VERSION, SLURM_VERSION_STRING, psiplace_policy_name(ctx.site.conf.policy));
 	return SLURM_SUCCESS;
@@ -229,7 +232,7 @@ extern int fini(void)
 		if (fini_f)
 			rc = fini_f();
 	}
-	metrics_reader_stop();
+	site_reader_stop();
 	site_free(&ctx.site);
 	cands_free(&ctx.c);
 	cands_free(&ctx.all);
@@ -633,6 +636,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 
 	if (!resolve())
 		return SLURM_ERROR;
+	take_site();
 	if (!job_ptr || job_ptr->magic != JOB_MAGIC || !job_ptr->details || !node_bitmap ||
 	    !&node_record_table_ptr) {
 		if (job_ptr && job_ptr->magic != JOB_MAGIC)
@@ -696,28 +700,33 @@ out:
 	return rc;
 }
 
+/* slurmctld calls this with its locks held, at `scontrol reconfigure` and
+ * at partition and dynamic-node changes: the files are read by the site
+ * reader thread, never here; the next decision takes the result. */
 extern int select_p_reconfigure(void)
 {
-	struct site next;
-	psiplace_error_t err;
+	char *plugstack, *psiconf;
 
 	if (!resolve())
 		return SLURM_ERROR;
 	if (running_in_slurmctld()) {
-		if (site_load(&next, &err) < 0) {
-			error("%s: keeping the previous configuration: %s", plugin_type, err.text);
-		} else {
-			char *previous = ctx.site.psiconf.metrics_file ?
-					 xstrdup(ctx.site.psiconf.metrics_file) : NULL;
+		site_paths(&plugstack, &psiconf);
+		if (site_reader_reload(plugstack, psiconf) < 0) {
+			struct site next;
+			psiplace_error_t err;
 
-			site_keep_metrics(&next, &ctx.site);
-			site_free(&ctx.site);
-			ctx.site = next;
-			start_metrics_reader(previous ? previous : "");
-			xfree(previous);
-			verbose("%s: NodeAllocationPolicy=%s", plugin_type,
-				psiplace_policy_name(ctx.site.conf.policy));
+			/* no reader thread (it could not start): read here */
+			if (site_load_paths(&next, plugstack, psiconf, &err) < 0) {
+				error("%s: keeping the previous configuration: %s", plugin_type,
+				      err.text);
+			} else {
+				site_keep_metrics(&next, &ctx.site);
+				site_free(&ctx.site);
+				ctx.site = next;
+			}
 		}
+		xfree(plugstack);
+		xfree(psiconf);
 	}
 	return ctx.ops.reconfigure();
 }

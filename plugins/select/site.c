@@ -6,14 +6,12 @@
 #include "slurm_compat.h"
 
 #include "psiplace/error.h"
-#include "metrics_reader.h"
+#include "site_reader.h"
 #include "site.h"
 
 
-static int load_plugstack(struct site *s, psiplace_error_t *err)
+static int load_plugstack(struct site *s, const char *path, psiplace_error_t *err)
 {
-	char *path = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
-					  : get_extra_conf_path("plugstack.conf");
 	int rc = 0;
 
 	if (path && access(path, R_OK) == 0)
@@ -26,31 +24,41 @@ static int load_plugstack(struct site *s, psiplace_error_t *err)
 		msg = *err;
 		rc = psiplace_seterr(err, "%s: %s", path, msg.text);
 	}
-	xfree(path);
 	return rc;
 }
 
-int site_load(struct site *s, psiplace_error_t *err)
+void site_paths(char **plugstack, char **psiconf)
 {
-	char *path;
-	int rc;
+	*plugstack = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
+					  : get_extra_conf_path("plugstack.conf");
+	*psiconf = get_extra_conf_path("psiplace.conf");
+}
 
+int site_load_paths(struct site *s, const char *plugstack, const char *psiconf,
+		    psiplace_error_t *err)
+{
 	memset(s, 0, sizeof(*s));
 	psiplace_siteconf_init(&s->conf);
 	psiplace_psiconf_init(&s->psiconf);
 	s->indexed = 0;
-	if (load_plugstack(s, err) < 0) {
-		site_free(s);
-		return -1;
-	}
-	path = get_extra_conf_path("psiplace.conf");
-	rc = psiplace_psiconf_read_file(path, true, &s->psiconf, err);
-	xfree(path);
-	if (rc < 0) {
+	if (load_plugstack(s, plugstack, err) < 0 ||
+	    psiplace_psiconf_read_file(psiconf, true, &s->psiconf, err) < 0) {
 		site_free(s);
 		return -1;
 	}
 	return 0;
+}
+
+int site_load(struct site *s, psiplace_error_t *err)
+{
+	char *plugstack, *psiconf;
+	int rc;
+
+	site_paths(&plugstack, &psiconf);
+	rc = site_load_paths(s, plugstack, psiconf, err);
+	xfree(plugstack);
+	xfree(psiconf);
+	return rc;
 }
 
 void site_free(struct site *s)
@@ -60,17 +68,17 @@ void site_free(struct site *s)
 	psiplace_siteconf_free(&s->conf);
 	psiplace_priorityf_free(s->cluster_prio);
 	psiplace_psiconf_free(&s->psiconf);
-	metrics_reader_free(s->metrics);
+	site_reader_free(s->metrics);
 	memset(s, 0, sizeof(*s));
 }
 
 void site_refresh_metrics(struct site *s)
 {
-	struct psiplace_metrics *m = metrics_reader_take();
+	struct psiplace_metrics *m = site_reader_take();
 
 	if (!m)
 		return;
-	metrics_reader_free(s->metrics);
+	site_reader_free(s->metrics);
 	s->metrics = m;
 	s->indexed = 0;
 }

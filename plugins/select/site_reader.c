@@ -1,11 +1,14 @@
-/* The metrics file reader thread (see metrics_reader.h).
+/* The site reader thread (see site_reader.h): the metrics file, and the
+ * plugstack.conf line and psiplace.conf when reconfigure asks.
  *
  * Hand-over without locks: the thread publishes a result by exchanging it
- * into `pending`; a decision (under slurmctld's node write lock, so one at
- * a time) takes it by exchanging NULL in.  Whoever gets a pointer out of
- * the exchange owns it: the thread frees a result nobody took, the
- * decision frees the one it replaces.  The thread never touches a result
- * after publishing it. */
+ * into `pending` (metrics) or `pending_site` (configuration); a decision
+ * (under slurmctld's node write lock, so one at a time) takes it by
+ * exchanging NULL in.  Whoever gets a pointer out of the exchange owns it:
+ * the thread frees a result nobody took, the decision frees the one it
+ * replaces.  The thread never touches a result after publishing it.  The
+ * one lock, `ask`, guards the paths a reload asks for; neither side holds
+ * it while reading a file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -23,8 +26,9 @@
 #include "src/common/slurm_xlator.h"
 #include "slurm_compat.h"
 
-#include "metrics_reader.h"
 #include "psiplace/readfile.h"
+#include "site.h"
+#include "site_reader.h"
 
 #define READER_INTERVAL_MS 1000 /* NFS and writers that never close */
 #define READER_LOGGED_LINES 5   /* bad lines logged per read, then a count */
@@ -35,18 +39,29 @@ static const char me[] = "select/psiplace_cons_tres";
 static struct {
 	bool running;
 	pthread_t thread;
-	int wake[2];  /* a byte on wake[1] stops the thread */
-	char *path;
+	int wake[2];  /* 'x' on wake[1] stops the thread, 'r' asks for a reload */
+	char *path;   /* the metrics file; the thread's own once it runs */
+	pthread_mutex_t ask;
+	char *ask_plugstack, *ask_psiconf; /* a reload asked for, under `ask` */
 	_Atomic(struct psiplace_metrics *) pending;
+	_Atomic(struct site *) pending_site;
 	atomic_ulong published;
-} rd = { .wake = { -1, -1 } };
+} rd = { .wake = { -1, -1 }, .ask = PTHREAD_MUTEX_INITIALIZER };
 
-void metrics_reader_free(struct psiplace_metrics *m)
+void site_reader_free(struct psiplace_metrics *m)
 {
 	if (!m)
 		return;
 	psiplace_metrics_free(m);
 	free(m);
+}
+
+void site_reader_free_site(struct site *s)
+{
+	if (!s)
+		return;
+	site_free(s);
+	free(s);
 }
 
 struct read_log {
@@ -63,7 +78,7 @@ static void log_line(void *arg, const char *msg)
 
 static void publish(struct psiplace_metrics *m)
 {
-	metrics_reader_free(atomic_exchange(&rd.pending, m));
+	site_reader_free(atomic_exchange(&rd.pending, m));
 	atomic_fetch_add(&rd.published, 1);
 }
 
@@ -77,6 +92,8 @@ static void check(struct psiplace_filestamp *stamp, char *said, size_t saidlen)
 	bool changed;
 	int rc;
 
+	if (!rd.path)
+		return;
 	rc = psiplace_file_changed(rd.path, stamp, &changed, &err);
 	if (!changed)
 		return;
@@ -132,22 +149,79 @@ static int watch_dir(void)
 	return fd;
 }
 
+/* Read the configuration a reconfigure asked for and publish it; switch
+ * to its metrics file when it names another one. */
+static void reload(struct psiplace_filestamp *stamp, char *said, int *ino)
+{
+	char *plugstack, *psiconf;
+	const char *mpath;
+	struct site *next;
+	psiplace_error_t err;
+
+	pthread_mutex_lock(&rd.ask);
+	plugstack = rd.ask_plugstack;
+	psiconf = rd.ask_psiconf;
+	rd.ask_plugstack = rd.ask_psiconf = NULL;
+	pthread_mutex_unlock(&rd.ask);
+	if (!psiconf) /* a second wake-up for a reload already done */
+		goto out;
+	if (!(next = calloc(1, sizeof(*next)))) {
+		error("%s: keeping the previous configuration: out of memory", me);
+		goto out;
+	}
+	if (site_load_paths(next, plugstack, psiconf, &err) < 0) {
+		error("%s: keeping the previous configuration: %s", me, err.text);
+		free(next);
+		goto out;
+	}
+	mpath = next->psiconf.metrics_file;
+	if (!(mpath && rd.path && !strcmp(mpath, rd.path)) && (mpath || rd.path)) {
+		free(rd.path);
+		rd.path = mpath ? strdup(mpath) : NULL;
+		if (*ino >= 0)
+			close(*ino);
+		*ino = rd.path ? watch_dir() : -1;
+		*stamp = (struct psiplace_filestamp){ 0 };
+		said[0] = '\0';
+		if (!rd.path) { /* no metrics file any more: its values are dropped */
+			struct psiplace_metrics *m = calloc(1, sizeof(*m));
+
+			if (m) {
+				psiplace_metrics_init(m);
+				publish(m);
+			}
+		}
+	}
+	verbose("%s: configuration read again: NodeAllocationPolicy=%s", me,
+		psiplace_policy_name(next->conf.policy));
+	site_reader_free_site(atomic_exchange(&rd.pending_site, next));
+	atomic_fetch_add(&rd.published, 1);
+out:
+	free(plugstack);
+	free(psiconf);
+}
+
 static void *reader_main(void *arg)
 {
 	struct psiplace_filestamp stamp = { 0 };
 	char said[PSIPLACE_ERRLEN] = "";
 	char buf[4096];
-	int ino = watch_dir();
+	int ino = rd.path ? watch_dir() : -1;
 
 	(void)arg;
 	for (;;) {
 		struct pollfd p[2] = { { rd.wake[0], POLLIN, 0 }, { ino, POLLIN, 0 } };
+		char cmd;
 
 		check(&stamp, said, sizeof(said));
 		if (poll(p, ino >= 0 ? 2 : 1, READER_INTERVAL_MS) < 0 && errno != EINTR)
 			break;
-		if (p[0].revents)
-			break;
+		if (p[0].revents) {
+			if (read(rd.wake[0], &cmd, 1) != 1 || cmd != 'r')
+				break;
+			reload(&stamp, said, &ino);
+			continue;
+		}
 		if (ino >= 0 && p[1].revents)
 			while (read(ino, buf, sizeof(buf)) > 0)
 				;
@@ -157,18 +231,19 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-int metrics_reader_start(const char *path, psiplace_error_t *err)
+int site_reader_start(const char *path, psiplace_error_t *err)
 {
 	sigset_t all, old;
 	int rc;
 
 	if (rd.running)
-		metrics_reader_stop();
-	if (pipe2(rd.wake, O_CLOEXEC) < 0)
-		return psiplace_seterr(err, "metrics reader: pipe: %s", strerror(errno));
-	if (!(rd.path = strdup(path))) {
-		metrics_reader_stop();
-		return psiplace_seterr(err, "metrics reader: out of memory");
+		site_reader_stop();
+	/* Non-blocking writes: a full pipe means a wake-up is pending anyway. */
+	if (pipe2(rd.wake, O_CLOEXEC) < 0 || fcntl(rd.wake[1], F_SETFL, O_NONBLOCK) < 0)
+		return psiplace_seterr(err, "site reader: pipe: %s", strerror(errno));
+	if (path && !(rd.path = strdup(path))) {
+		site_reader_stop();
+		return psiplace_seterr(err, "site reader: out of memory");
 	}
 	/* Signals stay with slurmctld's own threads. */
 	sigfillset(&all);
@@ -176,27 +251,27 @@ int metrics_reader_start(const char *path, psiplace_error_t *err)
 	rc = pthread_create(&rd.thread, NULL, reader_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
-		metrics_reader_stop();
-		return psiplace_seterr(err, "metrics reader: pthread_create: %s", strerror(rc));
+		site_reader_stop();
+		return psiplace_seterr(err, "site reader: pthread_create: %s", strerror(rc));
 	}
 	rd.running = true;
 	return 0;
 }
 
-void metrics_reader_stop(void)
+void site_reader_stop(void)
 {
 	if (rd.running) {
 		struct timespec until;
 		int rc;
 
 		if (write(rd.wake[1], "x", 1) != 1)
-			error("%s: cannot wake the metrics reader: %m", me);
+			error("%s: cannot wake the site reader: %m", me);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += READER_STOP_WAIT_S;
 		rc = pthread_timedjoin_np(rd.thread, NULL, &until);
 		if (rc) {
 			/* Stuck in a read of a hung file system: leave it. */
-			error("%s: metrics reader did not stop within %d s, detached", me,
+			error("%s: site reader did not stop within %d s, detached", me,
 			      READER_STOP_WAIT_S);
 			pthread_detach(rd.thread);
 			/* its path and wake pipe stay with it */
@@ -212,15 +287,50 @@ void metrics_reader_stop(void)
 	if (rd.wake[1] >= 0)
 		close(rd.wake[1]);
 	rd.wake[0] = rd.wake[1] = -1;
-	metrics_reader_free(atomic_exchange(&rd.pending, NULL));
+	site_reader_free(atomic_exchange(&rd.pending, NULL));
+	site_reader_free_site(atomic_exchange(&rd.pending_site, NULL));
+	pthread_mutex_lock(&rd.ask);
+	free(rd.ask_plugstack);
+	free(rd.ask_psiconf);
+	rd.ask_plugstack = rd.ask_psiconf = NULL;
+	pthread_mutex_unlock(&rd.ask);
 }
 
-struct psiplace_metrics *metrics_reader_take(void)
+int site_reader_reload(const char *plugstack_path, const char *psiconf_path)
+{
+	char *a, *b;
+
+	if (!rd.running)
+		return -1;
+	a = plugstack_path ? strdup(plugstack_path) : NULL;
+	b = strdup(psiconf_path ? psiconf_path : "");
+	if ((plugstack_path && !a) || !b) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	pthread_mutex_lock(&rd.ask);
+	free(rd.ask_plugstack);
+	free(rd.ask_psiconf);
+	rd.ask_plugstack = a;
+	rd.ask_psiconf = b;
+	pthread_mutex_unlock(&rd.ask);
+	if (write(rd.wake[1], "r", 1) != 1 && errno != EAGAIN)
+		return -1;
+	return 0;
+}
+
+struct site *site_reader_take_site(void)
+{
+	return atomic_exchange(&rd.pending_site, NULL);
+}
+
+struct psiplace_metrics *site_reader_take(void)
 {
 	return atomic_exchange(&rd.pending, NULL);
 }
 
-unsigned long metrics_reader_published(void)
+unsigned long site_reader_published(void)
 {
 	return atomic_load(&rd.published);
 }

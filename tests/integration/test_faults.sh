@@ -119,6 +119,33 @@ if [ "$PSIPLACE_SLURM" = 22.05 ]; then
   check_eq "a malformed psiplace.conf at reconfigure: one log line each, old configuration kept" \
     "$bad_rounds" "$(($(log_count "keeping the previous configuration") - bad_before))"
 fi
+# psiplace.conf abused at reconfigure (22.05 reconfigures in place; 23.11+
+# re-executes slurmctld, where a bad file stops it at start, as documented):
+# the plugin's reader thread reads it, so neither the reconfigure nor a
+# decision waits, and the previous configuration stays.
+if [ "$PSIPLACE_SLURM" = 22.05 ]; then
+  for abuse in fifo garbage; do
+    rm -f "$conf"
+    case $abuse in
+      fifo) mkfifo "$conf"; what="a FIFO" ;;
+      garbage) head -c 8M /dev/urandom >"$conf"; what="8 MB of garbage" ;;
+    esac
+    before=$(log_count "keeping the previous configuration")
+    start=$(date +%s%N)
+    timeout 30 scontrol reconfigure >/dev/null 2>&1; rc=$?
+    took=$(( ($(date +%s%N) - start) / 1000000 ))
+    printf '# scontrol reconfigure with psiplace.conf %s: %d ms\n' "$what" "$took"
+    check_eq "reconfigure with psiplace.conf $what returns" 0 "$rc"
+    poll 10 log_count_above "keeping the previous configuration" "$before" ||
+      not_ok "slurmctld logged that it keeps the previous configuration ($what)"
+    check_eq "psiplace.conf $what: one log line, the previous configuration kept" 1 \
+      "$(($(log_count "keeping the previous configuration") - before))"
+    check_latency "psiplace.conf is $what"
+  done
+  cp "$work/psiplace.conf.good" "$conf"
+  scontrol reconfigure >/dev/null 2>&1
+  poll 30 bash -c 'scontrol ping 2>/dev/null | grep -q UP'
+fi
 subs_done() { local id; for id in "${submitted[@]}"; do job_done "$id" || return 1; done; }
 poll 120 subs_done
 check_eq "jobs submitted during 20 reconfigures all completed" 40 \
