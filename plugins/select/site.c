@@ -126,14 +126,15 @@ void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_
 	out->cpus = node_ptr->cpus;
 	out->threads = node_ptr->cpus;
 	out->power = !IS_NODE_POWERED_DOWN(node_ptr);
-	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all.
-	 * Without it (callers that only name nodes) an allocated node counts
-	 * as full and any other as free. */
-	if (!(fields & SITE_F_ALLOC)) {
+	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all, for
+	 * nodes with jobs (base state ALLOCATED, also when only partly: MIXED
+	 * is computed for display) or still completing; others hold nothing.
+	 * Without SITE_F_ALLOC (callers that only name nodes) an allocated
+	 * node counts as full. */
+	if (!(fields & SITE_F_ALLOC))
 		alloc_cpus = IS_NODE_ALLOCATED(node_ptr) ? node_ptr->cpus : 0;
-	} else {
+	else if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_COMPLETING(node_ptr))
 		psiplace_node_alloc(node_ptr, index, &alloc_cpus, &alloc_mem);
-	}
 	out->alloc_cpus = alloc_cpus;
 	out->alloc_memory = alloc_mem;
 	if (fields & SITE_F_STATIC) {

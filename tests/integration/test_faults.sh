@@ -119,6 +119,10 @@ if [ "$PSIPLACE_SLURM" = 22.05 ]; then
   check_eq "a malformed psiplace.conf at reconfigure: one log line each, old configuration kept" \
     "$bad_rounds" "$(($(log_count "keeping the previous configuration") - bad_before))"
 fi
+subs_done() { local id; for id in "${submitted[@]}"; do job_done "$id" || return 1; done; }
+poll 120 subs_done
+check_eq "jobs submitted during 20 reconfigures all completed" 40 \
+  "$(for id in "${submitted[@]}"; do [ "$(job_state "$id")" = COMPLETED ] && echo x; done | wc -l)"
 # psiplace.conf abused at reconfigure (22.05 reconfigures in place; 23.11+
 # re-executes slurmctld, where a bad file stops it at start, as documented):
 # the plugin's reader thread reads it, so neither the reconfigure nor a
@@ -146,10 +150,6 @@ if [ "$PSIPLACE_SLURM" = 22.05 ]; then
   scontrol reconfigure >/dev/null 2>&1
   poll 30 bash -c 'scontrol ping 2>/dev/null | grep -q UP'
 fi
-subs_done() { local id; for id in "${submitted[@]}"; do job_done "$id" || return 1; done; }
-poll 120 subs_done
-check_eq "jobs submitted during 20 reconfigures all completed" 40 \
-  "$(for id in "${submitted[@]}"; do [ "$(job_state "$id")" = COMPLETED ] && echo x; done | wc -l)"
 abuse_metrics 2 # a FIFO
 check_latency "metrics file is a FIFO"
 abuse_metrics 3 # 200 MB of garbage

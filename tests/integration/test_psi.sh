@@ -71,11 +71,13 @@ check_eq "#SBATCH --psi-tpp=2 in the script reaches the steps" "$(whole n2 4 2)"
 # a step's own setting beats the option the job was given; -c makes the
 # job's steps fit
 id=$(sbatch --parsable -w n2 -n4 -c2 --psi-tpp=2 -o "$work/sb3.out" \
-  --wrap 'srun -n4 --psi-dry-run true; PSI_TPP=1 srun -n4 --psi-dry-run true')
+  --wrap 'srun -n4 --psi-dry-run true; PSI_TPP=1 srun -n4 --psi-dry-run true; srun -n4 --psi-tpp=1 --psi-dry-run true')
 poll 60 job_done "$id"
 check_eq "sbatch -c2 --psi-tpp=2: the step inherits two CPUs per task, then PSI_TPP=1 in the step wins" \
   "$(whole n2 4 2) | 0 n2 0 0;1 n2 1 0;2 n2 2 0;3 n2 3 0" \
-  "$(grep -m4 ' task ' "$work/sb3.out" | report) | $(grep ' task ' "$work/sb3.out" | tail -n +5 | report)"
+  "$(grep -m4 ' task ' "$work/sb3.out" | report) | $(grep ' task ' "$work/sb3.out" | sed -n 5,8p | report)"
+check_eq "... and so does the step's own --psi-tpp=1 option" \
+  "0 n2 0 0;1 n2 1 0;2 n2 2 0;3 n2 3 0" "$(grep ' task ' "$work/sb3.out" | sed -n 9,12p | report)"
 
 out=$(timeout 90 srun -w n2 -n1 printenv SLURMD_NODENAME : -w n3 -n1 printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')
 check_eq "a heterogeneous step without psiplace options runs as Slurm runs it" "n2 n3" "$out"
