@@ -9,7 +9,11 @@
 #       (here with Debian's rpm package: --nodeps, BuildRequires are RHEL names).
 #
 # --slurm-src: a configured source tree of exactly the Slurm to run (default:
-# contrib/testbed/cluster.sh slurm-src, Debian 12's installed 22.05).
+# contrib/testbed/cluster.sh slurm-src, Debian 12's installed 22.05; e.g.
+# trixie's 24.11 tree: contrib/testbed/slurm-release.sh tree 24.11).  The
+# plugins package depends on exactly the slurm-wlm-basic-plugins version of
+# the tree's debian/changelog when it has one (PSIPLACE_SLURM_DEB_VERSION
+# overrides), else on the installed one's.
 # --version: build as version V (the upgrade test builds N and N+1).
 # --out: where the packages go (default <repo>/dist).  The build runs in a
 # copy of the source, so the checkout stays clean.
@@ -47,6 +51,13 @@ need() { # install the named Debian packages when missing
 slurm_src=$(cd "$slurm_src" && pwd) || die "--slurm-src $slurm_src does not exist"
 [ -f "$slurm_src/config.h" ] || die "$slurm_src is not a configured Slurm tree (no config.h)"
 slurm_version=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$slurm_src/config.h")
+# The slurm-wlm-basic-plugins version to depend on: a Debian source tree
+# (Debian 12's 22.05, trixie's 24.11) says it in its changelog; otherwise
+# the installed package's (debian/rules checks that it is the tree's release).
+if [ -z "${PSIPLACE_SLURM_DEB_VERSION:-}" ] && [ -f "$slurm_src/debian/changelog" ]; then
+  PSIPLACE_SLURM_DEB_VERSION=$(dpkg-parsechangelog -l "$slurm_src/debian/changelog" -S Version)
+fi
+export PSIPLACE_SLURM_DEB_VERSION=${PSIPLACE_SLURM_DEB_VERSION:-}
 meson_version=$(sed -n "s/^  version : '\([^']*\)',/\1/p" "$repo/meson.build")
 version=${version:-$meson_version}
 mkdir -p "$out"; out=$(cd "$out" && pwd)
