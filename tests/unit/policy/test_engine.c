@@ -499,3 +499,40 @@ Test(rank, too_few_fields_change_the_order)
 	cr_assert_eq(psiplace_rank(&o, part, M, got, &err), 0);
 	cr_assert(memcmp(got, want, sizeof(want)) != 0);
 }
+
+/* Index order within weight tiers, from test_policy_names.c. */
+static void check_order(enum psiplace_policy p, bool overrides, const struct psiplace_node *n, size_t k,
+		 const uint32_t *want)
+{
+	struct psiplace_rank_opts o = { .policy = p, .policy_overrides_weight = overrides };
+	uint32_t order[16];
+	psiplace_error_t err;
+	size_t i;
+
+	cr_assert_eq(psiplace_rank(&o, n, k, order, &err), 0, "%s", err.text);
+	for (i = 0; i < k; i++)
+		cr_expect_eq(order[i], want[i], "position %zu: %u, want %u", i, order[i], want[i]);
+}
+
+Test(rank, firstavailable_index_ascending_within_weight_tier)
+{
+	/* positions 0..3 hold nodes 7, 2, 5, 3; node 5 is in a heavier tier */
+	struct psiplace_node n[] = {
+		{ .index = 7, .weight = 1 }, { .index = 2, .weight = 1 },
+		{ .index = 5, .weight = 9 }, { .index = 3, .weight = 1 },
+	};
+
+	check_order(PSIPLACE_POLICY_FIRSTAVAILABLE, false, n, 4, (uint32_t[]){ 1, 3, 0, 2 });
+	check_order(PSIPLACE_POLICY_FIRSTAVAILABLE, true, n, 4, (uint32_t[]){ 1, 3, 2, 0 });
+}
+
+Test(rank, lastavailable_index_descending_within_weight_tier)
+{
+	struct psiplace_node n[] = {
+		{ .index = 7, .weight = 1 }, { .index = 2, .weight = 1 },
+		{ .index = 5, .weight = 9 }, { .index = 3, .weight = 1 },
+	};
+
+	check_order(PSIPLACE_POLICY_LASTAVAILABLE, false, n, 4, (uint32_t[]){ 0, 3, 1, 2 });
+	check_order(PSIPLACE_POLICY_LASTAVAILABLE, true, n, 4, (uint32_t[]){ 0, 2, 3, 1 });
+}

@@ -4,7 +4,6 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/ctld_request.h"
 #include "psiplace/policy.h"
 
 Test(policy, names_and_moab_aliases_case_insensitive)
@@ -76,75 +75,4 @@ Test(policy, canonical_names_round_trip)
 		cr_assert_eq((int)q, p);
 	}
 	cr_assert_str_eq(psiplace_policy_name(PSIPLACE_POLICY_NONE), "NONE");
-}
-
-static void rank(enum psiplace_policy p, bool overrides, const struct psiplace_node *n, size_t k,
-		 const uint32_t *want)
-{
-	struct psiplace_rank_opts o = { .policy = p, .policy_overrides_weight = overrides };
-	uint32_t order[16];
-	psiplace_error_t err;
-	size_t i;
-
-	cr_assert_eq(psiplace_rank(&o, n, k, order, &err), 0, "%s", err.text);
-	for (i = 0; i < k; i++)
-		cr_expect_eq(order[i], want[i], "position %zu: %u, want %u", i, order[i], want[i]);
-}
-
-Test(policy, firstavailable_index_ascending_within_weight_tier)
-{
-	/* positions 0..3 hold nodes 7, 2, 5, 3; node 5 is in a heavier tier */
-	struct psiplace_node n[] = {
-		{ .index = 7, .weight = 1 }, { .index = 2, .weight = 1 },
-		{ .index = 5, .weight = 9 }, { .index = 3, .weight = 1 },
-	};
-
-	rank(PSIPLACE_POLICY_FIRSTAVAILABLE, false, n, 4, (uint32_t[]){ 1, 3, 0, 2 });
-	rank(PSIPLACE_POLICY_FIRSTAVAILABLE, true, n, 4, (uint32_t[]){ 1, 3, 2, 0 });
-}
-
-Test(policy, lastavailable_index_descending_within_weight_tier)
-{
-	struct psiplace_node n[] = {
-		{ .index = 7, .weight = 1 }, { .index = 2, .weight = 1 },
-		{ .index = 5, .weight = 9 }, { .index = 3, .weight = 1 },
-	};
-
-	rank(PSIPLACE_POLICY_LASTAVAILABLE, false, n, 4, (uint32_t[]){ 0, 3, 1, 2 });
-	rank(PSIPLACE_POLICY_LASTAVAILABLE, true, n, 4, (uint32_t[]){ 0, 2, 3, 1 });
-}
-
-Test(ctld_request, absent_request_keeps_defaults)
-{
-	const char *env[] = { "OTHER=1", NULL, "PSIPLACE_ALLOC_POLICYX=FASTEST" };
-	struct psiplace_ctld_request r;
-
-	cr_assert_eq(psiplace_ctld_request_from_env(env, 3, &r, NULL), 0);
-	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
-	cr_assert_eq(psiplace_ctld_request_from_env(NULL, 0, &r, NULL), 0);
-}
-
-Test(ctld_request, policy_is_read)
-{
-	const char *env[] = { "A=b", "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE" };
-	struct psiplace_ctld_request r;
-
-	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, NULL), 0);
-	cr_assert_eq(r.policy, PSIPLACE_POLICY_FIRSTAVAILABLE);
-}
-
-Test(ctld_request, hostile_values_rejected_and_reset)
-{
-	static char big[PSIPLACE_JOBENV_MAX_VALUE + 40];
-	const char *env[] = { "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE", big };
-	struct psiplace_ctld_request r;
-	psiplace_error_t err;
-
-	memset(big, 'A', sizeof(big) - 1);
-	memcpy(big, "PSIPLACE_ALLOC_POLICY=", 22);
-	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, &err), -1);
-	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
-	cr_assert_str_eq(err.text, "PSIPLACE_ALLOC_POLICY longer than 4096 bytes");
-	cr_assert_eq(psiplace_ctld_request_from_env(env, PSIPLACE_JOBENV_MAX_ENTRIES + 1, &r, &err), -1);
-	cr_assert_str_eq(err.text, "job environment has 4097 entries (at most 4096)");
 }

@@ -1,5 +1,4 @@
-/* PSI_* value parsers and Slurm hostlist expressions: values and exact
- * error lines. */
+/* PSI_* value parsers: values and exact error lines. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,49 +6,9 @@
 #include <criterion/criterion.h>
 
 #include "psiplace/error.h"
-#include "psiplace/hostnames.h"
 #include "psiplace/psi_values.h"
-#include "psiplace/step_layout.h"
 
 static psiplace_error_t err;
-
-static void roundtrip(const char *expr, const char *want)
-{
-	struct psiplace_names l, back;
-	char buf[256];
-	size_t i;
-
-	psiplace_names_init(&l);
-	psiplace_names_init(&back);
-	cr_assert_eq(psiplace_names_add_hostlist(&l, expr, "X", &err), 0, "%s", err.text);
-	cr_assert_geq(psiplace_names_format(&l, buf, sizeof(buf)), 0);
-	cr_assert_str_eq(buf, want);
-	cr_assert_eq(psiplace_names_add_hostlist(&back, buf, "X", &err), 0);
-	cr_assert_eq(back.n, l.n);
-	for (i = 0; i < l.n; i++)
-		cr_assert_str_eq(back.name[i], l.name[i]);
-	psiplace_names_free(&l);
-	psiplace_names_free(&back);
-}
-
-Test(names, format_compacts_and_keeps_order)
-{
-	roundtrip("n1,n2,n3,n5,login,n7", "n[1-3,5],login,n[7]");
-	roundtrip("n08,n09,n10,n9", "n[08-10,9]");
-	roundtrip("n3,n1,n1", "n[3,1,1]");
-	roundtrip("r[1-2]n[1-2]", "r1n[1-2],r2n[1-2]");
-}
-
-Test(names, add_hostlist_keeps_the_list_on_error)
-{
-	struct psiplace_names l;
-
-	psiplace_names_init(&l);
-	cr_assert_eq(psiplace_names_add_hostlist(&l, "a b", "X", &err), 0);
-	cr_assert_eq(psiplace_names_add_hostlist(&l, "c n[1-", "X", &err), -1);
-	cr_assert_eq(l.n, 2);
-	psiplace_names_free(&l);
-}
 
 Test(psi_nodes, ranges_decimal_and_hex)
 {
@@ -198,77 +157,4 @@ Test(psi_cpumap, descending_ranges)
 	cr_assert_str_eq(err.text, "--psi-cpumap: '0x3' is not a CPU map; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
 	cr_assert_eq(psiplace_cpumap_parse("70000", "__PSI_CPUMAP", &m, &n, &err), -1);
 	cr_assert_str_eq(err.text, "__PSI_CPUMAP: '70000' has a number above 65535; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
-}
-
-static struct psiplace_node mk(uint32_t index, uint32_t threads, uint32_t alloc, double load1,
-			       uint64_t weight)
-{
-	struct psiplace_node n;
-
-	memset(&n, 0, sizeof(n));
-	n.index = index;
-	n.cpus = n.threads = threads;
-	n.alloc_cpus = alloc;
-	n.load1 = n.load5 = n.load15 = load1;
-	n.weight = weight;
-	return n;
-}
-
-Test(psi_sort, ratings_per_thread_then_more_threads_then_index)
-{
-	struct psiplace_node nodes[4] = { mk(0, 8, 4, 0.5, 1), mk(1, 16, 8, 0, 1), mk(2, 8, 0, 4, 1),
-					  mk(3, 8, 4, 0, 1) };
-	uint32_t order[4] = { 0, 1, 2, 3 };
-
-	psiplace_psi_sort(PSIPLACE_SORT_PROC, false, nodes, order, 4);
-	/* 2: 0/8; then 0.5 each: 1 (16 threads) before 0 and 3 (index). */
-	cr_assert_eq(order[0], 2);
-	cr_assert_eq(order[1], 1);
-	cr_assert_eq(order[2], 0);
-	cr_assert_eq(order[3], 3);
-	psiplace_psi_sort(PSIPLACE_SORT_LOAD1, false, nodes, order, 4);
-	cr_assert_eq(order[0], 1);
-	cr_assert_eq(order[1], 3);
-	cr_assert_eq(order[2], 0);
-	cr_assert_eq(order[3], 2);
-	psiplace_psi_sort(PSIPLACE_SORT_PROC_LOAD, false, nodes, order, 4);
-	/* 1: 8/16, 2: 4/8, 3: 4/8 tie at 0.5: more threads first, then index. */
-	cr_assert_eq(order[0], 1);
-	cr_assert_eq(order[1], 2);
-	cr_assert_eq(order[2], 3);
-	cr_assert_eq(order[3], 0);
-}
-
-Test(psi_sort, none_keeps_list_order_and_weight_stays_major)
-{
-	struct psiplace_node nodes[3] = { mk(0, 8, 0, 0, 2), mk(1, 8, 8, 0, 1), mk(2, 8, 0, 0, 1) };
-	uint32_t order[3] = { 2, 0, 1 };
-
-	psiplace_psi_sort(PSIPLACE_SORT_NONE, true, nodes, order, 3);
-	cr_assert_eq(order[0], 2);
-	cr_assert_eq(order[1], 0);
-	cr_assert_eq(order[2], 1);
-	psiplace_psi_sort(PSIPLACE_SORT_PROC, false, nodes, order, 3);
-	cr_assert_eq(order[0], 2); /* weight 1, rating 0 */
-	cr_assert_eq(order[1], 1); /* weight 1, rating 1 */
-	cr_assert_eq(order[2], 0); /* weight 2 */
-	psiplace_psi_sort(PSIPLACE_SORT_PROC, true, nodes, order, 3);
-	cr_assert_eq(order[0], 0);
-	cr_assert_eq(order[1], 2);
-	cr_assert_eq(order[2], 1);
-}
-
-Test(step, tasks_per_node_list)
-{
-	uint32_t *c, n;
-
-	cr_assert_eq(psiplace_tasks_per_node_parse("2(x3),1", &c, &n, &err), 0);
-	cr_assert_eq(n, 4);
-	cr_assert_eq(c[0], 2);
-	cr_assert_eq(c[2], 2);
-	cr_assert_eq(c[3], 1);
-	free(c);
-	cr_assert_eq(psiplace_tasks_per_node_parse("2(x0)", &c, &n, &err), -1);
-	cr_assert_str_eq(err.text, "SLURM_STEP_TASKS_PER_NODE: '2(x0)' is not a task count list such as 2(x3),1");
-	cr_assert_eq(psiplace_tasks_per_node_parse("", &c, &n, &err), -1);
 }

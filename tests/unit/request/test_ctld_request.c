@@ -1,9 +1,13 @@
 /* The job environment as slurmctld sees it: policy, PRIORITYF, errors. */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
+#include "psiplace/user_request.h"
+#include "request_test_util.h"
 
 static int parse(const char *const *env, size_t n, struct psiplace_ctld_request *r, psiplace_error_t *err)
 {
@@ -96,3 +100,221 @@ Test(ctld_request, long_but_bounded_priority_rejected_by_compiler)
 	cr_assert_eq(parse(env, 1, &r, &err), -1);
 	cr_assert(strstr(err.text, "position 1025: expression longer than 1024 characters"), "%s", err.text);
 }
+
+Test(ctld_request, absent_request_keeps_defaults)
+{
+	const char *env[] = { "OTHER=1", NULL, "PSIPLACE_ALLOC_POLICYX=FASTEST" };
+	struct psiplace_ctld_request r;
+
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 3, &r, NULL), 0);
+	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
+	cr_assert_eq(psiplace_ctld_request_from_env(NULL, 0, &r, NULL), 0);
+}
+
+Test(ctld_request, policy_is_read)
+{
+	const char *env[] = { "A=b", "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE" };
+	struct psiplace_ctld_request r;
+
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, NULL), 0);
+	cr_assert_eq(r.policy, PSIPLACE_POLICY_FIRSTAVAILABLE);
+}
+
+Test(ctld_request, hostile_values_rejected_and_reset)
+{
+	static char big[PSIPLACE_JOBENV_MAX_VALUE + 40];
+	const char *env[] = { "PSIPLACE_ALLOC_POLICY=FIRSTAVAILABLE", big };
+	struct psiplace_ctld_request r;
+	psiplace_error_t err;
+
+	memset(big, 'A', sizeof(big) - 1);
+	memcpy(big, "PSIPLACE_ALLOC_POLICY=", 22);
+	cr_assert_eq(psiplace_ctld_request_from_env(env, 2, &r, &err), -1);
+	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
+	cr_assert_str_eq(err.text, "PSIPLACE_ALLOC_POLICY longer than 4096 bytes");
+	cr_assert_eq(psiplace_ctld_request_from_env(env, PSIPLACE_JOBENV_MAX_ENTRIES + 1, &r, &err), -1);
+	cr_assert_str_eq(err.text, "job environment has 4097 entries (at most 4096)");
+}
+
+/* The node choice: the client's encoder against this decoder, the PSI
+ * candidates and their order (common/request/ctld_nodeset.c). */
+Test(ctld_request, node_choice_round_trips_through_the_job_env)
+{
+	struct psiplace_user_request r;
+	struct psiplace_ctld_request j;
+	const char *name[4];
+	char *value[4], entries[4][256];
+	const char *env[4];
+	size_t n, i;
+
+	cr_assert_eq(gather(ENV("PSI_HOSTS=n3 n1,n2 n1", "PSI_NODES_SORT=load"), NULL, NULL, true, &r), 0);
+	cr_assert_eq(psiplace_ctld_request_env_of_request(&r, name, value, &n, &err), 0);
+	cr_assert_eq(n, 3);
+	cr_assert_str_eq(name[0], "PSIPLACE_PSI_HOSTS");
+	cr_assert_str_eq(value[0], "n[3,1-2,1]");
+	cr_assert_str_eq(value[1], "LOAD_1");
+	for (i = 0; i < n; i++) {
+		snprintf(entries[i], sizeof(entries[i]), "%s=%s", name[i], value[i]);
+		env[i] = entries[i];
+		free(value[i]);
+	}
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, n, &j, &err), 0);
+	cr_assert(j.psi);
+	cr_assert_eq(j.psi_sort, PSIPLACE_SORT_LOAD1);
+	cr_assert_eq(j.psi_hosts.n, 4);
+	{
+		const char *names[4] = { "n0", "n1", "n2", "n3" };
+		uint32_t *cand;
+		size_t nc;
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 4, NULL, &cand, &nc, &err), 0);
+		cr_assert_eq(nc, 3);
+		cr_assert_eq(cand[0], 3);
+		cr_assert_eq(cand[1], 1);
+		cr_assert_eq(cand[2], 2);
+		free(cand);
+		cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 2, NULL, &cand, &nc, &err), -1);
+		cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'n3' is not a node of this cluster");
+	}
+	psiplace_ctld_request_free(&j);
+	psiplace_user_request_free(&r);
+}
+
+/* slurmctld's finder (its name hash): host names are looked up through it
+ * alone, names[] unused; a position it gives beyond the table is refused. */
+static int finder_calls;
+
+static long find_by_suffix(const char *name, void *arg)
+{
+	long n = *(const long *)arg;
+
+	finder_calls++;
+	if (name[0] != 'h' || !name[1])
+		return -1;
+	return strtol(name + 1, NULL, 10) % (n + 1); /* h<n> is position n; n+1 is past the end */
+}
+
+Test(ctld_request, hosts_through_the_callers_finder)
+{
+	const char *env[] = { "PSIPLACE_PSI=1", "PSIPLACE_PSI_HOSTS=h2,h0,h2" };
+	long nnodes = 3;
+	const struct psiplace_node_finder finder = { find_by_suffix, &nnodes };
+	struct psiplace_ctld_request j;
+	uint32_t *cand;
+	size_t nc;
+
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 2, &j, &err), 0, "%s", err.text);
+	finder_calls = 0;
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, NULL, 3, &finder, &cand, &nc, &err), 0,
+		     "%s", err.text);
+	cr_assert_eq(finder_calls, 3);
+	cr_assert_eq(nc, 2);
+	cr_assert_eq(cand[0], 2);
+	cr_assert_eq(cand[1], 0);
+	free(cand);
+	nnodes = 2; /* h2 -> position 2 of a 2-node table: refused */
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, NULL, 2, &finder, &cand, &nc, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'h2' is not a node of this cluster");
+	psiplace_ctld_request_free(&j);
+}
+
+Test(ctld_request, node_ids_beyond_the_cluster_are_errors)
+{
+	const char *env[] = { "PSIPLACE_PSI_NODES=0,5" };
+	struct psiplace_ctld_request j;
+	uint32_t *cand;
+	size_t nc;
+	const char *names[3] = { "a", "b", "c" };
+
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_candidates(&j, names, 3, NULL, &cand, &nc, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_NODES: node id 5 is beyond the cluster's 3 nodes (0-2)");
+	psiplace_ctld_request_free(&j);
+	env[0] = "PSIPLACE_PSI_NODES_SORT=bogus";
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(env, 1, &j, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_NODES_SORT: 'bogus' is not a sort mode; accepted: PROC, LOAD (LOAD1, LOAD_1), LOAD_5 (LOAD5), LOAD_15 (LOAD15), PROC+LOAD, NONE (case-insensitive)");
+}
+
+static struct psiplace_node node(const char *name, uint32_t index, uint32_t threads, uint32_t alloc)
+{
+	struct psiplace_node n;
+
+	memset(&n, 0, sizeof(n));
+	n.name = name;
+	n.index = index;
+	n.cpus = n.threads = threads;
+	n.alloc_cpus = alloc;
+	n.weight = 1;
+	return n;
+}
+
+static const char *order_line(const uint32_t *o, size_t n)
+{
+	static char buf[128];
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%u", i ? " " : "", o[i]);
+	return buf;
+}
+
+Test(ctld_request, psi_order_follows_the_allocation_precedence)
+{
+	struct psiplace_node nodes[4] = { node("n1", 0, 4, 4), node("n2", 1, 8, 0), node("n3", 2, 16, 8),
+					  node("n4", 3, 12, 0) };
+	struct psiplace_siteconf site;
+	struct psiplace_ctld_request j;
+	enum psiplace_policy pol;
+	uint32_t *o;
+	size_t n;
+	const char *hosts[] = { "PSIPLACE_PSI_HOSTS=n3,n1,n4", "PSIPLACE_PSI_NODES_SORT=NONE" };
+	const char *plain[] = { "PSIPLACE_PSI=1" };
+
+	psiplace_siteconf_init(&site);
+	/* PSI list order kept by NONE. */
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 2, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_str_eq(order_line(o, n), "2 0 3");
+	free(o);
+	/* Without a sort mode: NodesSort unset = PROC over the set. */
+	psiplace_ctld_request_free(&j);
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 1, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_str_eq(order_line(o, n), "3 2 0"); /* 0/12, 8/16, 4/4 */
+	free(o);
+	/* The cluster's policy comes before NodesSort. */
+	site.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_POLICY);
+	cr_assert_eq(pol, PSIPLACE_POLICY_LASTAVAILABLE);
+	cr_assert_str_eq(order_line(o, n), "2 0 3");
+	free(o);
+	psiplace_ctld_request_free(&j);
+	/* PSI node choice without a set (e.g. PSI_EXCLUSIVE): every node, NodesSort. */
+	site.policy = PSIPLACE_POLICY_NONE;
+	site.nodes_sort = strdup("proc");
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(plain, 1, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_str_eq(order_line(o, n), "3 1 2 0"); /* 0: 12 threads before 8 */
+	free(o);
+	psiplace_ctld_request_free(&j);
+	/* No PSI at all: the cluster's policy or nothing. */
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(NULL, 0, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_NONE);
+	cr_assert_null(o);
+	psiplace_siteconf_free(&site);
+}
+
+Test(ctld_request, plain_parse_validates_lists_but_keeps_no_memory)
+{
+	const char *ok[] = { "PSIPLACE_PSI_NODES=0-3", "PSIPLACE_PSI_HOSTS=n[1-2]" };
+	const char *bad[] = { "PSIPLACE_PSI_HOSTS=n[2-1]" };
+	struct psiplace_ctld_request j;
+
+	cr_assert_eq(psiplace_ctld_request_from_env(ok, 2, &j, &err), 0);
+	cr_assert(j.psi);
+	cr_assert_null(j.psi_node_ids);
+	cr_assert_eq(j.psi_hosts.n, 0);
+	cr_assert_eq(psiplace_ctld_request_from_env(bad, 1, &j, &err), -1);
+	cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'n[2-1]': range 2-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
+}
+
