@@ -3,7 +3,8 @@
 # unit tests under AddressSanitizer/UBSan, every fuzz target briefly, the
 # integration suites and the fault suite against a real local Slurm 22.05
 # (munged, slurmctld, 4 slurmd), the plugins compiled against all eight supported Slurm releases,
-# the Debian packages built, installed with dpkg -i, run, upgraded and removed,
+# the Debian packages built, installed with dpkg -i, run, upgraded and removed
+# (and built for trixie's 24.11 tree and inspected),
 # and the integration suites again on real Slurm 24.11 and 26.05 daemons.
 # Exit status is non-zero when anything fails.
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
@@ -97,6 +98,16 @@ fi
 
 stage "compile against every supported Slurm release"
 RELEASES=$releases_compiled contrib/check-releases.sh || failed+=(slurm-releases)
+
+stage "Debian packages for trixie's Slurm 24.11 tree (built and inspected: not installable on Debian 12)"
+if tree=$(contrib/testbed/slurm-release.sh tree 24.11) && out=$(mktemp -d) &&
+   contrib/package.sh deb --slurm-src "$tree" --out "$out" >"$out.log" 2>&1; then
+  tests/package/check_deb_for_tree.sh "$out" "$tree" || failed+=(package-24.11)
+  rm -rf "$out" "$out.log"
+else
+  tail -n 30 "${out:-/dev/null}.log" 2>/dev/null
+  failed+=(package-24.11-build)
+fi
 
 for rel in $releases_run; do
   stage "integration tests (real Slurm $rel testbed)"
