@@ -109,6 +109,27 @@ else
   failed+=(package-24.11-build)
 fi
 
+stage "RPM (psiplace.spec with Debian's rpmbuild: file list and requirements)"
+if out=$(mktemp -d) && contrib/package.sh rpm --out "$out" >"$out.log" 2>&1; then
+  rpmf=$(ls "$out"/psiplace-*.rpm | head -1)
+  want=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$(contrib/testbed/cluster.sh slurm-src)/config.h")
+  files=$(rpm -qlp "$rpmf"); requires=$(rpm -qp --requires "$rpmf")
+  if grep -qx /usr/lib64/slurm/psiplace.so <<<"$files" &&
+     grep -qx /usr/lib64/slurm/select_psiplace_cons_tres.so <<<"$files" &&
+     grep -qx /usr/bin/psiplace <<<"$files" &&
+     grep -qx "slurm(x86-64) = $want" <<<"$requires"; then
+    echo "rpm: $(basename "$rpmf"): plugins in /usr/lib64/slurm, /usr/bin/psiplace, Requires slurm(x86-64) = $want"
+  else
+    printf '%s\n' "$files" "$requires" | head -n 40
+    echo "RPM FAILED: file list or requirements"
+    failed+=(rpm)
+  fi
+  rm -rf "$out" "$out.log"
+else
+  tail -n 30 "$out.log"
+  failed+=(rpm-build)
+fi
+
 for rel in $releases_run; do
   stage "integration tests (real Slurm $rel testbed)"
   start=$SECONDS
