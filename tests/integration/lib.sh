@@ -46,9 +46,10 @@ not_ok() {
   shift; [ $# -gt 0 ] && printf '#   %s\n' "$@"
 }
 
-# check NAME EXPECTED ACTUAL
+# check NAME EXPECTED ACTUAL [OUTPUT]: OUTPUT (what the command printed) is
+# shown when the check fails.
 check_eq() {
-  if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: '$2'" "got:      '$3'"; fi
+  if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: '$2'" "got:      '$3'" ${4:+"output:   ${4//$'\n'/ | }"}; fi
 }
 
 # check_match NAME REGEX TEXT

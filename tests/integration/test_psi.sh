@@ -27,7 +27,7 @@ check_eq "n2 (2x4): --psi-tpp=2 gives 4 tasks two CPUs each in slot order" \
 check_match "dry run says nothing was bound" '\(dry run: not bound\)$' "$out"
 out=$(PSI_TPP=4 timeout 60 srun -w n3 -n4 --exclusive --psi-dry-run true 2>&1)
 check_eq "n3 (2x8): PSI_TPP=4 as variable" "0 n3 0-3 0;1 n3 4-7 0;2 n3 8-11 0;3 n3 12-15 0" \
-  "$(printf '%s\n' "$out" | report)"
+  "$(printf '%s\n' "$out" | report)" "$out"
 out=$(OMP_NUM_THREADS=2 PSI_EXCLUSIVE=1 timeout 60 srun -w n3 -n8 --psi-dry-run true 2>&1)
 check_eq "OMP_NUM_THREADS=2 counts once psiplace places (PSI_EXCLUSIVE)" "$(whole n3 8 2)" \
   "$(printf '%s\n' "$out" | report)"
