@@ -1,6 +1,7 @@
 /* psiplace check-config: validate a site's psiplace configuration the way
  * the plugins read it — the psiplace line of plugstack.conf, psiplace.conf
  * and the metrics file it names — and print what they will use. */
+#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,20 +77,34 @@ int cmd_check_config(int argc, char **argv)
 	struct psiplace_siteconf c;
 	psiplace_error_t err;
 	char plugstack[4096], psiconf[4096];
+	static const struct option longopts[] = {
+		{ "psiplace-conf", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *stack_arg = NULL, *conf_arg = NULL;
-	int i, rc;
+	int opt, rc;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--psiplace-conf") && i + 1 < argc)
-			conf_arg = argv[++i];
-		else if (!strncmp(argv[i], "--psiplace-conf=", 16))
-			conf_arg = argv[i] + 16;
-		else if (argv[i][0] != '-' && !stack_arg)
-			stack_arg = argv[i];
-		else
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			printf("usage: psiplace %s\n", check_usage);
+			return 0;
+		}
+		if (opt == ':')
+			return cli_usage_error("check-config: %s needs a value; usage: psiplace %s",
+					       argv[optind - 1], check_usage);
+		if (opt == '?')
 			return cli_usage_error("check-config: unexpected '%s'; usage: psiplace %s",
-					       argv[i], check_usage);
+					       argv[optind - 1], check_usage);
+		conf_arg = optarg;
 	}
+	if (optind < argc)
+		stack_arg = argv[optind++];
+	if (optind < argc)
+		return cli_usage_error("check-config: unexpected '%s'; usage: psiplace %s",
+				       argv[optind], check_usage);
 	if (stack_arg)
 		snprintf(plugstack, sizeof(plugstack), "%s", stack_arg);
 	else

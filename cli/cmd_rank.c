@@ -4,6 +4,7 @@
  * PolicyOverridesWeight) as the plugin does; --as-select shows what the
  * plugin hands cons_tres: the ranked tier and the weights. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,45 +79,60 @@ static int parse_job(const char *s, struct psiplace_job *job)
 	return 0;
 }
 
+enum { OPT_POLICY = 256, OPT_PRIORITY, OPT_TABLE, OPT_JOB, OPT_SEED, OPT_PSICONF, OPT_METRICS,
+       OPT_PLUGSTACK, OPT_EXPLAIN, OPT_AS_SELECT };
+
+static const struct option longopts[] = {
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "priority", required_argument, NULL, OPT_PRIORITY },
+	{ "table", required_argument, NULL, OPT_TABLE },
+	{ "job", required_argument, NULL, OPT_JOB },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "psiconf", required_argument, NULL, OPT_PSICONF },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "plugstack", required_argument, NULL, OPT_PLUGSTACK },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "as-select", no_argument, NULL, OPT_AS_SELECT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* 0 ok, 1 help printed, 2 usage error (reported). */
 static int parse_args(int argc, char **argv, struct rank_args *a)
 {
-	static const char *const names[] = { "--policy", "--priority", "--table", "--job",
-					     "--seed", "--psiconf", "--metrics", "--plugstack" };
-	const char **slots[] = { &a->policy, &a->priority, &a->table, &a->job, &a->seed,
-				 &a->psiconf, &a->metrics, &a->plugstack };
-	int i;
-	size_t k;
+	const char **slot;
+	int c, li;
 
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (!strcmp(arg, "--explain")) {
-			a->explain = 1;
-			continue;
+	optind = 1;
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: psiplace %s\n", rank_usage);
+			return 1;
+		case ':':
+			return cli_usage_error("%s needs a value", argv[optind - 1]);
+		case '?':
+			return cli_usage_error("rank: unknown argument '%s'; usage: psiplace %s",
+					       argv[optind - 1], rank_usage);
+		case OPT_EXPLAIN: a->explain = 1; continue;
+		case OPT_AS_SELECT: a->as_select = 1; continue;
+		case OPT_POLICY: slot = &a->policy; break;
+		case OPT_PRIORITY: slot = &a->priority; break;
+		case OPT_TABLE: slot = &a->table; break;
+		case OPT_JOB: slot = &a->job; break;
+		case OPT_SEED: slot = &a->seed; break;
+		case OPT_PSICONF: slot = &a->psiconf; break;
+		case OPT_METRICS: slot = &a->metrics; break;
+		default: slot = &a->plugstack; break;
 		}
-		if (!strcmp(arg, "--as-select")) {
-			a->as_select = 1;
-			continue;
-		}
-		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-			size_t n = strlen(names[k]);
-
-			if (strncmp(arg, names[k], n) || (arg[n] && arg[n] != '='))
-				continue;
-			if (*slots[k])
-				return cli_usage_error("%s given twice", names[k]);
-			if (arg[n] == '=')
-				*slots[k] = arg + n + 1;
-			else if (i + 1 < argc)
-				*slots[k] = argv[++i];
-			else
-				return cli_usage_error("%s needs a value", names[k]);
-			break;
-		}
-		if (k == sizeof(names) / sizeof(names[0]))
-			return cli_usage_error("rank: unknown argument '%s'; usage: psiplace %s", arg,
-					       rank_usage);
+		if (*slot)
+			return cli_usage_error("--%s given twice", longopts[li].name);
+		*slot = optarg;
 	}
+	if (optind < argc)
+		return cli_usage_error("rank: unknown argument '%s'; usage: psiplace %s", argv[optind],
+				       rank_usage);
 	if (!a->policy && !a->priority && !a->plugstack)
 		return cli_usage_error("rank: --policy (or --plugstack) is required; usage: psiplace %s",
 				       rank_usage);
@@ -294,8 +310,9 @@ int cmd_rank(int argc, char **argv)
 	psiplace_error_t err;
 	int rc;
 
-	if (parse_args(argc, argv, &a) < 0)
-		return 2;
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc == 1 ? 0 : rc;
 	psiplace_siteconf_init(&site);
 	if (a.plugstack) {
 		/* The site's line, as the select plugin reads it: its policy is the

@@ -42,6 +42,12 @@ out=$("$psiplace" check-config "$d/plain.conf" --psiplace-conf "$d/none.conf" 2>
 check "no psiplace.conf is fine (it is optional)" "0 psiplace.conf=$d/none.conf (0 nodes)" "$rc $(printf '%s\n' "$out" | grep '^psiplace.conf=')"
 "$psiplace" check-config a b >/dev/null 2>"$d/err"; rc=$?
 check "usage error: exit 2, one line" "2 1" "$rc $(grep -c '^psiplace: error: check-config: unexpected' "$d/err")"
+"$psiplace" check-config --psiplace-conf >/dev/null 2>"$d/err"; rc=$?
+check "an option without its value: exit 2, one line naming it" \
+  "2 psiplace: error: check-config: --psiplace-conf needs a value; usage: psiplace check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]" \
+  "$rc $(cat "$d/err")"
+out=$("$psiplace" check-config --help 2>&1); rc=$?
+check "--help prints the usage, exit 0" "0 usage: psiplace check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]" "$rc $out"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]
