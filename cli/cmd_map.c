@@ -245,13 +245,17 @@ static int run(struct map_args *a, const struct psiplace_user_request *r,
 			res.psets = &sets;
 			res.node_name = (const char *const *)hl.host;
 		}
-		if (a->format == MAP_FMT_JSON)
-			map_print_json(stdout, &res);
-		else if (a->format == MAP_FMT_SVG)
-			map_print_svg(stdout, &res);
-		else
-			map_print_plain(stdout, &res);
 		rc = 0;
+		if (a->format == MAP_FMT_JSON) {
+			if (map_print_json(stdout, &res) < 0) {
+				fprintf(stderr, "psiplace: error: out of memory writing JSON\n");
+				rc = 1;
+			}
+		} else if (a->format == MAP_FMT_SVG) {
+			map_print_svg(stdout, &res);
+		} else {
+			map_print_plain(stdout, &res);
+		}
 	}
 	map_result_free(&res);
 	psiplace_psets_free(&sets);

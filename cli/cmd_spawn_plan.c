@@ -330,11 +330,14 @@ int cmd_spawn_plan(int argc, char **argv)
 		release(&in);
 		return 1;
 	}
-	if (o.json)
-		spawn_plan_print_json(stdout, &req, &plan, in.hosts.n ? in.hosts.host : NULL);
-	else
+	rc = 0;
+	if (!o.json)
 		print_plain(&plan);
+	else if (spawn_plan_print_json(stdout, &req, &plan, in.hosts.n ? in.hosts.host : NULL) < 0) {
+		fprintf(stderr, "psiplace: error: out of memory writing JSON\n");
+		rc = 1;
+	}
 	psiplace_spawn_plan_free(&plan);
 	release(&in);
-	return 0;
+	return rc;
 }

@@ -17,8 +17,8 @@ int cmd_rank(int argc, char **argv);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* spawn-plan's JSON document (schema in doc/spawn.md); hosts may be NULL
- * when the node names are unknown. */
-void spawn_plan_print_json(FILE *f, const struct psiplace_spawn_request *req,
+ * when the node names are unknown.  0, or -1 when out of memory. */
+int spawn_plan_print_json(FILE *f, const struct psiplace_spawn_request *req,
 			   const struct psiplace_spawn_plan *plan,
 			   char *const *hosts);
 

@@ -1,6 +1,7 @@
 /* psiplace map: plain and JSON output of a placement. */
 #include <stdlib.h>
 
+#include "json_out.h"
 #include "map_result.h"
 
 void map_result_free(struct map_result *r)
@@ -48,99 +49,81 @@ void map_print_plain(FILE *f, const struct map_result *r)
 	}
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void json_list(FILE *f, hwloc_const_bitmap_t b)
+/* Linux list format ("0-3,8"), null for an empty set. */
+static json_t *json_list(hwloc_const_bitmap_t b)
 {
 	char *s = NULL;
+	json_t *v;
 
-	if (!b || hwloc_bitmap_iszero(b) || hwloc_bitmap_list_asprintf(&s, b) < 0) {
-		fputs("null", f);
-		return;
-	}
-	json_string(f, s);
+	if (!b || hwloc_bitmap_iszero(b) || hwloc_bitmap_list_asprintf(&s, b) < 0)
+		return json_null();
+	v = cli_json_str(s);
 	free(s);
+	return v;
 }
 
-static void json_node(FILE *f, const struct map_result *r, unsigned n)
+static json_t *json_node(const struct map_result *r, unsigned n, int *bad)
 {
 	hwloc_bitmap_t all = hwloc_bitmap_alloc();
+	json_t *o = json_object(), *ranks = json_array();
 	unsigned k;
 	size_t i;
-	int first = 1;
 
 	for (k = 0; all && k < r->topo[n]->npus; k++)
 		hwloc_bitmap_set(all, r->topo[n]->pus[k].os_index);
-	fprintf(f, "    {\"node\": %u, \"topology\": ", n);
-	json_string(f, r->topo_desc[n]);
-	fputs(", \"cpus\": ", f);
-	json_list(f, all);
-	fputs(", \"ranks\": [", f);
+	cli_json_set(o, "node", json_integer(n), bad);
+	cli_json_set(o, "topology", cli_json_str(r->topo_desc[n]), bad);
+	cli_json_set(o, "cpus", json_list(all), bad);
 	for (i = 0; i < r->ntasks; i++)
-		if (r->task[i].node == n) {
-			fprintf(f, "%s%zu", first ? "" : ", ", i);
-			first = 0;
-		}
-	fputs("]}", f);
+		if (r->task[i].node == n)
+			cli_json_append(ranks, json_integer((json_int_t)i), bad);
+	cli_json_set(o, "ranks", ranks, bad);
 	hwloc_bitmap_free(all);
+	return o;
 }
 
-void map_print_json(FILE *f, const struct map_result *r)
+int map_print_json(FILE *f, const struct map_result *r)
 {
+	json_t *doc = json_object(), *params = json_object(), *nodes = json_array(),
+	       *tasks = json_array(), *psets = r->psets ? json_array() : NULL;
 	unsigned p, n;
-	size_t i;
+	size_t i, k;
+	int bad = 0;
 
-	fputs("{\n  \"backend\": ", f);
-	json_string(f, r->backend);
-	fputs(",\n  \"params\": {", f);
-	for (p = 0; p < r->nparams; p++) {
-		fprintf(f, "%s", p ? ", " : "");
-		json_string(f, r->param_name[p]);
-		fputs(": ", f);
-		json_string(f, r->param_value[p]);
-	}
-	fputs("},\n  \"nodes\": [\n", f);
-	for (n = 0; n < r->nnodes; n++) {
-		json_node(f, r, n);
-		fputs(n + 1 < r->nnodes ? ",\n" : "\n", f);
-	}
-	fputs("  ],\n  \"tasks\": [\n", f);
+	cli_json_set(doc, "backend", cli_json_str(r->backend), &bad);
+	for (p = 0; p < r->nparams; p++)
+		cli_json_set(params, r->param_name[p], cli_json_str(r->param_value[p]), &bad);
+	cli_json_set(doc, "params", params, &bad);
+	for (n = 0; n < r->nnodes; n++)
+		cli_json_append(nodes, json_node(r, n, &bad), &bad);
+	cli_json_set(doc, "nodes", nodes, &bad);
 	for (i = 0; i < r->ntasks; i++) {
 		const struct map_task *t = &r->task[i];
+		json_t *o = json_object();
 
-		fprintf(f, "    {\"rank\": %zu, \"node\": %u, \"mapped_cpu\": %d, \"cpus\": ", i, t->node,
-			t->pos_os);
-		json_list(f, t->cpus);
-		fputs(", \"mems\": ", f);
-		json_list(f, t->mems);
-		fputs(i + 1 < r->ntasks ? "},\n" : "}\n", f);
+		cli_json_set(o, "rank", json_integer((json_int_t)i), &bad);
+		cli_json_set(o, "node", json_integer(t->node), &bad);
+		cli_json_set(o, "mapped_cpu", json_integer(t->pos_os), &bad);
+		cli_json_set(o, "cpus", json_list(t->cpus), &bad);
+		cli_json_set(o, "mems", json_list(t->mems), &bad);
+		cli_json_append(tasks, o, &bad);
 	}
-	fputs(r->psets ? "  ],\n  \"psets\": [\n" : "  ]\n}\n", f);
+	cli_json_set(doc, "tasks", tasks, &bad);
 	for (i = 0; r->psets && i < r->psets->n; i++) {
 		const struct psiplace_pset *s = &r->psets->set[i];
-		size_t k;
+		json_t *o = json_object(), *ranks = json_array();
 
-		fputs("    {\"name\": ", f);
-		json_string(f, s->name);
-		fputs(", \"ranks\": [", f);
+		cli_json_set(o, "name", cli_json_str(s->name), &bad);
 		for (k = 0; k < s->n; k++)
-			fprintf(f, "%s%u", k ? ", " : "", s->ranks[k]);
-		fputs(i + 1 < r->psets->n ? "]},\n" : "]}\n", f);
+			cli_json_append(ranks, json_integer(s->ranks[k]), &bad);
+		cli_json_set(o, "ranks", ranks, &bad);
+		cli_json_append(psets, o, &bad);
 	}
-	if (r->psets)
-		fputs("  ]\n}\n", f);
+	if (psets)
+		cli_json_set(doc, "psets", psets, &bad);
+	if (bad) {
+		json_decref(doc);
+		return -1;
+	}
+	return cli_json_print(f, doc);
 }

@@ -37,7 +37,8 @@ struct map_result {
 void map_result_free(struct map_result *r);
 
 void map_print_plain(FILE *f, const struct map_result *r);
-void map_print_json(FILE *f, const struct map_result *r);
+/* 0, or -1 when out of memory (nothing sensible was written). */
+int map_print_json(FILE *f, const struct map_result *r);
 void map_print_svg(FILE *f, const struct map_result *r);
 
 #endif
