@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
+#include "psiplace/intvec.h"
 #include "psiplace/lama_launch.h"
 #include "psiplace/options.h"
 
@@ -227,7 +228,7 @@ static int check_asked(const struct psiplace_lama_opts *o, const struct psiplace
 
 	if (!g)
 		return psiplace_seterr(err, "LAMA: out of memory");
-	if (psiplace_tasks_per_node_parse(s->lama_layout, &seq, &n, err) < 0 ||
+	if (psiplace_tasks_per_node_parse(s->lama_layout, "PSIPLACE_LAMA_LAYOUT", &seq, &n, err) < 0 ||
 	    n != s->ntasks) {
 		psiplace_quote(q, sizeof(q), s->lama_layout, 60);
 		rc = psiplace_seterr(err,
@@ -374,11 +375,13 @@ int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnod
 char *psiplace_lama_layout_format(const unsigned *node_of_rank, size_t n, unsigned nnodes)
 {
 	unsigned *pos = calloc(nnodes ? nnodes : 1, sizeof(*pos)), k, next = 0;
-	size_t r, run, o = 0, cap = 32 + n * 24;
+	int *seq = malloc((n ? n : 1) * sizeof(*seq));
+	size_t r, cap = 32 + n * 24;
 	char *buf = n <= PSIPLACE_STEP_MAX_NODES ? malloc(cap) : NULL;
 
-	if (!pos || !buf) {
+	if (!pos || !seq || !buf) {
 		free(pos);
+		free(seq);
 		free(buf);
 		return NULL;
 	}
@@ -387,13 +390,11 @@ char *psiplace_lama_layout_format(const unsigned *node_of_rank, size_t n, unsign
 		pos[node_of_rank[r]] = 1;
 	for (k = 0; k < nnodes; k++)
 		pos[k] = pos[k] ? next++ : 0;
-	buf[0] = '\0';
-	for (r = 0; r < n; r += run) {
-		for (run = 1; r + run < n && node_of_rank[r + run] == node_of_rank[r]; run++)
-			;
-		o += (size_t)snprintf(buf + o, cap - o, run > 1 ? "%s%u(x%zu)" : "%s%u", r ? "," : "",
-				      pos[node_of_rank[r]], run);
-	}
+	for (r = 0; r < n; r++)
+		seq[r] = (int)pos[node_of_rank[r]];
+	if (psiplace_intvec_format(seq, n, buf, cap) < 0)
+		buf[0] = '\0';
 	free(pos);
+	free(seq);
 	return buf;
 }

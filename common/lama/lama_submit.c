@@ -91,7 +91,7 @@ int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct p
 	    psiplace_hostlist_expand(list, "SLURM_JOB_NODELIST", &a->hosts, &e) < 0)
 		return 1;
 	if ((!sl || sl->nnodes <= 0 || (size_t)sl->nnodes == a->hosts.n) &&
-	    psiplace_tasks_per_node_parse(cpn, &cpus, &ncpus, &e) == 0 &&
+	    psiplace_tasks_per_node_parse(cpn, "SLURM_JOB_CPUS_PER_NODE", &cpus, &ncpus, &e) == 0 &&
 	    ncpus == a->hosts.n && (t = calloc(a->hosts.n, sizeof(*t))) &&
 	    load_topologies(topology_file, &a->hosts, t) == 0) {
 		rc = layout_over(r, cpus, (size_t)ntasks, t, a);

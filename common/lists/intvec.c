@@ -140,3 +140,25 @@ void psiplace_intvec_free(struct psiplace_intvec *v)
 	v->v = NULL;
 	v->n = 0;
 }
+
+long psiplace_intvec_format(const int *v, size_t n, char *buf, size_t len)
+{
+	size_t i, run, o = 0;
+	int w;
+
+	if (!n || !buf || !len)
+		return -1;
+	buf[0] = '\0';
+	for (i = 0; i < n; i += run) {
+		for (run = 1; i + run < n && v[i + run] == v[i]; run++)
+			;
+		w = run > 1 ? snprintf(buf + o, len - o, "%s%d(x%zu)", i ? "," : "", v[i], run)
+			    : snprintf(buf + o, len - o, "%s%d", i ? "," : "", v[i]);
+		if (w < 0 || (size_t)w >= len - o) {
+			buf[0] = '\0';
+			return -1;
+		}
+		o += (size_t)w;
+	}
+	return (long)o;
+}

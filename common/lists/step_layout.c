@@ -1,69 +1,30 @@
 /* The step layout strings Slurm exports to every task. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "psiplace/error.h"
+#include "psiplace/intvec.h"
 #include "psiplace/step_layout.h"
 
-static int num(const char **p, unsigned long max, unsigned long *v)
+int psiplace_tasks_per_node_parse(const char *s, const char *what, uint32_t **counts, uint32_t *n,
+				  psiplace_error_t *err)
 {
-	const char *s = *p;
-
-	*v = 0;
-	while (isdigit((unsigned char)**p)) {
-		*v = *v * 10 + (unsigned long)(*(*p)++ - '0');
-		if (*v > max)
-			return -1;
-	}
-	return *p > s ? 0 : -1;
-}
-
-int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n, psiplace_error_t *err)
-{
-	const char *p = s;
-	uint32_t *c = NULL, k = 0;
-	char q[160];
+	struct psiplace_intvec v;
+	size_t i;
 
 	*counts = NULL;
 	*n = 0;
-	while (*p) {
-		unsigned long v, rep = 1;
-
-		if (num(&p, UINT32_MAX, &v) < 0)
-			goto bad;
-		if (*p == '(') {
-			if (p[1] != 'x')
-				goto bad;
-			p += 2;
-			if (num(&p, PSIPLACE_STEP_MAX_NODES, &rep) < 0 || *p++ != ')' || !rep)
-				goto bad;
-		}
-		if (rep > PSIPLACE_STEP_MAX_NODES - k)
-			goto bad;
-		{
-			uint32_t *nc = realloc(c, (k + rep) * sizeof(*c));
-			if (!nc)
-				goto bad;
-			c = nc;
-		}
-		while (rep--)
-			c[k++] = (uint32_t)v;
-		if (*p == ',' && p[1])
-			p++;
-		else if (*p)
-			goto bad;
+	if (psiplace_intvec_parse(s, what, &v, err) < 0)
+		return -1;
+	if (!(*counts = malloc(v.n * sizeof(**counts)))) {
+		psiplace_intvec_free(&v);
+		return psiplace_seterr(err, "%s: out of memory for %zu entries", what, v.n);
 	}
-	if (!k)
-		goto bad;
-	*counts = c;
-	*n = k;
+	for (i = 0; i < v.n; i++)
+		(*counts)[i] = (uint32_t)v.v[i];
+	*n = (uint32_t)v.n;
+	psiplace_intvec_free(&v);
 	return 0;
-bad:
-	free(c);
-	psiplace_quote(q, sizeof(q), s, 120);
-	return psiplace_seterr(err,
-			       "SLURM_STEP_TASKS_PER_NODE: '%s' is not a task count list such as 2(x3),1", q);
 }
 
 void psiplace_step_free(struct psiplace_step *s)

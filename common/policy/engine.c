@@ -236,22 +236,28 @@ struct policy_desc {
 
 #define F_ALLOC PSIPLACE_FIELDS_ALLOC
 static const struct policy_desc policies[PSIPLACE_POLICY_COUNT] = {
-	[PSIPLACE_POLICY_NONE] = { rate_index, score_index, PSIPLACE_FIELDS_ALL, false, false },
-	[PSIPLACE_POLICY_FIRSTAVAILABLE] = { rate_index, score_index, F_ALLOC, false, false },
-	[PSIPLACE_POLICY_LASTAVAILABLE] = { rate_last, score_last, F_ALLOC, false, false },
-	[PSIPLACE_POLICY_CPULOAD] = { rate_cpuload, score_cpuload,
-				      F_ALLOC | PSIPLACE_FIELDS_STATIC | PSIPLACE_FIELDS_LOAD,
-				      false, true, 1u << PSIPLACE_COL_CPUFREE },
-	[PSIPLACE_POLICY_MINRESOURCE] = { rate_minresource, score_minresource,
-					  F_ALLOC | PSIPLACE_FIELDS_STATIC, false, false },
-	[PSIPLACE_POLICY_MAXBALANCE] = { rate_index, score_speed, F_ALLOC | PSIPLACE_FIELDS_CONF,
-					 true, false },
-	[PSIPLACE_POLICY_FASTEST] = { rate_fastest, score_speed, F_ALLOC | PSIPLACE_FIELDS_CONF,
-				      false, true, 1u << PSIPLACE_COL_SPEED },
-	[PSIPLACE_POLICY_CONTIGUOUS] = { rate_index, score_index, F_ALLOC, true, false },
+	[PSIPLACE_POLICY_NONE] = { .rate = rate_index, .score = score_index,
+				   .fields = PSIPLACE_FIELDS_ALL },
+	[PSIPLACE_POLICY_FIRSTAVAILABLE] = { .rate = rate_index, .score = score_index,
+					     .fields = F_ALLOC },
+	[PSIPLACE_POLICY_LASTAVAILABLE] = { .rate = rate_last, .score = score_last,
+					    .fields = F_ALLOC },
+	[PSIPLACE_POLICY_CPULOAD] = { .rate = rate_cpuload, .score = score_cpuload,
+				      .fields = F_ALLOC | PSIPLACE_FIELDS_STATIC |
+						PSIPLACE_FIELDS_LOAD,
+				      .columnar = true, .columns = 1u << PSIPLACE_COL_CPUFREE },
+	[PSIPLACE_POLICY_MINRESOURCE] = { .rate = rate_minresource, .score = score_minresource,
+					  .fields = F_ALLOC | PSIPLACE_FIELDS_STATIC },
+	[PSIPLACE_POLICY_MAXBALANCE] = { .rate = rate_index, .score = score_speed,
+					 .fields = F_ALLOC | PSIPLACE_FIELDS_CONF, .set = true },
+	[PSIPLACE_POLICY_FASTEST] = { .rate = rate_fastest, .score = score_speed,
+				      .fields = F_ALLOC | PSIPLACE_FIELDS_CONF, .columnar = true,
+				      .columns = 1u << PSIPLACE_COL_SPEED },
+	[PSIPLACE_POLICY_CONTIGUOUS] = { .rate = rate_index, .score = score_index,
+					 .fields = F_ALLOC, .set = true },
 	/* a PRIORITYF may read any field */
-	[PSIPLACE_POLICY_PRIORITY] = { rate_priority, score_priority, PSIPLACE_FIELDS_ALL, false,
-				       true },
+	[PSIPLACE_POLICY_PRIORITY] = { .rate = rate_priority, .score = score_priority,
+				       .fields = PSIPLACE_FIELDS_ALL, .columnar = true },
 };
 #undef F_ALLOC
 

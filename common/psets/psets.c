@@ -289,7 +289,7 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 	if (layout) {
 		uint32_t *seq, nseq, i;
 
-		if (psiplace_tasks_per_node_parse(layout, &seq, &nseq, err) < 0)
+		if (psiplace_tasks_per_node_parse(layout, "PSIPLACE_LAMA_LAYOUT", &seq, &nseq, err) < 0)
 			return -1;
 		if (nseq != ntasks) {
 			free(seq);

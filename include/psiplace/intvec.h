@@ -39,6 +39,12 @@ int psiplace_intvec_parse(const char *s, const char *what,
 
 void psiplace_intvec_free(struct psiplace_intvec *v);
 
+/* Write v[0..n-1] in the form psiplace_intvec_parse() reads, runs of equal
+ * values as N(xK) ("72(x2),36"); the one N(xK) formatter.  Returns the
+ * length, or -1 when it does not fit in buf (len bytes with the NUL) or n
+ * is 0. */
+long psiplace_intvec_format(const int *v, size_t n, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

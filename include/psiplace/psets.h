@@ -28,7 +28,7 @@ extern "C" {
 #define PSIPLACE_PSET_NAME_MAX 63      /* bytes of a user's set name */
 #define PSIPLACE_PSETS_USER_MAX 64     /* user sets per step */
 #define PSIPLACE_PSET_RANK_MAX 16777215u /* largest rank a user set may name */
-#define PSIPLACE_PSET_MEMBERS_MAX 16777216u /* members of all user sets together */
+#define PSIPLACE_PSET_MEMBERS_MAX 1048576u /* members of all user sets together (bounds the work per step) */
 #define PSIPLACE_PSET_PREFIX "psiplace://"
 
 /* --psi-pset-levels */

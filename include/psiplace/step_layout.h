@@ -29,8 +29,12 @@ struct psiplace_step {
 	const char *lama_layout;
 };
 
-/* SLURM_STEP_TASKS_PER_NODE ("2(x3),1") -> counts[0..*n-1] (malloc'd). */
-int psiplace_tasks_per_node_parse(const char *s, uint32_t **counts, uint32_t *n, psiplace_error_t *err);
+/* A per-node or per-rank count list in Slurm's N(xK) form
+ * (SLURM_STEP_TASKS_PER_NODE "2(x3),1", SLURM_JOB_CPUS_PER_NODE,
+ * PSIPLACE_LAMA_LAYOUT) -> counts[0..*n-1] (malloc'd): the one N(xK)
+ * parser, psiplace_intvec_parse(), with `what` naming the input. */
+int psiplace_tasks_per_node_parse(const char *s, const char *what, uint32_t **counts, uint32_t *n,
+				  psiplace_error_t *err);
 
 void psiplace_step_free(struct psiplace_step *s);
 

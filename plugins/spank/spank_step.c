@@ -82,7 +82,7 @@ static int step_layout(spank_t sp, char **env, psiplace_error_t *err)
 	node_name(env, s->node);
 	s->node_name = ctx.node_name;
 	s->lama_layout = job_getenv("PSIPLACE_LAMA_LAYOUT", env);
-	if (tpn && psiplace_tasks_per_node_parse(tpn, &s->tasks_per_node, &s->nnodes, err) < 0)
+	if (tpn && psiplace_tasks_per_node_parse(tpn, "SLURM_STEP_TASKS_PER_NODE", &s->tasks_per_node, &s->nnodes, err) < 0)
 		return -1;
 	if (!(s->gtids = calloc(s->nlocal ? s->nlocal : 1, sizeof(*s->gtids))))
 		return psiplace_seterr(err, "out of memory");

@@ -1,5 +1,6 @@
 /* Fuzz every PSI_* value parser (and Slurm's tasks-per-node list): the first byte picks the parser, the
- * rest is the value; one case checks the names format round trip. */
+ * rest is the value; the id list and host names cases check that the
+ * formatter is the parser's inverse. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,24 @@ static void names_roundtrip(const char *s)
 	psiplace_names_free(&back);
 }
 
+/* An id list written by psiplace_idlist_format parses to the same ids. */
+static void ids_roundtrip(const uint32_t *ids, size_t n)
+{
+	size_t len = n * 24 + 16, m;
+	char *buf = malloc(len);
+	uint32_t *back = NULL;
+	psiplace_error_t err;
+
+	if (!buf)
+		return;
+	if (psiplace_idlist_format(ids, n, buf, len) < 0 ||
+	    psiplace_psi_nodes_parse(buf, "PSI_NODES", &back, &m, &err) < 0 || m != n ||
+	    memcmp(back, ids, n * sizeof(*ids)))
+		abort();
+	free(back);
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	psiplace_error_t err;
@@ -51,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	switch (data[0] % 9) {
 	case 0:
-		if (psiplace_psi_nodes_parse(s, "PSI_NODES", &ids, &n, &err) == 0)
+		if (psiplace_psi_nodes_parse(s, "PSI_NODES", &ids, &n, &err) == 0) {
 			psiplace_idlist_format(ids, n, buf, sizeof(buf));
+			ids_roundtrip(ids, n);
+		}
 		break;
 	case 1: psiplace_psi_hosts_parse(s, "PSI_HOSTS", &hl, &err); break;
 	case 2: psiplace_psi_hostfile_parse((const char *)data + 1, size - 1, "PSI_HOSTFILE", &hl, &err); break;
@@ -61,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 5: psiplace_omp_threads_tpp(s, &tpp, err.text, sizeof(err.text)); break;
 	case 6: psiplace_cpumap_parse(s, "__PSI_CPUMAP", &map, &n, &err); break;
 	case 7: names_roundtrip(s); break;
-	default: psiplace_tasks_per_node_parse(s, &counts, &ncounts, &err); break;
+	default: psiplace_tasks_per_node_parse(s, "SLURM_STEP_TASKS_PER_NODE", &counts, &ncounts, &err); break;
 	}
 	free(counts);
 	free(ids);
