@@ -270,10 +270,13 @@ int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct ps
 			return 0;
 	}
 	if (!mask) {
-		rc = psiplace_lama_verify_local(o, t, s->nlocal, PSIPLACE_LAMA_DIST_ARBITRARY, &why);
-		if (rc > 0 && s->lama_layout)
+		/* An arbitrary layout: sequential order refuses it on any node;
+		 * otherwise only the whole layout can tell. */
+		if (o->sequential)
+			psiplace_lama_verify_local(o, t, s->nlocal, PSIPLACE_LAMA_DIST_ARBITRARY, &why);
+		else if (s->lama_layout)
 			return check_asked(o, s, err);
-		if (rc > 0 && (rc = check_other(o, t, s, &why)) == 0)
+		else if ((rc = check_other(o, t, s, &why)) == 0)
 			return 0;
 	}
 	return explain(o, t, s, mask, why.text, err);

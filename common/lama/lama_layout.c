@@ -221,7 +221,8 @@ int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct 
 					 "task layout: sequential order numbers ranks node by node, which needs a block layout, not %s",
 					 psiplace_lama_dist_name(dist));
 	if (dist == PSIPLACE_LAMA_DIST_ARBITRARY)
-		return 1;
+		return psiplace_seterr(err,
+				       "task layout: an arbitrary layout cannot be checked on one node alone");
 	sweep = malloc((ntasks ? ntasks : 1) * sizeof(uint64_t));
 	if (!sweep)
 		return psiplace_seterr(err, "LAMA: out of memory");

@@ -371,21 +371,21 @@ int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_
 	return 0;
 }
 
-int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t warnlen)
+bool psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t warnlen)
 {
 	char q[160];
 	unsigned long v;
 
 	if (positive(s, PSIPLACE_PSI_TPP_MAX, &v) == 0) {
 		*tpp = (unsigned)v;
-		return 0;
+		return true;
 	}
 	psiplace_quote(q, sizeof(q), s, 120);
 	*tpp = 1;
 	snprintf(warn, warnlen,
 			"OMP_NUM_THREADS: '%s' is not a positive integer up to %d; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)",
 			q, PSIPLACE_PSI_TPP_MAX);
-	return 1;
+	return false;
 }
 
 long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen)

@@ -284,7 +284,7 @@ static int gather_placement(struct gather *g)
 	/* OpenMP's variable counts only when psiplace places PSI-style. */
 	if (r->place && !r->lama && !r->tpp_from &&
 	    (v = g->src->getenv ? g->src->getenv("OMP_NUM_THREADS", g->src->env_arg) : NULL)) {
-		if (psiplace_omp_threads_tpp(v, &r->tpp, r->warning, sizeof(r->warning)) == 0)
+		if (psiplace_omp_threads_tpp(v, &r->tpp, r->warning, sizeof(r->warning)))
 			r->tpp_from = "OMP_NUM_THREADS";
 	}
 	return 0;

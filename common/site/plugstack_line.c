@@ -294,10 +294,12 @@ int psiplace_plugstack_scan(const char *text, size_t len,
 			return psiplace_seterr(err, "line %d: more than %d words", line, MAX_ARGS);
 		}
 		if (n >= 2 && !strcasecmp(tok[0], "include") && on_include) {
-			rc = on_include(tok[1], line, arg);
+			bool found = false;
+
+			rc = on_include(tok[1], line, arg, &found);
 			free(buf);
-			if (rc)
-				return rc;
+			if (rc < 0 || found)
+				return rc < 0 ? -1 : 0;
 			continue;
 		}
 		if (n >= 2 && (!strcasecmp(tok[0], "required") || !strcasecmp(tok[0], "optional")) &&
@@ -319,7 +321,7 @@ int psiplace_plugstack_scan(const char *text, size_t len,
 			*argc = n - 2;
 			*argv = v;
 			*lineno = line;
-			return 1;
+			return 0;
 		}
 		free(buf);
 	}
@@ -331,12 +333,12 @@ struct reader {
 	int depth;
 	struct psiplace_siteconf *c;
 	psiplace_error_t *err;
-	int found;
+	bool found; /* the psiplace line was read (stops the scan) */
 };
 
 static int read_one(struct reader *r, const char *path);
 
-static int on_include(const char *pattern, int lineno, void *arg)
+static int on_include(const char *pattern, int lineno, void *arg, bool *found)
 {
 	struct reader *r = arg;
 	char full[4096], *dirc;
@@ -355,6 +357,7 @@ static int on_include(const char *pattern, int lineno, void *arg)
 	if (r->depth >= MAX_INCLUDE_DEPTH)
 		return psiplace_seterr(r->err, "%s:%d: includes nested deeper than %d",
 				       r->file, lineno, MAX_INCLUDE_DEPTH);
+	*found = false;
 	if (glob(full, 0, NULL, &gl) != 0)
 		return 0; /* no match: nothing to read, as plugstack.c */
 	for (i = 0; i < gl.gl_pathc && rc == 0 && !r->found; i++) {
@@ -366,7 +369,8 @@ static int on_include(const char *pattern, int lineno, void *arg)
 		r->file = saved;
 	}
 	globfree(&gl);
-	return rc < 0 ? -1 : (r->found ? 1 : 0);
+	*found = r->found;
+	return rc < 0 ? -1 : 0;
 }
 
 static int read_one(struct reader *r, const char *path)
@@ -387,15 +391,15 @@ static int read_one(struct reader *r, const char *path)
 			psiplace_seterr(r->err, "%s: %s", path, msg.text);
 		return -1;
 	}
-	if (rc == 1 && argv) {
+	if (argv) {
 		if (psiplace_siteconf_parse(argc, argv, r->c, &msg) < 0) {
 			psiplace_argv_free(argv);
 			return psiplace_seterr(r->err, "%s:%d: psiplace: %s", path, line, msg.text);
 		}
 		psiplace_argv_free(argv);
-		r->found = 1;
+		r->found = true;
 	}
-	return r->found;
+	return 0;
 }
 
 int psiplace_siteconf_read_plugstack(const char *path, struct psiplace_siteconf *c,

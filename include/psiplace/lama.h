@@ -207,7 +207,9 @@ int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nno
  * cyclic layout matches LAMA's node order as far as this node decides it
  * (block: all of them in its first sweep of the letters left of n;
  * cyclic: exactly one per sweep).  If every node passes, the whole
- * layout matches.  0 yes; -1 with the reason. */
+ * layout matches.  0 yes; -1 with the reason (also for an arbitrary
+ * layout, which one node cannot judge, unless sequential order rules it
+ * out: the caller checks those against the whole layout). */
 int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
 			       unsigned ntasks, enum psiplace_lama_dist dist, psiplace_error_t *err);
 

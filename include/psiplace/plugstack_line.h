@@ -45,12 +45,13 @@ int psiplace_siteconf_parse(int argc, char *const argv[],
 
 /* Locate the psiplace line in a plugstack.conf text: the first
  * required/optional line whose plugin file name is psiplace.so.  Returns
- * 1 and fills argv (malloc'd vector of malloc'd strings, NULL-terminated)
- * and *lineno when found, 0 when absent, -1 on a malformed file (err).
- * include lines are returned through the callback so that the caller,
- * which does the file I/O, can recurse; the callback returns like this
- * function and stops the scan on non-zero. */
-typedef int (*psiplace_include_cb)(const char *pattern, int lineno, void *arg);
+ * 0, with *argv (malloc'd vector of malloc'd strings, NULL-terminated),
+ * *argc and *lineno filled when the line is there and *argv NULL when it
+ * is not; -1 on a malformed file (err).  include lines are handed to the
+ * callback so that the caller, which does the file I/O, can recurse: it
+ * returns 0 or -1 and sets *found when the line was in the included
+ * file, which ends the scan. */
+typedef int (*psiplace_include_cb)(const char *pattern, int lineno, void *arg, bool *found);
 int psiplace_plugstack_scan(const char *text, size_t len,
 			    psiplace_include_cb on_include, void *arg,
 			    int *argc, char ***argv, int *lineno, psiplace_error_t *err);

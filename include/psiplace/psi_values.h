@@ -68,10 +68,10 @@ const char *psiplace_nodes_sort_name(enum psiplace_nodes_sort m);
 /* PSI_TPP / --psi-tpp: a positive decimal integer up to PSIPLACE_PSI_TPP_MAX. */
 int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_error_t *err);
 
-/* OMP_NUM_THREADS, OpenMP's variable: anything but a positive integer
- * gives *tpp = 1 and returns 1 with a warning line in warn; 0 when the
- * value was used as is. */
-int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t warnlen);
+/* OMP_NUM_THREADS, OpenMP's variable, never an error: true when the value
+ * was used as is; anything but a positive integer gives *tpp = 1, false
+ * and a warning line in warn. */
+bool psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t warnlen);
 
 /* __PSI_CPUMAP / --psi-cpumap: comma list of N or A-B, descending ranges
  * allowed ("3-0" = 3,2,1,0).  map[slot] = OS CPU index. */

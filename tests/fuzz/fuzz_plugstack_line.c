@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char **argv = NULL;
 	int argc = 0, line = 0;
 
-	if (psiplace_plugstack_scan((const char *)data, size, NULL, NULL, &argc, &argv, &line, &err) == 1) {
+	if (psiplace_plugstack_scan((const char *)data, size, NULL, NULL, &argc, &argv, &line, &err) == 0 &&
+	    argv) {
 		psiplace_siteconf_init(&c);
 		psiplace_siteconf_parse(argc, argv, &c, &err);
 		psiplace_siteconf_free(&c);

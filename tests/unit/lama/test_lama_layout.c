@@ -122,7 +122,11 @@ Test(lama_layout, verify_local_block_and_cyclic)
 	cr_assert_eq(local(KV("--psi-lama-order", "s"), t, 16, PSIPLACE_LAMA_DIST_CYCLIC, &err), -1);
 	cr_assert_str_eq(err.text,
 			 "task layout: sequential order numbers ranks node by node, which needs a block layout, not cyclic");
-	cr_assert_eq(local(NULL, t, 4, PSIPLACE_LAMA_DIST_ARBITRARY, &err), 1);
+	cr_assert_eq(local(NULL, t, 4, PSIPLACE_LAMA_DIST_ARBITRARY, &err), -1);
+	cr_assert_str_eq(err.text, "task layout: an arbitrary layout cannot be checked on one node alone");
+	cr_assert_eq(local(KV("--psi-lama-order", "s"), t, 4, PSIPLACE_LAMA_DIST_ARBITRARY, &err), -1);
+	cr_assert_str_eq(err.text,
+			 "task layout: sequential order numbers ranks node by node, which needs a block layout, not arbitrary");
 }
 
 Test(lama_layout, verify_local_cyclic_ignores_locations_skipped_by_windows)

@@ -154,7 +154,8 @@ Test(siteconf, plugstack_line_found_with_comments_and_other_plugins)
 
 	cr_assert_eq(psiplace_plugstack_scan(text, strlen(text), NULL, NULL, &argc, &argv, &line,
 					     &err),
-		     1);
+		     0);
+	cr_assert_not_null(argv);
 	cr_assert_eq(argc, 1);
 	cr_assert_str_eq(argv[0], "NodeAllocationPolicy=FASTEST");
 	cr_assert_eq(line, 3);
