@@ -15,7 +15,7 @@
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
 
-bool psiplace_policy_supported(enum psiplace_policy p)
+bool psiplace_policy_valid(enum psiplace_policy p)
 {
 	return p >= PSIPLACE_POLICY_NONE && p < PSIPLACE_POLICY_COUNT;
 }
@@ -263,7 +263,7 @@ static const struct policy_desc policies[PSIPLACE_POLICY_COUNT] = {
 
 static const struct policy_desc *policy_of(enum psiplace_policy p)
 {
-	return psiplace_policy_supported(p) ? &policies[p] : &policies[PSIPLACE_POLICY_NONE];
+	return psiplace_policy_valid(p) ? &policies[p] : &policies[PSIPLACE_POLICY_NONE];
 }
 
 bool psiplace_policy_is_set(enum psiplace_policy p)
@@ -305,7 +305,7 @@ int psiplace_rate_eligible(const struct psiplace_rank_opts *o, const struct psip
 
 	*r = NULL;
 	*m = 0;
-	if (!psiplace_policy_supported(o->policy))
+	if (!psiplace_policy_valid(o->policy))
 		return psiplace_seterr(err, "policy %d is not a policy", (int)o->policy);
 	if (n > INT32_MAX)
 		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);

@@ -297,7 +297,7 @@ static int best(struct pass *p, size_t k, uint32_t *pos)
 /* What both entry points refuse before ranking. */
 static int check_input(const struct psiplace_rank_opts *opts, size_t n, psiplace_error_t *err)
 {
-	if (!psiplace_policy_supported(opts->policy))
+	if (!psiplace_policy_valid(opts->policy))
 		return psiplace_seterr(err, "policy %d is not a policy", (int)opts->policy);
 	if (n > INT32_MAX)
 		return psiplace_seterr(err, "%zu nodes: at most %d", n, INT32_MAX);

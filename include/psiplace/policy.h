@@ -43,8 +43,9 @@ const char *psiplace_policy_name(enum psiplace_policy p);
 /* The accepted values as one human-readable line (for error messages). */
 const char *psiplace_policy_accepted(void);
 
-/* True when the engine implements the policy (all of them now). */
-bool psiplace_policy_supported(enum psiplace_policy p);
+/* True when p is one of the enum's values, NONE included (callers pass
+ * what they decoded; the engine refuses anything else). */
+bool psiplace_policy_valid(enum psiplace_policy p);
 
 /* True for the policies that choose a set rather than an order
  * (MAXBALANCE, CONTIGUOUS): callers restrict the candidates to
@@ -160,7 +161,7 @@ int psiplace_nodecols_build(const struct psiplace_rank_opts *opts,
 void psiplace_nodecols_free(struct psiplace_nodecols *c);
 
 /* psiplace_choose() and psiplace_rank_partial() over the columns: the same
- * result; FIRSTAVAILABLE, FASTEST, CPULOAD (now) and PRIORITY with one
+ * result; FIRSTAVAILABLE, FASTEST, CPULOAD (a start now) and PRIORITY with one
  * function for all nodes stream the columns and select the best k, the
  * other policies rank the node records. */
 int psiplace_choose_cols(const struct psiplace_rank_opts *opts,

@@ -55,13 +55,13 @@ static struct psiplace_rank_opts opts(enum psiplace_policy p)
 
 TestSuite(rank, .init = setup);
 
-Test(rank, every_policy_is_supported)
+Test(rank, policy_valid_is_the_enum_range)
 {
 	int p;
 
 	for (p = PSIPLACE_POLICY_NONE; p < PSIPLACE_POLICY_COUNT; p++)
-		cr_assert(psiplace_policy_supported((enum psiplace_policy)p));
-	cr_assert(!psiplace_policy_supported(PSIPLACE_POLICY_COUNT));
+		cr_assert(psiplace_policy_valid((enum psiplace_policy)p));
+	cr_assert(!psiplace_policy_valid(PSIPLACE_POLICY_COUNT));
 }
 
 Test(rank, firstavailable_ascending_lastavailable_descending)
