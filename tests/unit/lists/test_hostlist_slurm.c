@@ -144,8 +144,9 @@ Test(hostlist_slurm, deliberate_differences)
 	ours = psiplace_expand("n[1-2]-ib", NULL);
 	cr_assert_str_eq(ours, "n1-ib n2-ib");
 	free(ours);
-	cr_assert_null(psiplace_expand("n[3-1]", NULL)); /* both refuse a backward range */
-	cr_assert_null(slurm_expand("n[3-1]"));
+	/* both refuse a backward range (not asked of libslurm here: 22.05 leaks
+	 * a string on that error path, which LeakSanitizer reports) */
+	cr_assert_null(psiplace_expand("n[3-1]", NULL));
 }
 
 /* Generated: 1-3 terms of a prefix and 0-2 bracket groups of numbers and
