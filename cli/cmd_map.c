@@ -15,16 +15,15 @@
 #include "psiplace/hostlist.h"
 #include "psiplace/psets.h"
 #include "psiplace/lama_launch.h"
+#include "psiplace/textparse.h"
 
 static int parse_tpn_count(const char *s, unsigned long *v)
 {
-	char *end;
+	uint64_t u;
 
-	errno = 0;
-	if (*s >= '0' && *s <= '9') {
-		*v = strtoul(s, &end, 10);
-		if (!errno && !*end && *v >= 1 && *v <= MAP_MAX_TASKS)
-			return 0;
+	if (psiplace_parse_u64(s, strlen(s), MAP_MAX_TASKS, &u) && u >= 1) {
+		*v = (unsigned long)u;
+		return 0;
 	}
 	return cli_usage_error("--tasks-per-node: '%s' is not an integer from 1 to %lu", s, MAP_MAX_TASKS);
 }

@@ -19,6 +19,7 @@
 #include "psiplace/readfile.h"
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
+#include "psiplace/textparse.h"
 #include "psiplace/psiplace_conf.h"
 
 struct rank_args {
@@ -33,17 +34,7 @@ static const char rank_usage[] =
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
-	char *end;
-	unsigned long long v;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
+	return s && psiplace_parse_u64(s, strlen(s), max, out) ? 0 : -1;
 }
 
 /* nodes=K,cpus=C,mem=M, and time=SECONDS, start=SECONDS. */

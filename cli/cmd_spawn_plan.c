@@ -15,6 +15,7 @@
 #include "psiplace/hostlist.h"
 #include "psiplace/intvec.h"
 #include "psiplace/spawnplan.h"
+#include "psiplace/textparse.h"
 
 struct opts {
 	const char *strategy, *method, *format;
@@ -104,15 +105,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 /* A positive count for the hypercube form. */
 static int positive(const char *opt, const char *s, int max, int *out)
 {
-	char *end;
-	long v;
+	uint64_t v;
 
-	if (s[0] >= '0' && s[0] <= '9') {
-		v = strtol(s, &end, 10);
-		if (!*end && v >= 1 && v <= max) {
-			*out = (int)v;
-			return 0;
-		}
+	if (psiplace_parse_u64(s, strlen(s), (uint64_t)max, &v) && v >= 1) {
+		*out = (int)v;
+		return 0;
 	}
 	return cli_usage_error("%s: '%s' is not an integer in 1..%d", opt, s, max);
 }

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "map_args.h"
 #include "psiplace/options.h"
+#include "psiplace/textparse.h"
 
 /* getopt_long values: the table's options from OPT_PSI on. */
 enum {
@@ -98,14 +99,12 @@ void map_help(FILE *f)
 
 static int parse_count(const char *opt, const char *s, unsigned long max, unsigned long *v)
 {
-	char *end;
 	char q[80];
+	uint64_t u;
 
-	errno = 0;
-	if (s && *s >= '0' && *s <= '9') {
-		*v = strtoul(s, &end, 10);
-		if (!errno && !*end && *v >= 1 && *v <= max)
-			return 0;
+	if (s && psiplace_parse_u64(s, strlen(s), max, &u) && u >= 1) {
+		*v = (unsigned long)u;
+		return 0;
 	}
 	psiplace_quote(q, sizeof(q), s ? s : "", 40);
 	return cli_usage_error("%s: '%s' is not an integer from 1 to %lu", opt, q, max);

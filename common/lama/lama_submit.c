@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/lama_launch.h"
@@ -79,7 +80,9 @@ int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct p
 {
 	const char *list = get("SLURM_JOB_NODELIST", arg), *cpn = get("SLURM_JOB_CPUS_PER_NODE", arg);
 	const char *nt = get("SLURM_NTASKS", arg);
-	long ntasks = sl && sl->ntasks > 0 ? sl->ntasks : nt ? strtol(nt, NULL, 10) : -1;
+	uint64_t u;
+	long ntasks = sl && sl->ntasks > 0 ? sl->ntasks
+		      : nt && psiplace_parse_u64(nt, strlen(nt), INT32_MAX, &u) ? (long)u : -1;
 	struct psiplace_topo *t = NULL;
 	uint32_t *cpus = NULL, ncpus = 0;
 	psiplace_error_t e;

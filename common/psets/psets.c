@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/psets.h"
 #include "psiplace/step_layout.h"
@@ -280,6 +281,7 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 			      psiplace_error_t *err)
 {
 	uint32_t *left, r = 0, n, sum = 0, plane = 0;
+	uint64_t u;
 
 	for (n = 0; n < nnodes; n++)
 		sum += tasks_per_node[n];
@@ -316,8 +318,9 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 	}
 	if (!strncmp(distribution, "cyclic", 6))
 		plane = 1;
-	else if (!strncmp(distribution, "plane=", 6))
-		plane = (uint32_t)strtoul(distribution + 6, NULL, 10);
+	else if (!strncmp(distribution, "plane=", 6) &&
+		 psiplace_parse_u64(distribution + 6, strlen(distribution + 6), UINT32_MAX, &u))
+		plane = (uint32_t)u;
 	if (!plane)
 		return psiplace_seterr(err,
 				       "distribution '%s': the node of each rank is not known (block, cyclic and plane=N are)",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psiplace/textparse.h"
 #include "psiplace/lama_launch.h"
 #include "psiplace/user_request.h"
 
@@ -61,12 +62,17 @@ static const char *pick(enum psiplace_client c, const char *srun, const char *sb
 static void balance(struct tr *t, enum psiplace_client client, const struct psiplace_slurm_cmdline *sl)
 {
 	long n = sl ? sl->ntasks : -1, N = sl ? sl->nnodes : -1;
+	const char *v;
 	char num[24];
+	uint64_t u;
 
-	if (n < 0 && t->get && t->get("SLURM_NTASKS", t->arg))
-		n = strtol(t->get("SLURM_NTASKS", t->arg), NULL, 10);
-	if (N < 0 && t->get && t->get("SLURM_JOB_NUM_NODES", t->arg))
-		N = strtol(t->get("SLURM_JOB_NUM_NODES", t->arg), NULL, 10);
+	/* Slurm's own variables: a value that is not a count is ignored */
+	if (n < 0 && t->get && (v = t->get("SLURM_NTASKS", t->arg)) &&
+	    psiplace_parse_u64(v, strlen(v), INT32_MAX, &u))
+		n = (long)u;
+	if (N < 0 && t->get && (v = t->get("SLURM_JOB_NUM_NODES", t->arg)) &&
+	    psiplace_parse_u64(v, strlen(v), INT32_MAX, &u))
+		N = (long)u;
 	if (n <= 0 || N <= 1)
 		return;
 	snprintf(num, sizeof(num), "%ld", (n + N - 1) / N);

@@ -9,7 +9,7 @@
 #include "psiplace/error.h"
 #include "psiplace/metrics_file.h"
 #include "psiplace/readfile.h"
-#include "textparse.h"
+#include "psiplace/textparse.h"
 
 #define MAX_UNKNOWN_LOGGED 32
 

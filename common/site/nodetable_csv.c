@@ -6,7 +6,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/nodetable.h"
-#include "textparse.h"
+#include "psiplace/textparse.h"
 
 enum ctype { T_NAME, T_U32, T_U64, T_DBL, T_STR, T_FEATURES, T_POWER, T_RESV, T_GMETRIC };
 

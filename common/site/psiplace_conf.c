@@ -11,7 +11,7 @@
 #include "psiplace/policy.h"
 #include "psiplace/psiplace_conf.h"
 #include "psiplace/readfile.h"
-#include "textparse.h"
+#include "psiplace/textparse.h"
 
 #define MAXWORDS 64
 

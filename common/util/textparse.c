@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "textparse.h"
+#include "psiplace/textparse.h"
 
 bool psiplace_parse_double(const char *s, size_t n, double *out)
 {

@@ -1,5 +1,6 @@
-/* Small total parsers shared by the config, metrics and table readers;
- * not a public header. */
+/* psiplace — the one family of small total parsers: numbers (the
+ * configuration, metrics and table readers, the command's options and
+ * Slurm's variables) and configuration words. */
 #ifndef PSIPLACE_TEXTPARSE_H
 #define PSIPLACE_TEXTPARSE_H
 
