@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/psi_values.h"
 
@@ -228,16 +229,15 @@ static int hostfile_line(const char *line, size_t len, const char *what, int lin
 int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 				struct psiplace_names *hl, psiplace_error_t *err)
 {
-	size_t before = hl->n, pos = 0;
-	int lineno = 0;
+	size_t before = hl->n, l;
+	struct psiplace_lines it;
+	const char *line;
 
-	while (pos < len) {
-		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-		size_t l = nl ? (size_t)(nl - line) : len - pos, a = 0, b;
+	psiplace_lines_init(&it, text, len);
+	while (psiplace_lines_next(&it, &line, &l, NULL)) {
 		const char *hash = memchr(line, '#', l);
+		size_t a = 0, b;
 
-		pos += l + (nl ? 1 : 0);
-		lineno++;
 		if (hash)
 			l = (size_t)(hash - line);
 		if (memchr(line, '\0', l))
@@ -249,7 +249,7 @@ int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 			b--;
 		if (a == b)
 			continue;
-		if (hostfile_line(line + a, b - a, what, lineno, hl, err) < 0) {
+		if (hostfile_line(line + a, b - a, what, it.lineno, hl, err) < 0) {
 			while (hl->n > before)
 				free(hl->name[--hl->n]);
 			return -1;

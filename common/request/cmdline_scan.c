@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/user_request.h"
 #include "psiplace/plugstack_line.h"
@@ -362,25 +363,22 @@ static int split_words(const char *p, const char *end, char **words, int max, ch
 int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
 			       struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
-	size_t pos = 0;
 	unsigned set = slurm->set;
-	int first = 1;
+	struct psiplace_lines it;
+	const char *line;
+	size_t l;
 
 	if (len > PSIPLACE_SCRIPT_MAX)
 		len = PSIPLACE_SCRIPT_MAX;
-	while (pos < len) {
-		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-		const char *end = nl ? nl : text + len, *p = line;
+	psiplace_lines_init(&it, text, len);
+	while (psiplace_lines_next(&it, &line, &l, NULL)) {
+		const char *end = line + l, *p = line;
 		char *words[64], buf[4096];
 		struct psiplace_slurm_cmdline sl;
 		int n;
 
-		pos = (size_t)(end - text) + 1;
-		if (first && end - line >= 2 && line[0] == '#' && line[1] == '!') {
-			first = 0;
+		if (it.lineno == 1 && l >= 2 && line[0] == '#' && line[1] == '!')
 			continue;
-		}
-		first = 0;
 		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
 		if (p == end)

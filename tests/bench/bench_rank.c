@@ -200,7 +200,7 @@ int main(void)
 	double *score = malloc(100000 * sizeof(*score)), load[3] = { -1, -1, -1 };
 	struct psiplace_job job = { .seed = 1 };
 	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_PRIORITY, .job = &job };
-	struct psiplace_nodecols *c, *c10k;
+	struct psiplace_nodecols *c = NULL, *c10k = NULL;
 	struct fig x = { .o = &o, .v = v, .out = out, .score = score };
 	psiplace_error_t err;
 
