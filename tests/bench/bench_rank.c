@@ -194,7 +194,7 @@ static void rate_fig(const char *name, const struct fig *x, void (*fn)(const str
 
 int main(void)
 {
-	struct psiplace_priorityf *f;
+	struct psiplace_priorityf *f = NULL;
 	struct psiplace_node *v = make_nodes(100000);
 	uint32_t *out = malloc(100000 * sizeof(*out));
 	double *score = malloc(100000 * sizeof(*score)), load[3] = { -1, -1, -1 };
