@@ -88,9 +88,11 @@ long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buf
  * alloc_cpus + load1 — then more hardware threads first, then node index;
  * NONE keeps the given order.  The site weight stays the major key unless
  * policy_overrides_weight.  order[0..n-1] holds indexes into nodes[] (the
- * candidates in PSI list order) and is sorted in place. */
-void psiplace_psi_sort(enum psiplace_nodes_sort mode, bool policy_overrides_weight,
-		       const struct psiplace_node *nodes, uint32_t *order, size_t n);
+ * candidates in PSI list order) and is sorted in place.  0, or -1 out of
+ * memory (order untouched). */
+int psiplace_psi_sort(enum psiplace_nodes_sort mode, bool policy_overrides_weight,
+		      const struct psiplace_node *nodes, uint32_t *order, size_t n,
+		      psiplace_error_t *err);
 
 /* Rating of one node under a sort mode (0 for NONE). */
 double psiplace_psi_rating(enum psiplace_nodes_sort mode, const struct psiplace_node *node);

@@ -119,9 +119,10 @@ check_eq "PolicyOverridesWeight=yes: LASTAVAILABLE takes n4 despite its Weight" 
 "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE >/dev/null # also restores Weight=1
 
 # --- site files: a bad metrics line is skipped, a bad psiplace.conf is fatal at start
-# n1 fully loaded: n2, without a load of its own, keeps slurmd's (this
-# machine's, below 8 even on a busy test machine)
-set_metrics "n1 load1=4" "n2 load1=oops" "n3 load1=15" "n4 load1=11"
+# n2, without a load of its own, keeps slurmd's (this machine's, which on
+# a shared test machine can exceed n2's 8 CPUs); the others get a load far
+# above their CPUs, so n2 wins unless this machine's load passes 90
+set_metrics "n1 load1=100" "n2 load1=oops" "n3 load1=100" "n4 load1=100"
 check_eq "a malformed metrics line is skipped (n2 keeps no load): CPULOAD takes n2" n2 \
   "$(srun_node --psi-alloc-policy=cpuload)"
 check_match "slurmctld logged the skipped metrics line" 'metrics:2: not a number, line skipped' \
