@@ -352,8 +352,8 @@ out:
 
 int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
 			       const struct psiplace_topo *const *topo, const unsigned *cpus,
-			       size_t ntasks, enum psiplace_lama_dist *dist, unsigned *node_of_rank,
-			       psiplace_error_t *err)
+			       size_t ntasks, bool *fits, enum psiplace_lama_dist *dist,
+			       unsigned *node_of_rank, psiplace_error_t *err)
 {
 	struct psiplace_lama_map m;
 	unsigned *seq, *count;
@@ -361,6 +361,7 @@ int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnod
 	unsigned k;
 	int rc = 0;
 
+	*fits = false;
 	if (psiplace_lama_map(o, nnodes, topo, ntasks, &m, err) < 0)
 		return -1;
 	seq = malloc((ntasks ? ntasks : 1) * sizeof(*seq));
@@ -369,10 +370,11 @@ int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnod
 		rc = psiplace_seterr(err, "LAMA: out of memory");
 	for (r = 0; r < ntasks && rc == 0; r++)
 		count[seq[r] = m.task[r].node]++;
+	*fits = rc == 0;
 	for (k = 0; k < nnodes && rc == 0; k++)
 		if (count[k] > cpus[k])
-			rc = 1;
-	if (rc == 0) {
+			*fits = false;
+	if (*fits) {
 		*dist = psiplace_lama_classify(seq, ntasks, nnodes);
 		if (*dist == PSIPLACE_LAMA_DIST_ARBITRARY && node_of_rank)
 			memcpy(node_of_rank, seq, ntasks * sizeof(*seq));
