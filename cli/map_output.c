@@ -43,7 +43,7 @@ void map_print_plain(FILE *f, const struct map_result *r)
 		const struct psiplace_pset *s = &r->psets->set[i];
 		char *buf = malloc(s->n * 12 + 8);
 
-		if (buf && !psiplace_pset_ranks_string(s, buf, s->n * 12 + 8))
+		if (buf && psiplace_pset_ranks_string(s, buf, s->n * 12 + 8) == 0)
 			fprintf(f, "pset %s %s\n", s->name, buf);
 		free(buf);
 	}

@@ -26,8 +26,9 @@ int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct 
 			if (val[i] && from[i] && (from[i][0] == '-') == (pass == 0) &&
 			    psiplace_lama_apply(o, from[i], val[i], err) < 0)
 				return -1;
-	if (l->oversubscribe)
-		psiplace_lama_apply(o, psiplace_opt_table[PSIPLACE_OPT_OVERSUBSCRIBE].dashed, NULL, err);
+	if (l->oversubscribe &&
+	    psiplace_lama_apply(o, psiplace_opt_table[PSIPLACE_OPT_OVERSUBSCRIBE].dashed, NULL, err) < 0)
+		return -1;
 	return psiplace_lama_finish(o, err);
 }
 
@@ -253,6 +254,7 @@ int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct ps
 {
 	psiplace_error_t why = { "" }, other;
 	int mask, i, rc;
+	bool ok;
 
 	if (s->nnodes <= 1)
 		return 0; /* one node: every layout is LAMA's */
@@ -261,23 +263,29 @@ int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct ps
 				       "the step's layout (SLURM_STEP_TASKS_PER_NODE) does not add up to its %u tasks with %u on this node",
 				       s->ntasks, s->nlocal);
 	for (i = PSIPLACE_LAMA_DIST_BLOCK; i <= PSIPLACE_LAMA_DIST_CYCLIC; i++) {
-		if (!(mask & (1 << i)))
-			continue;
 		/* Both fit this node's ids: either passing is enough (the
 		 * other nodes tell them apart); the first reason is kept. */
-		if (psiplace_lama_verify_local(o, t, s->nlocal, (enum psiplace_lama_dist)i,
-					       why.text[0] ? &other : &why) == 0)
+		psiplace_error_t *r = why.text[0] ? &other : &why;
+
+		if (!(mask & (1 << i)))
+			continue;
+		if (psiplace_lama_verify_local(o, t, s->nlocal, (enum psiplace_lama_dist)i, &ok, r) < 0)
+			return psiplace_seterr(err, "%s", r->text);
+		if (ok)
 			return 0;
 	}
 	if (!mask) {
 		/* An arbitrary layout: sequential order refuses it on any node;
 		 * otherwise only the whole layout can tell. */
-		if (o->sequential)
-			psiplace_lama_verify_local(o, t, s->nlocal, PSIPLACE_LAMA_DIST_ARBITRARY, &why);
-		else if (s->lama_layout)
+		if (o->sequential) {
+			if (psiplace_lama_verify_local(o, t, s->nlocal, PSIPLACE_LAMA_DIST_ARBITRARY,
+						       &ok, &why) < 0)
+				return psiplace_seterr(err, "%s", why.text);
+		} else if (s->lama_layout) {
 			return check_asked(o, s, err);
-		else if ((rc = check_other(o, t, s, &why)) == 0)
+		} else if ((rc = check_other(o, t, s, &why)) == 0) {
 			return 0;
+		}
 	}
 	return explain(o, t, s, mask, why.text, err);
 }
@@ -344,8 +352,8 @@ out:
 
 int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
 			       const struct psiplace_topo *const *topo, const unsigned *cpus,
-			       size_t ntasks, enum psiplace_lama_dist *dist, unsigned *node_of_rank,
-			       psiplace_error_t *err)
+			       size_t ntasks, bool *fits, enum psiplace_lama_dist *dist,
+			       unsigned *node_of_rank, psiplace_error_t *err)
 {
 	struct psiplace_lama_map m;
 	unsigned *seq, *count;
@@ -353,6 +361,7 @@ int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnod
 	unsigned k;
 	int rc = 0;
 
+	*fits = false;
 	if (psiplace_lama_map(o, nnodes, topo, ntasks, &m, err) < 0)
 		return -1;
 	seq = malloc((ntasks ? ntasks : 1) * sizeof(*seq));
@@ -361,10 +370,11 @@ int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnod
 		rc = psiplace_seterr(err, "LAMA: out of memory");
 	for (r = 0; r < ntasks && rc == 0; r++)
 		count[seq[r] = m.task[r].node]++;
+	*fits = rc == 0;
 	for (k = 0; k < nnodes && rc == 0; k++)
 		if (count[k] > cpus[k])
-			rc = 1;
-	if (rc == 0) {
+			*fits = false;
+	if (*fits) {
 		*dist = psiplace_lama_classify(seq, ntasks, nnodes);
 		if (*dist == PSIPLACE_LAMA_DIST_ARBITRARY && node_of_rank)
 			memcpy(node_of_rank, seq, ntasks * sizeof(*seq));

@@ -208,21 +208,27 @@ int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nno
 }
 
 int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
-			       unsigned ntasks, enum psiplace_lama_dist dist, psiplace_error_t *err)
+			       unsigned ntasks, enum psiplace_lama_dist dist, bool *matches,
+			       psiplace_error_t *err)
 {
 	struct psiplace_lama_map m;
 	uint64_t *sweep, prev = UINT64_MAX;
 	unsigned k;
-	int rc = 0;
 
-	if (o->sequential)
-		return dist == PSIPLACE_LAMA_DIST_BLOCK ? 0
-		       : psiplace_seterr(err,
-					 "task layout: sequential order numbers ranks node by node, which needs a block layout, not %s",
-					 psiplace_lama_dist_name(dist));
-	if (dist == PSIPLACE_LAMA_DIST_ARBITRARY)
-		return psiplace_seterr(err,
-				       "task layout: an arbitrary layout cannot be checked on one node alone");
+	*matches = false;
+	if (o->sequential) {
+		if (dist == PSIPLACE_LAMA_DIST_BLOCK)
+			*matches = true;
+		else
+			psiplace_seterr(err,
+					"task layout: sequential order numbers ranks node by node, which needs a block layout, not %s",
+					psiplace_lama_dist_name(dist));
+		return 0;
+	}
+	if (dist == PSIPLACE_LAMA_DIST_ARBITRARY) {
+		psiplace_seterr(err, "task layout: an arbitrary layout cannot be checked on one node alone");
+		return 0;
+	}
 	sweep = malloc((ntasks ? ntasks : 1) * sizeof(uint64_t));
 	if (!sweep)
 		return psiplace_seterr(err, "LAMA: out of memory");
@@ -231,18 +237,22 @@ int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct 
 		return -1;
 	}
 	psiplace_lama_map_free(&m);
-	for (k = 0; k < ntasks && !rc; k++) {
+	*matches = true;
+	for (k = 0; k < ntasks && *matches; k++) {
 		/* Sweep = one turn of the letters left of n on this node. */
-		if (dist == PSIPLACE_LAMA_DIST_BLOCK && sweep[k] != sweep[0])
-			rc = psiplace_seterr(err,
-					     "task layout: block puts %u tasks on this node, but map %s moves to the next node after %u of them; LAMA's order needs another layout (e.g. at most %u tasks per node)",
-					     ntasks, o->map_str, k, k);
-		else if (dist == PSIPLACE_LAMA_DIST_CYCLIC && k && sweep[k] == prev)
-			rc = psiplace_seterr(err,
-					     "task layout: cyclic puts one task per round on this node, but map %s places tasks %u and %u here before moving to the next node; use a block layout",
-					     o->map_str, k - 1, k);
+		if (dist == PSIPLACE_LAMA_DIST_BLOCK && sweep[k] != sweep[0]) {
+			*matches = false;
+			psiplace_seterr(err,
+					"task layout: block puts %u tasks on this node, but map %s moves to the next node after %u of them; LAMA's order needs another layout (e.g. at most %u tasks per node)",
+					ntasks, o->map_str, k, k);
+		} else if (dist == PSIPLACE_LAMA_DIST_CYCLIC && k && sweep[k] == prev) {
+			*matches = false;
+			psiplace_seterr(err,
+					"task layout: cyclic puts one task per round on this node, but map %s places tasks %u and %u here before moving to the next node; use a block layout",
+					o->map_str, k - 1, k);
+		}
 		prev = sweep[k];
 	}
 	free(sweep);
-	return rc;
+	return 0;
 }

@@ -111,10 +111,12 @@ int psiplace_lama_apply(struct psiplace_lama_opts *o, const char *name, const ch
 	enum psiplace_lama_setting set = lama_name(name, &src, &name);
 	unsigned n;
 	int seq, r = 0;
+	char q[80];
 
 	switch (set) {
 	case PSIPLACE_LAMA_SET_NONE:
-		return 1;
+		psiplace_quote(q, sizeof(q), name ? name : "", 60);
+		return psiplace_seterr(err, "'%s': not a LAMA option or variable", q);
 	case PSIPLACE_LAMA_SET_OVERSUBSCRIBE:
 		o->oversubscribe = 1;
 		break;

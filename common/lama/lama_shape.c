@@ -116,9 +116,10 @@ static int build_binding(struct psiplace_lama_shape *s, const struct psiplace_la
 	}
 	for (pu = 0; pu < s->npus; pu++) {
 		y = s->tn[s->blev][pu];
-		hwloc_bitmap_set(s->bcpus[y], t->pus[pu].os_index);
-		if (t->pus[pu].numa_os >= 0)
-			hwloc_bitmap_set(s->bmems[y], (unsigned)t->pus[pu].numa_os);
+		if (hwloc_bitmap_set(s->bcpus[y], t->pus[pu].os_index) < 0 ||
+		    (t->pus[pu].numa_os >= 0 &&
+		     hwloc_bitmap_set(s->bmems[y], (unsigned)t->pus[pu].numa_os) < 0))
+			return -1;
 	}
 	return 0;
 }

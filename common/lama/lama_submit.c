@@ -55,13 +55,14 @@ static int layout_over(const struct psiplace_user_request *r, const uint32_t *cp
 	psiplace_error_t e;
 	size_t i;
 	int rc = 1;
+	bool fits;
 
 	for (i = 0; tp && i < a->hosts.n; i++)
 		tp[i] = &t[i];
 	if (tp && seq && psiplace_lama_opts_of_request(r, &o, &e) == 0 &&
 	    psiplace_lama_alloc_layout(&o, (unsigned)a->hosts.n, tp, (const unsigned *)cpus, ntasks,
-				       &d, seq, &e) == 0 &&
-	    d == PSIPLACE_LAMA_DIST_ARBITRARY &&
+				       &fits, &d, seq, &e) == 0 &&
+	    fits && d == PSIPLACE_LAMA_DIST_ARBITRARY &&
 	    (a->host = malloc(ntasks * sizeof(*a->host))) &&
 	    (a->layout = psiplace_lama_layout_format(seq, ntasks, (unsigned)a->hosts.n))) {
 		for (i = 0; i < ntasks; i++)

@@ -459,7 +459,7 @@ int psiplace_pset_ranks_string(const struct psiplace_pset *s, char *buf, size_t 
 	int w;
 
 	if (!len)
-		return 1;
+		return -1;
 	buf[0] = '\0';
 	for (k = 0; k < s->n; k = j + 1) {
 		for (j = k; j + 1 < s->n && s->ranks[j + 1] == s->ranks[j] + 1;)
@@ -472,7 +472,7 @@ int psiplace_pset_ranks_string(const struct psiplace_pset *s, char *buf, size_t 
 		if (o + (size_t)w + (j + 1 < s->n ? 4 : 0) >= len) {
 			if (o + 4 < len)
 				snprintf(buf + o, len - o, ",...");
-			return 1;
+			return -1;
 		}
 		memcpy(buf + o, item, (size_t)w + 1);
 		o += (size_t)w;

@@ -40,16 +40,17 @@ static int cmp_rated(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-void psiplace_psi_sort(enum psiplace_nodes_sort mode, bool policy_overrides_weight,
-		       const struct psiplace_node *nodes, uint32_t *order, size_t n)
+int psiplace_psi_sort(enum psiplace_nodes_sort mode, bool policy_overrides_weight,
+		      const struct psiplace_node *nodes, uint32_t *order, size_t n,
+		      psiplace_error_t *err)
 {
-	struct rated *r = malloc(n * sizeof(*r));
+	struct rated *r;
 	size_t i;
 
-	if (!r || n < 2) {
-		free(r);
-		return; /* out of memory: the given order stands */
-	}
+	if (n < 2)
+		return 0;
+	if (!(r = malloc(n * sizeof(*r))))
+		return psiplace_seterr(err, "PSI node sort: out of memory for %zu nodes", n);
 	for (i = 0; i < n; i++) {
 		const struct psiplace_node *nd = &nodes[order[i]];
 
@@ -71,4 +72,5 @@ void psiplace_psi_sort(enum psiplace_nodes_sort mode, bool policy_overrides_weig
 	for (i = 0; i < n; i++)
 		order[i] = r[i].node;
 	free(r);
+	return 0;
 }

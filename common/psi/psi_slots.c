@@ -101,18 +101,23 @@ int psiplace_psi_place_node(const struct psiplace_topo *t, const struct psiplace
 		hwloc_bitmap_zero(set);
 		/* Overbooking reuses the slots in rounds: slot numbers wrap. */
 		for (j = 0; j < tpp; j++)
-			hwloc_bitmap_set(set, cpus[((unsigned long)i * tpp + j) % n]);
-		if (o->bindmem)
-			psiplace_binding_mems_of(t, set, out[i].mems);
-		else
+			if (hwloc_bitmap_set(set, cpus[((unsigned long)i * tpp + j) % n]) < 0)
+				break;
+		if (j < tpp || (o->pin && hwloc_bitmap_copy(out[i].cpus, set) < 0)) {
+			psiplace_seterr(err, "CPU slots: out of memory");
+			break;
+		}
+		if (o->bindmem && psiplace_binding_mems_of(t, set, out[i].mems, err) < 0)
+			break;
+		if (!o->bindmem)
 			hwloc_bitmap_zero(out[i].mems);
-		if (o->pin)
-			hwloc_bitmap_copy(out[i].cpus, set);
-		else
+		if (!o->pin)
 			hwloc_bitmap_zero(out[i].cpus);
 	}
 	hwloc_bitmap_free(set);
 	free(cpus);
+	if (i < nlocal)
+		return -1;
 	return 0;
 }
 

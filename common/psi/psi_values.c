@@ -365,21 +365,20 @@ int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_
 	return 0;
 }
 
-bool psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t warnlen)
+int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, psiplace_error_t *err)
 {
 	char q[160];
 	unsigned long v;
 
 	if (positive(s, PSIPLACE_PSI_TPP_MAX, &v) == 0) {
 		*tpp = (unsigned)v;
-		return true;
+		return 0;
 	}
 	psiplace_quote(q, sizeof(q), s, 120);
 	*tpp = 1;
-	snprintf(warn, warnlen,
-			"OMP_NUM_THREADS: '%s' is not a positive integer up to %d; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)",
-			q, PSIPLACE_PSI_TPP_MAX);
-	return false;
+	return psiplace_seterr(err,
+			       "OMP_NUM_THREADS: '%s' is not a positive integer up to %d; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)",
+			       q, PSIPLACE_PSI_TPP_MAX);
 }
 
 long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen)

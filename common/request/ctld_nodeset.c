@@ -117,12 +117,12 @@ oom:
 	return psiplace_seterr(err, "PSI node set: out of memory");
 }
 
-enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
-						  const struct psiplace_siteconf *site,
-						  const struct psiplace_node *nodes, size_t nnodes,
-						  const struct psiplace_node_finder *finder,
-						  uint32_t **order, size_t *norder,
-						  enum psiplace_policy *policy, psiplace_error_t *err)
+int psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
+				    const struct psiplace_siteconf *site,
+				    const struct psiplace_node *nodes, size_t nnodes,
+				    const struct psiplace_node_finder *finder, uint32_t **order,
+				    size_t *norder, enum psiplace_policy *policy,
+				    enum psiplace_psi_next *next, psiplace_error_t *err)
 {
 	const char **names;
 	enum psiplace_nodes_sort sort = r->psi_sort;
@@ -133,14 +133,14 @@ enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctl
 	*norder = 0;
 	*policy = r->policy != PSIPLACE_POLICY_NONE ? r->policy
 		  : (site ? site->policy : PSIPLACE_POLICY_NONE);
+	*next = *policy != PSIPLACE_POLICY_NONE ? PSIPLACE_PSI_NEXT_POLICY : PSIPLACE_PSI_NEXT_NONE;
 	if (!r->psi)
-		return *policy != PSIPLACE_POLICY_NONE ? PSIPLACE_PSI_NEXT_POLICY : PSIPLACE_PSI_NEXT_NONE;
+		return 0;
 	/* Names to sort only when the caller has no index of its own. */
 	names = NULL;
 	if (!finder && r->psi_hosts.n) {
 		if (!(names = malloc((nnodes ? nnodes : 1) * sizeof(*names)))) {
-			psiplace_seterr(err, "PSI node set: out of memory");
-			return PSIPLACE_PSI_NEXT_ERROR;
+			return psiplace_seterr(err, "PSI node set: out of memory");
 		}
 		for (i = 0; i < nnodes; i++)
 			names[i] = nodes[i].name ? nodes[i].name : "";
@@ -148,23 +148,28 @@ enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctl
 	rc = psiplace_ctld_request_candidates(r, names, nnodes, finder, order, norder, err);
 	free(names);
 	if (rc < 0)
-		return PSIPLACE_PSI_NEXT_ERROR;
+		return -1;
 	/* The job's policy, then its sort mode, then the cluster's policy,
 	 * then NodesSort (PROC when unset). */
+	*next = PSIPLACE_PSI_NEXT_POLICY;
 	if (r->policy != PSIPLACE_POLICY_NONE)
-		return PSIPLACE_PSI_NEXT_POLICY;
+		return 0;
 	if (sort == PSIPLACE_SORT_UNSET && *policy != PSIPLACE_POLICY_NONE)
-		return PSIPLACE_PSI_NEXT_POLICY;
+		return 0;
 	if (sort == PSIPLACE_SORT_UNSET && site && site->nodes_sort &&
-	    psiplace_nodes_sort_parse(site->nodes_sort, "NodesSort", &sort, err) < 0) {
-		free(*order);
-		*order = NULL;
-		*norder = 0;
-		return PSIPLACE_PSI_NEXT_ERROR;
-	}
+	    psiplace_nodes_sort_parse(site->nodes_sort, "NodesSort", &sort, err) < 0)
+		goto fail;
 	if (sort == PSIPLACE_SORT_UNSET)
 		sort = PSIPLACE_SORT_PROC;
-	psiplace_psi_sort(sort, site && site->policy_overrides_weight, nodes, *order, *norder);
+	if (psiplace_psi_sort(sort, site && site->policy_overrides_weight, nodes, *order, *norder,
+			      err) < 0)
+		goto fail;
 	*policy = PSIPLACE_POLICY_NONE;
-	return PSIPLACE_PSI_NEXT_DONE;
+	*next = PSIPLACE_PSI_NEXT_DONE;
+	return 0;
+fail:
+	free(*order);
+	*order = NULL;
+	*norder = 0;
+	return -1;
 }

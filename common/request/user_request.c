@@ -284,8 +284,12 @@ static int gather_placement(struct gather *g)
 	/* OpenMP's variable counts only when psiplace places PSI-style. */
 	if (r->place && !r->lama && !r->tpp_from &&
 	    (v = g->src->getenv ? g->src->getenv("OMP_NUM_THREADS", g->src->env_arg) : NULL)) {
-		if (psiplace_omp_threads_tpp(v, &r->tpp, r->warning, sizeof(r->warning)))
+		psiplace_error_t warn;
+
+		if (psiplace_omp_threads_tpp(v, &r->tpp, &warn) == 0)
 			r->tpp_from = "OMP_NUM_THREADS";
+		else
+			snprintf(r->warning, sizeof(r->warning), "%s", warn.text);
 	}
 	return 0;
 }

@@ -36,15 +36,17 @@ void psiplace_bindings_free(struct psiplace_binding *b, size_t n)
 	free(b);
 }
 
-void psiplace_binding_mems_of(const struct psiplace_topo *t, hwloc_const_bitmap_t cpus,
-			      hwloc_bitmap_t mems)
+int psiplace_binding_mems_of(const struct psiplace_topo *t, hwloc_const_bitmap_t cpus,
+			     hwloc_bitmap_t mems, psiplace_error_t *err)
 {
 	unsigned i;
 
 	hwloc_bitmap_zero(mems);
 	for (i = 0; i < t->npus; i++)
-		if (t->pus[i].numa_os >= 0 && hwloc_bitmap_isset(cpus, t->pus[i].os_index))
-			hwloc_bitmap_set(mems, (unsigned)t->pus[i].numa_os);
+		if (t->pus[i].numa_os >= 0 && hwloc_bitmap_isset(cpus, t->pus[i].os_index) &&
+		    hwloc_bitmap_set(mems, (unsigned)t->pus[i].numa_os) < 0)
+			return psiplace_seterr(err, "memory binding: out of memory");
+	return 0;
 }
 
 int psiplace_bitmap_list(hwloc_const_bitmap_t set, char *buf, size_t len)

@@ -28,19 +28,21 @@ static hwloc_obj_type_t hwloc_type(enum psiplace_level l)
 	}
 }
 
-/* NUMA nodes are memory children in hwloc 2, not ancestors of PUs: find the
- * one whose cpuset holds the PU. */
-static hwloc_obj_t numa_of(hwloc_topology_t topo, hwloc_obj_t pu)
+/* NUMA nodes are memory children in hwloc 2, not ancestors of PUs: the
+ * PU's local NUMA nodes (hwloc's cpuset-to-nodeset; ns is scratch), the
+ * first of them when there are several (DDR and HBM on one package). */
+static hwloc_obj_t numa_of(hwloc_topology_t topo, hwloc_obj_t pu, hwloc_nodeset_t ns)
 {
-	hwloc_obj_t n = NULL;
+	int first;
 
-	while ((n = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, n)))
-		if (n->cpuset && hwloc_bitmap_isset(n->cpuset, pu->os_index))
-			return n;
-	return NULL;
+	if (hwloc_cpuset_to_nodeset(topo, pu->cpuset, ns) < 0 ||
+	    (first = hwloc_bitmap_first(ns)) < 0)
+		return NULL;
+	return hwloc_get_numanode_obj_by_os_index(topo, (unsigned)first);
 }
 
-static void fill_pu(hwloc_topology_t topo, hwloc_obj_t pu, struct psiplace_pu *p)
+static void fill_pu(hwloc_topology_t topo, hwloc_obj_t pu, hwloc_nodeset_t ns,
+		    struct psiplace_pu *p)
 {
 	hwloc_obj_t core, numa;
 	int l;
@@ -56,7 +58,7 @@ static void fill_pu(hwloc_topology_t topo, hwloc_obj_t pu, struct psiplace_pu *p
 			continue;
 		}
 		if (l == PSIPLACE_LEVEL_NUMA) {
-			numa = numa_of(topo, pu);
+			numa = numa_of(topo, pu, ns);
 			p->obj[l] = numa ? (int)numa->logical_index : -1;
 			p->numa_os = numa ? (int)numa->os_index : -1;
 			continue;
@@ -81,8 +83,8 @@ static void fill_pu(hwloc_topology_t topo, hwloc_obj_t pu, struct psiplace_pu *p
 }
 
 /* A level counts as present when any kept PU has an ancestor there; count
- * the distinct ancestors. */
-static void count_levels(struct psiplace_topo *t)
+ * the distinct ancestors.  0, or -1 out of memory. */
+static int count_levels(struct psiplace_topo *t)
 {
 	int l;
 	unsigned i;
@@ -99,7 +101,7 @@ static void count_levels(struct psiplace_topo *t)
 			continue;
 		seen = calloc((size_t)max + 1, 1);
 		if (!seen)
-			continue;
+			return -1;
 		for (i = 0; i < t->npus; i++) {
 			int o = t->pus[i].obj[l];
 			if (o >= 0 && !seen[o]) {
@@ -109,6 +111,7 @@ static void count_levels(struct psiplace_topo *t)
 		}
 		free(seen);
 	}
+	return 0;
 }
 
 int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restrict_to,
@@ -116,26 +119,33 @@ int psiplace_topo_from_hwloc(hwloc_topology_t topo, hwloc_const_cpuset_t restric
 {
 	int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
 	hwloc_obj_t pu = NULL;
+	hwloc_nodeset_t ns;
 	unsigned k = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (n <= 0)
 		return psiplace_seterr(err, "topology has no processing units");
 	t->pus = calloc((size_t)n, sizeof(*t->pus));
-	if (!t->pus)
+	if (!t->pus || !(ns = hwloc_bitmap_alloc())) {
+		psiplace_topo_free(t);
 		return psiplace_seterr(err, "out of memory for %d PUs", n);
+	}
 	while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))) {
 		if (restrict_to && !hwloc_bitmap_isset(restrict_to, pu->os_index))
 			continue;
-		fill_pu(topo, pu, &t->pus[k++]);
+		fill_pu(topo, pu, ns, &t->pus[k++]);
 	}
+	hwloc_bitmap_free(ns);
 	t->npus = k;
 	if (k == 0) {
 		psiplace_topo_free(t);
 		return psiplace_seterr(err, "no processing unit of the topology is in the allowed CPU set");
 	}
 	t->is_this_system = hwloc_topology_is_thissystem(topo);
-	count_levels(t);
+	if (count_levels(t) < 0) {
+		psiplace_topo_free(t);
+		return psiplace_seterr(err, "out of memory for %d PUs", n);
+	}
 	return 0;
 }
 

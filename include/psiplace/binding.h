@@ -24,9 +24,11 @@ struct psiplace_binding {
 struct psiplace_binding *psiplace_bindings_new(size_t n);
 void psiplace_bindings_free(struct psiplace_binding *b, size_t n);
 
-/* mems = the NUMA nodes (OS indexes) holding any CPU of cpus. */
-void psiplace_binding_mems_of(const struct psiplace_topo *t, hwloc_const_bitmap_t cpus,
-			      hwloc_bitmap_t mems);
+/* mems = the NUMA nodes (OS indexes) holding any CPU of cpus, from the
+ * table (which outlives the hwloc topology it was built from, so
+ * hwloc_cpuset_to_nodeset() is not at hand).  0, or -1 out of memory. */
+int psiplace_binding_mems_of(const struct psiplace_topo *t, hwloc_const_bitmap_t cpus,
+			     hwloc_bitmap_t mems, psiplace_error_t *err);
 
 /* Slurm's mask list of n bindings ("0x3,0xc", SLURM_CPU_BIND_LIST), of
  * any length: *out is malloc'd.  0, or -1 when out of memory. */

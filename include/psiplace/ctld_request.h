@@ -114,7 +114,6 @@ enum psiplace_psi_next {
 	PSIPLACE_PSI_NEXT_DONE,     /* *order is final: candidates sorted by PSI_NODES_SORT */
 	PSIPLACE_PSI_NEXT_POLICY,   /* rank with *policy (job's, else cluster's); when *order
 				     * is not NULL, only those candidates */
-	PSIPLACE_PSI_NEXT_ERROR,    /* err says why; log it with the job id, use the default */
 };
 
 /* PSI node choice of one job in one call, with the allocation precedence of
@@ -124,13 +123,15 @@ enum psiplace_psi_next {
  * weight, threads, alloc_cpus, loads filled); finder as for
  * psiplace_ctld_request_candidates.  *order (malloc'd) holds
  * indexes into nodes[]: the job's candidates, in PSI list order or sorted;
- * NULL when the job has no PSI node set and no sort was applied. */
-enum psiplace_psi_next psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
-						  const struct psiplace_siteconf *site,
-						  const struct psiplace_node *nodes, size_t nnodes,
-						  const struct psiplace_node_finder *finder,
-						  uint32_t **order, size_t *norder,
-						  enum psiplace_policy *policy, psiplace_error_t *err);
+ * NULL when the job has no PSI node set and no sort was applied.  Returns
+ * 0 with *next saying what to do, or -1 with err (an unusable node set,
+ * out of memory; *order NULL): the caller logs it with the job id. */
+int psiplace_ctld_request_psi_order(const struct psiplace_ctld_request *r,
+				    const struct psiplace_siteconf *site,
+				    const struct psiplace_node *nodes, size_t nnodes,
+				    const struct psiplace_node_finder *finder, uint32_t **order,
+				    size_t *norder, enum psiplace_policy *policy,
+				    enum psiplace_psi_next *next, psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

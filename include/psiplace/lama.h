@@ -14,6 +14,7 @@
 #ifndef PSIPLACE_LAMA_H
 #define PSIPLACE_LAMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <hwloc.h>
@@ -77,9 +78,9 @@ void psiplace_lama_opts_init(struct psiplace_lama_opts *o);
  * --psi-oversubscribe (value ignored, may be NULL) and
  * OMPI_MCA_rmaps_lama_{map,bind,mppr,ordering}.  A variable never
  * overrides an option, in either order of application.
- * Returns 0 applied (or ignored because an option already set it), 1 when
- * name is not a LAMA name (o untouched), -1 on a bad value or a conflict
- * (--psi-map-by with --psi-lama-map). */
+ * Returns 0 applied (or ignored because an option already set it); -1 on
+ * a bad value, a conflict (--psi-map-by with --psi-lama-map) or a name
+ * that is not one of these (o untouched), with err. */
 int psiplace_lama_apply(struct psiplace_lama_opts *o, const char *name, const char *value,
 			psiplace_error_t *err);
 
@@ -207,11 +208,14 @@ int psiplace_lama_verify_layout(const struct psiplace_lama_opts *o, unsigned nno
  * cyclic layout matches LAMA's node order as far as this node decides it
  * (block: all of them in its first sweep of the letters left of n;
  * cyclic: exactly one per sweep).  If every node passes, the whole
- * layout matches.  0 yes; -1 with the reason (also for an arbitrary
- * layout, which one node cannot judge, unless sequential order rules it
- * out: the caller checks those against the whole layout). */
+ * layout matches.  Returns 0 with *matches; when it is false err holds
+ * the reason (also for an arbitrary layout, which one node cannot judge,
+ * unless sequential order rules it out: the caller checks those against
+ * the whole layout).  -1 with err when LAMA cannot map the node (or out
+ * of memory): then *matches is false and says nothing. */
 int psiplace_lama_verify_local(const struct psiplace_lama_opts *o, const struct psiplace_topo *topo,
-			       unsigned ntasks, enum psiplace_lama_dist dist, psiplace_error_t *err);
+			       unsigned ntasks, enum psiplace_lama_dist dist, bool *matches,
+			       psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -62,13 +62,14 @@ int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psipl
 
 /* Submission inside a known allocation (srun in a job): LAMA's own layout
  * of ntasks tasks over the allocation's nodes (topo[i]; cpus[i] CPUs of
- * node i allocated).  0 with *dist; for ARBITRARY node_of_rank (ntasks
- * long) receives each rank's node.  1 when LAMA puts more tasks on a node
- * than it has CPUs there (Slurm would refuse that layout).  -1 with err. */
+ * node i allocated).  0 with *fits: false when LAMA puts more tasks on a
+ * node than it has CPUs there (Slurm would refuse that layout), else true
+ * with *dist, and for ARBITRARY node_of_rank (ntasks long) receives each
+ * rank's node.  -1 with err. */
 int psiplace_lama_alloc_layout(const struct psiplace_lama_opts *o, unsigned nnodes,
 			       const struct psiplace_topo *const *topo, const unsigned *cpus,
-			       size_t ntasks, enum psiplace_lama_dist *dist, unsigned *node_of_rank,
-			       psiplace_error_t *err);
+			       size_t ntasks, bool *fits, enum psiplace_lama_dist *dist,
+			       unsigned *node_of_rank, psiplace_error_t *err);
 
 /* A layout for the step (PSIPLACE_LAMA_LAYOUT): each rank's node as its
  * position among the nodes that get tasks (the step's node list), in the

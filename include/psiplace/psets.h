@@ -109,8 +109,9 @@ void psiplace_psets_topo_objs_free(int *obj[PSIPLACE_PSET_NLEVELS]);
 int psiplace_psets_of_rank(const struct psiplace_psets *s, uint32_t rank, const char ***names,
 			   size_t *n, psiplace_error_t *err);
 
-/* A set's ranks in Slurm's range syntax ("0-3,8") into buf; when buf is
- * too short the text ends with ",..." and 1 is returned, else 0. */
+/* A set's ranks in Slurm's range syntax ("0-3,8") into buf: 0, or -1 when
+ * buf is too short (the text then ends with ",..."; a shown prefix, not
+ * an error message). */
 int psiplace_pset_ranks_string(const struct psiplace_pset *s, char *buf, size_t len);
 
 /* The set of the processes a spawn plan's step adds ("psiplace://spawn/2");

@@ -68,10 +68,11 @@ const char *psiplace_nodes_sort_name(enum psiplace_nodes_sort m);
 /* PSI_TPP / --psi-tpp: a positive decimal integer up to PSIPLACE_PSI_TPP_MAX. */
 int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_error_t *err);
 
-/* OMP_NUM_THREADS, OpenMP's variable, never an error: true when the value
- * was used as is; anything but a positive integer gives *tpp = 1, false
- * and a warning line in warn. */
-bool psiplace_omp_threads_tpp(const char *s, unsigned *tpp, char *warn, size_t warnlen);
+/* OMP_NUM_THREADS, OpenMP's variable: 0 when the value is a positive
+ * integer up to PSIPLACE_PSI_TPP_MAX (*tpp = it); otherwise -1 with
+ * *tpp = 1 and err saying so; callers show that as a warning, since the
+ * variable is OpenMP's and never stops a job. */
+int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, psiplace_error_t *err);
 
 /* __PSI_CPUMAP / --psi-cpumap: comma list of N or A-B, descending ranges
  * allowed ("3-0" = 3,2,1,0).  map[slot] = OS CPU index. */
@@ -87,9 +88,11 @@ long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buf
  * alloc_cpus + load1 — then more hardware threads first, then node index;
  * NONE keeps the given order.  The site weight stays the major key unless
  * policy_overrides_weight.  order[0..n-1] holds indexes into nodes[] (the
- * candidates in PSI list order) and is sorted in place. */
-void psiplace_psi_sort(enum psiplace_nodes_sort mode, bool policy_overrides_weight,
-		       const struct psiplace_node *nodes, uint32_t *order, size_t n);
+ * candidates in PSI list order) and is sorted in place.  0, or -1 out of
+ * memory (order untouched). */
+int psiplace_psi_sort(enum psiplace_nodes_sort mode, bool policy_overrides_weight,
+		      const struct psiplace_node *nodes, uint32_t *order, size_t n,
+		      psiplace_error_t *err);
 
 /* Rating of one node under a sort mode (0 for NONE). */
 double psiplace_psi_rating(enum psiplace_nodes_sort mode, const struct psiplace_node *node);

@@ -440,6 +440,7 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 {
 	struct cands *a = &ctx.all;
 	enum psiplace_policy pol = PSIPLACE_POLICY_NONE;
+	enum psiplace_psi_next next;
 	psiplace_error_t err;
 	uint32_t *order = NULL;
 	size_t norder = 0, i;
@@ -447,12 +448,8 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 	const struct psiplace_node_finder finder = { find_in_all, a };
 
 	collect_all(a);
-	switch (psiplace_ctld_request_psi_order(req, &ctx.site.conf, a->nodes, a->n, &finder, &order,
-						&norder, &pol, &err)) {
-	case PSIPLACE_PSI_NEXT_NONE:
-		p->policy = PSIPLACE_POLICY_NONE;
-		break;
-	case PSIPLACE_PSI_NEXT_ERROR:
+	if (psiplace_ctld_request_psi_order(req, &ctx.site.conf, a->nodes, a->n, &finder, &order,
+					    &norder, &pol, &next, &err) < 0) {
 		/* A node set is a hard restriction: one that names no usable
 		 * node lets the job run nowhere, never elsewhere (RELIABILITY
 		 * R5); its submission fails ("Requested node configuration is
@@ -460,6 +457,11 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 		job_warn(job_ptr, "PSI node set not usable, the job can run on no node", err.text);
 		p->policy = PSIPLACE_POLICY_NONE;
 		p->only = bit_alloc(node_record_count);
+		return;
+	}
+	switch (next) {
+	case PSIPLACE_PSI_NEXT_NONE:
+		p->policy = PSIPLACE_POLICY_NONE;
 		break;
 	case PSIPLACE_PSI_NEXT_DONE:
 		p->policy = PSIPLACE_POLICY_NONE;

@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct psiplace_node nodes[6];
 		struct psiplace_siteconf site;
 		enum psiplace_policy pol;
+		enum psiplace_psi_next next;
 		size_t k;
 
 		const struct psiplace_node_finder linear = { find_linear, (void *)names };
@@ -69,8 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			nodes[k].load1 = (double)k / 2;
 		}
 		psiplace_siteconf_init(&site);
-		if (psiplace_ctld_request_psi_order(&r, &site, nodes, 6, NULL, &cand, &nc, &pol, &err) !=
-		    PSIPLACE_PSI_NEXT_ERROR)
+		if (psiplace_ctld_request_psi_order(&r, &site, nodes, 6, NULL, &cand, &nc, &pol, &next,
+						    &err) == 0)
 			free(cand);
 		psiplace_ctld_request_free(&r);
 	}

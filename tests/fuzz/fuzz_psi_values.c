@@ -79,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 2: psiplace_psi_hostfile_parse((const char *)data + 1, size - 1, "PSI_HOSTFILE", &hl, &err); break;
 	case 3: psiplace_nodes_sort_parse(s, "PSI_NODES_SORT", &m, &err); break;
 	case 4: psiplace_tpp_parse(s, "PSI_TPP", &tpp, &err); break;
-	case 5: psiplace_omp_threads_tpp(s, &tpp, err.text, sizeof(err.text)); break;
+	case 5: psiplace_omp_threads_tpp(s, &tpp, &err); break;
 	case 6: psiplace_cpumap_parse(s, "__PSI_CPUMAP", &map, &n, &err); break;
 	case 7: names_roundtrip(s); break;
 	default: psiplace_tasks_per_node_parse(s, "SLURM_STEP_TASKS_PER_NODE", &counts, &ncounts, &err); break;

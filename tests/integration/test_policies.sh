@@ -119,21 +119,12 @@ check_eq "PolicyOverridesWeight=yes: LASTAVAILABLE takes n4 despite its Weight" 
 "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE >/dev/null # also restores Weight=1
 
 # --- site files: a bad metrics line is skipped, a bad psiplace.conf is fatal at start
-# n1, n3, n4 fully loaded by the file: n2, whose line is bad, keeps slurmd's
-# load (this machine's).  Below 7.5 n2 has CPUs free and wins; above 8.5
-# every node has none and index order gives n1 (a 2-core test machine can
-# be that busy); in between the check is skipped, said in the output.
-set_metrics "n1 load1=4" "n2 load1=oops" "n3 load1=16" "n4 load1=12"
-n2_load=$(scontrol show node n2 | sed -n 's/.*CPULoad=\([0-9.]*\).*/\1/p')
-got=$(srun_node --psi-alloc-policy=cpuload)
-if [ "$(echo "${n2_load:-0} < 7.5" | bc -l)" = 1 ]; then
-  check_eq "a malformed metrics line is skipped (n2 keeps slurmd's load $n2_load): CPULOAD takes n2" n2 "$got"
-elif [ "$(echo "${n2_load:-0} > 8.5" | bc -l)" = 1 ]; then
-  check_eq "a malformed metrics line is skipped (n2 keeps slurmd's load $n2_load, no CPU free anywhere): CPULOAD takes n1" n1 "$got"
-else
-  echo "# skipped: n2's load from slurmd is $n2_load, too close to its 8 CPUs to tell"
-  ok "(skipped: the machine's load $n2_load is too close to n2's 8 CPUs)"
-fi
+# n2, without a load of its own, keeps slurmd's (this machine's, which on
+# a shared test machine can exceed n2's 8 CPUs); the others get a load far
+# above their CPUs, so n2 wins unless this machine's load passes 90
+set_metrics "n1 load1=100" "n2 load1=oops" "n3 load1=100" "n4 load1=100"
+check_eq "a malformed metrics line is skipped (n2 keeps no load): CPULOAD takes n2" n2 \
+  "$(srun_node --psi-alloc-policy=cpuload)"
 check_match "slurmctld logged the skipped metrics line" 'metrics:2: not a number, line skipped' \
   "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 check_match "slurmctld still answers" 'UP' "$(scontrol ping)"

@@ -347,19 +347,23 @@ Test(lama_step, allocation_known_gives_an_arbitrary_layout_and_its_step_string, 
 	struct psiplace_lama_opts o;
 	enum psiplace_lama_dist d;
 	char got[64] = "", *f;
+	bool fits;
 
 	cr_assert_eq(psiplace_topo_load("pack:2 core:6 pu:1", NULL, &t6, &err), 0, "%s", err.text);
 	lama(&o, "cnsbh"); /* socket 0 of both nodes, then socket 1 */
-	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 12, &d, seq, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 12, &fits, &d, seq, &err), 0, "%s", err.text);
+	cr_assert(fits);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_ARBITRARY);
 	for (i = 0; i < 12; i++)
 		got[i] = (char)('0' + seq[i]);
 	cr_assert_str_eq(got, "000011111100");
 	cr_assert_str_eq((f = psiplace_lama_layout_format(seq, 12, 2)), "0(x4),1(x6),0(x2)");
 	free(f);
-	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, few, 12, &d, seq, &err), 1);
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, few, 12, &fits, &d, seq, &err), 0, "%s", err.text);
+	cr_assert(!fits);
 	lama(&o, "nsbch");
-	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 4, &d, seq, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_lama_alloc_layout(&o, 2, tp, cpus, 4, &fits, &d, seq, &err), 0, "%s", err.text);
+	cr_assert(fits);
 	cr_assert_eq(d, PSIPLACE_LAMA_DIST_CYCLIC);
 	psiplace_topo_free(&t6);
 }

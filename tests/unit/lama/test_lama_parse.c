@@ -253,8 +253,10 @@ Test(lama_opts, unknown_names_are_not_ours)
 	struct psiplace_lama_opts o;
 
 	psiplace_lama_opts_init(&o);
-	cr_assert_eq(psiplace_lama_apply(&o, "--psi-tpp", "2", &err), 1);
-	cr_assert_eq(psiplace_lama_apply(&o, NULL, "2", &err), 1);
+	cr_assert_eq(psiplace_lama_apply(&o, "--psi-tpp", "2", &err), -1);
+	cr_assert_str_eq(err.text, "'--psi-tpp': not a LAMA option or variable");
+	cr_assert_eq(psiplace_lama_apply(&o, NULL, "2", &err), -1);
+	cr_assert_str_eq(err.text, "'': not a LAMA option or variable");
 	cr_assert_eq(o.requested, 0);
 }
 

@@ -125,7 +125,6 @@ Test(psi_nodes_sort, modes_case_insensitive_and_error)
 Test(psi_tpp, strict_and_omp_lenient)
 {
 	unsigned t;
-	char warn[PSIPLACE_ERRLEN];
 
 	cr_assert_eq(psiplace_tpp_parse("4", "PSI_TPP", &t, &err), 0);
 	cr_assert_eq(t, 4);
@@ -135,10 +134,10 @@ Test(psi_tpp, strict_and_omp_lenient)
 	cr_assert_str_eq(err.text, "PSI_TPP: '4,2' is not a positive integer");
 	cr_assert_eq(psiplace_tpp_parse("5000", "PSI_TPP", &t, &err), -1);
 	cr_assert_str_eq(err.text, "PSI_TPP: '5000' is too large; accepted: 1 to 4096");
-	cr_assert(!psiplace_omp_threads_tpp("4,2", &t, warn, sizeof(warn)));
+	cr_assert_eq(psiplace_omp_threads_tpp("4,2", &t, &err), -1);
 	cr_assert_eq(t, 1);
-	cr_assert_str_eq(warn, "OMP_NUM_THREADS: '4,2' is not a positive integer up to 4096; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)");
-	cr_assert(psiplace_omp_threads_tpp("3", &t, warn, sizeof(warn)));
+	cr_assert_str_eq(err.text, "OMP_NUM_THREADS: '4,2' is not a positive integer up to 4096; using 1 CPU slot per task (set PSI_TPP or --psi-tpp to choose)");
+	cr_assert_eq(psiplace_omp_threads_tpp("3", &t, &err), 0);
 	cr_assert_eq(t, 3);
 }
 

@@ -265,26 +265,31 @@ Test(ctld_request, psi_order_follows_the_allocation_precedence)
 	struct psiplace_siteconf site;
 	struct psiplace_ctld_request j;
 	enum psiplace_policy pol;
+	enum psiplace_psi_next next;
 	uint32_t *o;
 	size_t n;
 	const char *hosts[] = { "PSIPLACE_PSI_HOSTS=n3,n1,n4", "PSIPLACE_PSI_NODES_SORT=NONE" };
 	const char *plain[] = { "PSIPLACE_PSI=1" };
+	const char *unknown[] = { "PSIPLACE_PSI_HOSTS=n1,n9" };
 
 	psiplace_siteconf_init(&site);
 	/* PSI list order kept by NONE. */
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 2, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &next, &err), 0, "%s", err.text);
+	cr_assert_eq(next, PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
 	/* Without a sort mode: NodesSort unset = PROC over the set. */
 	psiplace_ctld_request_free(&j);
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(hosts, 1, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &next, &err), 0, "%s", err.text);
+	cr_assert_eq(next, PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 2 0"); /* 0/12, 8/16, 4/4 */
 	free(o);
 	/* The cluster's policy comes before NodesSort. */
 	site.policy = PSIPLACE_POLICY_LASTAVAILABLE;
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_POLICY);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &next, &err), 0, "%s", err.text);
+	cr_assert_eq(next, PSIPLACE_PSI_NEXT_POLICY);
 	cr_assert_eq(pol, PSIPLACE_POLICY_LASTAVAILABLE);
 	cr_assert_str_eq(order_line(o, n), "2 0 3");
 	free(o);
@@ -293,14 +298,24 @@ Test(ctld_request, psi_order_follows_the_allocation_precedence)
 	site.policy = PSIPLACE_POLICY_NONE;
 	site.nodes_sort = strdup("proc");
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(plain, 1, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_DONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &next, &err), 0, "%s", err.text);
+	cr_assert_eq(next, PSIPLACE_PSI_NEXT_DONE);
 	cr_assert_str_eq(order_line(o, n), "3 1 2 0"); /* 0: 12 threads before 8 */
 	free(o);
 	psiplace_ctld_request_free(&j);
 	/* No PSI at all: the cluster's policy or nothing. */
 	cr_assert_eq(psiplace_ctld_request_from_env_nodes(NULL, 0, &j, &err), 0);
-	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &err), PSIPLACE_PSI_NEXT_NONE);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &next, &err), 0, "%s", err.text);
+	cr_assert_eq(next, PSIPLACE_PSI_NEXT_NONE);
 	cr_assert_null(o);
+	psiplace_ctld_request_free(&j);
+	/* A set naming a node the cluster does not have: a failure, no order. */
+	cr_assert_eq(psiplace_ctld_request_from_env_nodes(unknown, 1, &j, &err), 0);
+	cr_assert_eq(psiplace_ctld_request_psi_order(&j, &site, nodes, 4, NULL, &o, &n, &pol, &next, &err), -1);
+	cr_assert(strstr(err.text, "'n9' is not a node of this cluster"), "%s", err.text);
+	cr_assert_null(o);
+	cr_assert_eq(n, 0);
+	psiplace_ctld_request_free(&j);
 	psiplace_siteconf_free(&site);
 }
 

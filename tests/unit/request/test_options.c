@@ -148,7 +148,7 @@ Test(options, every_lama_name_is_applied)
 
 	for (i = 0; i < PSIPLACE_OPT_COUNT; i++) {
 		const struct psiplace_opt_desc *d = &psiplace_opt_table[i];
-		int want = d->lama == PSIPLACE_LAMA_SET_NONE ? 1 : 0;
+		int want = d->lama == PSIPLACE_LAMA_SET_NONE ? -1 : 0;
 
 		psiplace_lama_opts_init(&o);
 		cr_assert_eq(psiplace_lama_apply(&o, d->dashed, sample_value[i], &err), want, "%s: %s",
