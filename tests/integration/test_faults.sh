@@ -159,6 +159,17 @@ check_latency "metrics file removed"
 good_metrics
 check_eq "weights as slurm.conf says after the reconfigures" "1 1 1 1" "$(weights)"
 
+# --- a metrics file of 300 malformed lines: a few logged per read, then
+# one count (RELIABILITY R1b: 200 KB of random bytes gave 656 log lines)
+bad_lines() { grep -c -- "$metrics:[0-9]*: not key=value, line skipped" "$ctld_log"; }
+before_lines=$(bad_lines) before_more=$(log_count "metrics file $metrics: [0-9]* more problem lines not logged")
+for i in $(seq 300); do echo "n1 garbage$i"; done >"$metrics.new" && mv "$metrics.new" "$metrics"
+poll 20 log_count_above "metrics file $metrics: [0-9]* more problem lines not logged" "$before_more" ||
+  not_ok "slurmctld read the metrics file of malformed lines"
+check_eq "300 malformed metrics lines: 5 logged and one line counting the other 295" "5 1" \
+  "$(($(bad_lines) - before_lines)) $(($(log_count "metrics file $metrics: 295 more problem lines not logged") - before_more))"
+good_metrics
+
 # --- slurmstepd killed mid-launch
 marker=$work/started
 timeout 60 srun -N1 -w n2 bash -c "touch $marker; exec sleep 60" >/dev/null 2>&1 &

@@ -200,6 +200,10 @@ check_eq "PSI_NODES_SORT=LOAD_5 takes n3 (n1, n3, n4 tie at 0: more threads firs
   "$(PSI_NODES=0-3 PSI_NODES_SORT=load_5 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
 check_eq "PSI_NODES_SORT=NONE keeps the PSI_HOSTS order" n4 \
   "$(PSI_HOSTS='n4 n1' PSI_NODES_SORT=none timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+# names found by slurmctld's own lookup, in list order, not index order (R9)
+settle
+check_eq "PSI_NODES_SORT=NONE: -N2 takes the first two of PSI_HOSTS='n4 n2 n1'" "n2 n4" \
+  "$(PSI_HOSTS='n4 n2 n1' PSI_NODES_SORT=none timeout 60 srun -N2 -n2 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')"
 check_eq "PSI_NODES_SORT=PROC on an idle cluster: all rate 0, more threads first (n3)" n3 \
   "$(PSI_NODES=0-3 PSI_NODES_SORT=proc timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
 check_eq "a job policy beats PSI_NODES_SORT within the node set (firstavailable over 1-3: n2)" n2 \
