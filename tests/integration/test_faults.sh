@@ -84,6 +84,8 @@ check_eq "SIGTERM restart: the 4 jobs completed" "COMPLETED COMPLETED COMPLETED 
 check_eq "SIGTERM: node weights as slurm.conf says" "1 1 1 1" "$(weights)"
 
 # --- 20 reconfigures while jobs are submitted; the metrics file abused meanwhile
+# (RELIABILITY R1: a FIFO or 200 MB of garbage at the metrics path stalled
+# every decision)
 conf=$dir/etc/psiplace.conf
 cp "$conf" "$work/psiplace.conf.good"
 good_metrics() { printf 'n1 load1=0\nn2 load1=8\nn3 load1=16\nn4 load1=12\n' >"$metrics.new" && mv "$metrics.new" "$metrics"; }
@@ -123,7 +125,7 @@ subs_done() { local id; for id in "${submitted[@]}"; do job_done "$id" || return
 poll 120 subs_done
 check_eq "jobs submitted during 20 reconfigures all completed" 40 \
   "$(for id in "${submitted[@]}"; do [ "$(job_state "$id")" = COMPLETED ] && echo x; done | wc -l)"
-# psiplace.conf abused at reconfigure (22.05 reconfigures in place; 23.11+
+# psiplace.conf abused at reconfigure (R1; 22.05 reconfigures in place; 23.11+
 # re-executes slurmctld, where a bad file stops it at start, as documented):
 # the plugin's reader thread reads it, so neither the reconfigure nor a
 # decision waits, and the previous configuration stays.
@@ -150,7 +152,7 @@ if [ "$PSIPLACE_SLURM" = 22.05 ]; then
   scontrol reconfigure >/dev/null 2>&1
   poll 30 bash -c 'scontrol ping 2>/dev/null | grep -q UP'
 fi
-abuse_metrics 2 # a FIFO
+abuse_metrics 2 # a FIFO (R1)
 check_latency "metrics file is a FIFO"
 abuse_metrics 3 # 200 MB of garbage
 check_latency "metrics file is 200 MB of garbage"

@@ -69,7 +69,7 @@ poll 60 job_done "$id"
 check_eq "#SBATCH --psi-tpp=2 in the script reaches the steps" "$(whole n2 4 2)" "$(report <"$work/sb2.out")"
 
 # a step's own setting beats the option the job was given; -c makes the
-# job's steps fit
+# job's steps fit (RELIABILITY R7)
 id=$(sbatch --parsable -w n2 -n4 -c2 --psi-tpp=2 -o "$work/sb3.out" \
   --wrap 'srun -n4 --psi-dry-run true; PSI_TPP=1 srun -n4 --psi-dry-run true; srun -n4 --psi-tpp=1 --psi-dry-run true')
 poll 60 job_done "$id"
@@ -155,6 +155,7 @@ bad "sbatch -c1 --psi-tpp=2 (R7: every step would fail)" "^psiplace: error: --ps
   timeout 60 sbatch -n2 -c1 --psi-tpp=2 --wrap 'srun true'
 bad "salloc with PSI_TPP=2 without -c" "^psiplace: error: PSI_TPP: 2 CPUs per task need -c 2" \
   env PSI_TPP=2 timeout 60 salloc -n2 true
+# heterogeneous jobs and steps are refused with a message that says so (R6)
 bad "heterogeneous step with --psi-tpp" "^psiplace: error: --psi-tpp: psiplace does not support heterogeneous jobs or steps \\(components separated by ':'\\)" \
   timeout 60 srun -w n2 -n1 --psi-tpp=2 --psi-verbose true : -w n3 -n1 true
 bad "heterogeneous sbatch with PSI_HOSTS" "^psiplace: error: PSI_HOSTS: psiplace does not support heterogeneous" \
