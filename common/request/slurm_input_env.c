@@ -191,7 +191,7 @@ int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 		return 0;
 	/* whole nodes give the steps every CPU ("oversubscribe" shares them) */
 	if (r->exclusive || (slurm && (slurm->set & PSIPLACE_SLURM_EXCLUSIVE)) ||
-	    (excl && strcasecmp(excl, "oversubscribe")))
+	    (excl && *excl && strcasecmp(excl, "oversubscribe")))
 		return 0;
 	if (slurm && (slurm->set & PSIPLACE_SLURM_CPUS_PER_TASK)) {
 		if (c <= 0 || c >= (long)r->tpp)

@@ -333,5 +333,6 @@ Test(request, sbatch_tpp_with_sbatch_exclusive_variable)
 	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE=exclusive"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), 0);
 	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE=user"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), 0);
 	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE=oversubscribe"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
+	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE="), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
 	cr_assert_eq(check_cmdline(ENV("SALLOC_EXCLUSIVE=exclusive"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
 }
