@@ -119,12 +119,13 @@ check_eq "PolicyOverridesWeight=yes: LASTAVAILABLE takes n4 despite its Weight" 
 "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE >/dev/null # also restores Weight=1
 
 # --- site files: a bad metrics line is skipped, a bad psiplace.conf is fatal at start
-# n1 fully loaded: n2, without a load of its own, keeps slurmd's (this
-# machine's, below 8 even on a busy test machine)
-set_metrics "n1 load1=4" "n2 load1=oops" "n3 load1=15" "n4 load1=11"
-check_eq "a malformed metrics line is skipped (n2 keeps no load): CPULOAD takes n2" n2 \
+# n1 fully loaded, n3 and n4 one CPU free: the malformed line is skipped
+# whole and n2 keeps load 0 from its line before (not slurmd's load, which
+# is this machine's: above 8 on a busy test machine)
+set_metrics "n1 load1=4" "n2 load1=0" "n2 load1=oops" "n3 load1=15" "n4 load1=11"
+check_eq "a malformed metrics line is skipped (n2 keeps its earlier load1=0): CPULOAD takes n2" n2 \
   "$(srun_node --psi-alloc-policy=cpuload)"
-check_match "slurmctld logged the skipped metrics line" 'metrics:2: not a number, line skipped' \
+check_match "slurmctld logged the skipped metrics line" 'metrics:3: not a number, line skipped' \
   "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 check_match "slurmctld still answers" 'UP' "$(scontrol ping)"
 
