@@ -219,6 +219,8 @@ static void note_count(struct psiplace_slurm_cmdline *sl, const char *name, size
 		sl->ntasks = count_of(value);
 	else if ((len == 5 && !strncmp(name, "nodes", 5)) || (len == 1 && *name == 'N'))
 		sl->nnodes = count_of(value);
+	else if ((len == 13 && !strncmp(name, "cpus-per-task", 13)) || (len == 1 && *name == 'c'))
+		sl->cpus_per_task = count_of(value);
 }
 
 int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
@@ -229,7 +231,7 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 	int i;
 
 	slurm->set = 0;
-	slurm->ntasks = slurm->nnodes = -1;
+	slurm->ntasks = slurm->nnodes = slurm->cpus_per_task = -1;
 	slurm->operand = argc;
 	slurm->wrap = false;
 	prog = prog ? prog + 1 : (argc > 0 && argv[0] ? argv[0] : "");
@@ -364,6 +366,8 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 			       struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
 	unsigned set = slurm->set;
+	/* the command line beats the script's directives */
+	bool cmdline_cpt = slurm->set & PSIPLACE_SLURM_CPUS_PER_TASK;
 	struct psiplace_lines it;
 	const char *line;
 	size_t l;
@@ -400,6 +404,8 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 			slurm->ntasks = sl.ntasks;
 		if (sl.nnodes >= 0)
 			slurm->nnodes = sl.nnodes;
+		if ((sl.set & PSIPLACE_SLURM_CPUS_PER_TASK) && !cmdline_cpt)
+			slurm->cpus_per_task = sl.cpus_per_task;
 	}
 	slurm->set = set;
 	return 0;
