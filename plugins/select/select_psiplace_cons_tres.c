@@ -287,9 +287,6 @@ static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct c
 			c->next_resv[i] = -1;
 		site_next_reservations(node_bitmap, c->next_resv);
 	}
-	/* cons_tres's allocated-CPU counts (a no-op when nothing changed) */
-	if (fields & SITE_F_ALLOC)
-		ctx.ops.select_nodeinfo_set_all();
 	if (fields & SITE_F_LOAD)
 		site_refresh_metrics(&ctx.site);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
@@ -407,7 +404,6 @@ static void collect_all(struct cands *a)
 		xrecalloc(ctx.all_pos, node_record_count, sizeof(*ctx.all_pos));
 		ctx.all_pos_cap = node_record_count;
 	}
-	ctx.ops.select_nodeinfo_set_all();
 	site_refresh_metrics(&ctx.site);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		site_fill_node(&ctx.site, i, SITE_F_LOAD | SITE_F_ALLOC, &a->nodes[a->n]);
@@ -637,6 +633,9 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	if (!resolve())
 		return SLURM_ERROR;
 	take_site();
+	/* cons_tres's allocated-CPU counts: refreshed by site_fill_node when
+	 * the first candidate with jobs needs them, once per decision */
+	site_alloc_reset(&ctx.site, ctx.ops.select_nodeinfo_set_all);
 	if (!job_ptr || job_ptr->magic != JOB_MAGIC || !job_ptr->details || !node_bitmap ||
 	    !&node_record_table_ptr) {
 		if (job_ptr && job_ptr->magic != JOB_MAGIC)

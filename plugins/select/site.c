@@ -112,6 +112,25 @@ static void index_nodes(struct site *s)
 	s->indexed = node_record_count;
 }
 
+/* cons_tres's select_p_select_nodeinfo_set_all walks every node and
+ * rebuilds its TRES strings whenever a node changed in the same second or
+ * later (pings of absent nodes do that): at 20,000 nodes it cost as much
+ * as cons_tres's own job test.  Only nodes with jobs need its counts, so it
+ * runs once per decision and only when the first such node is filled. */
+static void site_alloc_refresh(struct site *s)
+{
+	if (s->alloc_fresh || !s->set_all)
+		return;
+	s->set_all();
+	s->alloc_fresh = true;
+}
+
+void site_alloc_reset(struct site *s, int (*set_all)(void))
+{
+	s->set_all = set_all;
+	s->alloc_fresh = false;
+}
+
 void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_node *out)
 {
 	static const struct psiplace_node unknown = { .speed = 1.0, .next_resv = -1 };
@@ -131,10 +150,12 @@ void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_
 	 * is computed for display) or still completing; others hold nothing.
 	 * Without SITE_F_ALLOC (callers that only name nodes) an allocated
 	 * node counts as full. */
-	if (!(fields & SITE_F_ALLOC))
+	if (!(fields & SITE_F_ALLOC)) {
 		alloc_cpus = IS_NODE_ALLOCATED(node_ptr) ? node_ptr->cpus : 0;
-	else if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_COMPLETING(node_ptr))
+	} else if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_COMPLETING(node_ptr)) {
+		site_alloc_refresh(s);
 		psiplace_node_alloc(node_ptr, index, &alloc_cpus, &alloc_mem);
+	}
 	out->alloc_cpus = alloc_cpus;
 	out->alloc_memory = alloc_mem;
 	if (fields & SITE_F_STATIC) {

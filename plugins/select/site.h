@@ -37,6 +37,11 @@ struct site {
 	const struct psiplace_nodeconf **conf_of;
 	const struct psiplace_metrics_node **metrics_of;
 	int indexed; /* entries in the two arrays; 0: rebuild */
+	/* cons_tres's select_p_select_nodeinfo_set_all, called at most once per
+	 * decision and only when a candidate has jobs (site_fill_node); the
+	 * caller clears alloc_fresh at the start of each decision */
+	int (*set_all)(void);
+	bool alloc_fresh;
 };
 
 /* Load everything a site configures; -1 with err "FILE[:LINE]: ..." on a
@@ -57,6 +62,10 @@ void site_refresh_metrics(struct site *s);
 /* At reconfigure: `to` keeps `from`'s metrics when both name the same
  * metrics file (the reader goes on), else it starts without. */
 void site_keep_metrics(struct site *to, struct site *from);
+
+/* At the start of a decision: cons_tres's allocation counts are stale
+ * until set_all runs again (site_fill_node calls it when needed). */
+void site_alloc_reset(struct site *s, int (*set_all)(void));
 
 /* Which parts of a node record to fill: a policy's psiplace_policy_fields()
  * (policy.h).  Filling only those keeps a decision over 10,000+ nodes cheap
