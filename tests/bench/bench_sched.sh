@@ -63,11 +63,17 @@ tick=$(getconf CLK_TCK)
 
 # "wall_seconds ctld_cpu_seconds" for $tests will-run tests of an N-node job.
 test_seconds() {
-  local inst=$1 nodes=$2 part=$3 t0 c0 i
+  local inst=$1 nodes=$2 part=$3 t0 c0 i failed=0
   t0=$(now); c0=$(ctld_ticks "$inst")
   for ((i = 0; i < tests; i++)); do
-    SLURM_CONF=$(conf "$inst") sbatch --test-only -p "$part" -N"$nodes" --wrap true >/dev/null 2>&1
+    # sbatch --test-only exits 1 when it cannot run (it always can here): a
+    # failure is a time-out or an error, reported instead of ending silently
+    SLURM_CONF=$(conf "$inst") sbatch --test-only -p "$part" -N"$nodes" --wrap true >/dev/null 2>&1 ||
+      failed=$((failed + 1))
   done
+  if [ "$failed" -gt 0 ]; then
+    echo "bench: warning instance $inst N$nodes: $failed of $tests will-run tests failed" >&2
+  fi
   local w c
   w=$(echo "$(now) - $t0" | bc -l)
   c=$(echo "($(ctld_ticks "$inst") - $c0) / $tick" | bc -l)
@@ -97,8 +103,10 @@ for extra in ${BENCH_SCALES:-5000 10000 20000}; do
   for n in 1 64; do
     a=0 b=0 ca=0 cb=0
     for ((r = 0; r < 2; r++)); do
-      read -r w c < <(test_seconds $A $n scale); a=$(echo "$a + $w" | bc -l); ca=$(echo "$ca + $c" | bc -l)
-      read -r w c < <(test_seconds $B $n scale); b=$(echo "$b + $w" | bc -l); cb=$(echo "$cb + $c" | bc -l)
+      read -r w c < <(test_seconds $A $n scale) || { echo "bench: will-run series on instance $A failed" >&2; exit 1; }
+      a=$(echo "$a + $w" | bc -l); ca=$(echo "$ca + $c" | bc -l)
+      read -r w c < <(test_seconds $B $n scale) || { echo "bench: will-run series on instance $B failed" >&2; exit 1; }
+      b=$(echo "$b + $w" | bc -l); cb=$(echo "$cb + $c" | bc -l)
     done
     printf "bench: willrun_%dnodes_N%d_psiplace$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $a / (2 * $tests)" | bc -l)"
     printf "bench: willrun_%dnodes_N%d_cons_tres$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $b / (2 * $tests)" | bc -l)"
