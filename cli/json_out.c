@@ -3,33 +3,7 @@
 #include <string.h>
 
 #include "json_out.h"
-
-/* Length of the valid UTF-8 sequence at s (1-4), or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0], cp;
-	size_t n, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
+#include "utf8.h"
 
 json_t *cli_json_str(const char *s)
 {
@@ -46,7 +20,7 @@ json_t *cli_json_str(const char *s)
 	if (!(clean = malloc(strlen(s) * 3 + 1)))
 		return NULL;
 	for (o = clean; *p; p += n) {
-		if ((n = utf8_len(p))) {
+		if ((n = cli_utf8_len(p))) {
 			memcpy(o, p, n);
 			o += n;
 		} else {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "map_result.h"
+#include "utf8.h"
 
 #define PU_W 62
 #define PU_H 24
@@ -238,6 +239,27 @@ static int node_height(struct drawing *g, int *w)
 	return h + LABEL_H + 2 * PAD;
 }
 
+/* s as XML character data: <, &, >, " escaped; a byte that is not UTF-8
+ * and a control character XML 1.0 forbids become U+FFFD, so whatever the
+ * names, the document parses. */
+static void put_text(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	for (; p && *p; p += n) {
+		n = cli_utf8_len(p);
+		if (!n || (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')) {
+			fputs("\xef\xbf\xbd", f);
+			n = 1;
+		} else if (*p == '<' || *p == '&' || *p == '>' || *p == '"') {
+			fputs(*p == '<' ? "&lt;" : *p == '&' ? "&amp;" : *p == '>' ? "&gt;" : "&quot;", f);
+		} else {
+			fwrite(p, 1, n, f);
+		}
+	}
+}
+
 static void header(FILE *f, const struct map_result *r, int width, int height)
 {
 	unsigned p;
@@ -254,8 +276,10 @@ static void header(FILE *f, const struct map_result *r, int width, int height)
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", width, height);
 	fprintf(f, "<text x=\"%d\" y=\"18\" class=\"title\">%s: %zu tasks on %u node%s", PAD * 2,
 		r->backend, r->ntasks, r->nnodes, r->nnodes == 1 ? "" : "s");
-	for (p = 0; p < r->nparams; p++)
-		fprintf(f, "%s%s=%s", p ? ", " : " \xe2\x80\x94 ", r->param_name[p], r->param_value[p]);
+	for (p = 0; p < r->nparams; p++) {
+		fprintf(f, "%s%s=", p ? ", " : " \xe2\x80\x94 ", r->param_name[p]);
+		put_text(f, r->param_value[p]);
+	}
 	fputs("</text>\n", f);
 	fprintf(f, "<text x=\"%d\" y=\"32\" class=\"note\">Numbers: ranks bound to the thread (cpu N); bold: the thread the rank was mapped to; (N): unbound rank N mapped there.</text>\n",
 		PAD * 2);
@@ -296,9 +320,7 @@ void map_print_svg(FILE *f, const struct map_result *r)
 			PAD, y, width - 2 * PAD, h);
 		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lbl\" font-weight=\"bold\">node %u  (", 2 * PAD,
 			y + 12, n);
-		for (const char *s = r->topo_desc[n]; s && *s; s++)
-			fputs(*s == '<' ? "&lt;" : *s == '&' ? "&amp;" : *s == '>' ? "&gt;" : (char[2]){ *s, 0 },
-			      f);
+		put_text(f, r->topo_desc[n]);
 		fputs(")</text>\n", f);
 		draw_level(&g, 0, g.t->npus, 0, 2 * PAD, y + LABEL_H + PAD);
 		free(g.cell);

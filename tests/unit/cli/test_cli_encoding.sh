@@ -2,7 +2,8 @@
 # What the command writes is well-formed whatever the names it is given
 # (TAP): UTF-8 passes through JSON unchanged, a byte that is not UTF-8
 # becomes U+FFFD (the document stays valid UTF-8 JSON), and SVG escapes
-# <, & and > in the names it prints (the document parses as XML).
+# <, &, > and " in the names it prints and replaces bytes that are not
+# UTF-8 the same way (the document parses as XML).
 # usage: test_cli_encoding.sh PSIPLACE
 set -uo pipefail
 psiplace=$1
@@ -38,6 +39,23 @@ check "map --format svg: <, & and > in a name are escaped" 1 \
   "$(grep -c 'a&lt;b&amp;c&gt;\.xml' <<<"$svg")"
 out=$(python3 -c 'import sys, xml.etree.ElementTree as E; E.fromstring(sys.stdin.read()); print("xml")' <<<"$svg" 2>&1)
 check "map --format svg: the document parses as XML" xml "$out"
+
+quote=$d/'say "hi".xml'
+topology "$quote"
+svg=$("$psiplace" map --topology "$quote" -n 1 --format svg)
+check "map --format svg: a double quote in a name is escaped" 1 \
+  "$(grep -c 'say &quot;hi&quot;\.xml' <<<"$svg")"
+
+# The node label of a name with a byte that is not UTF-8, as a strict
+# UTF-8 XML parser reads it.
+svg_label() {
+  python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.fromstring(sys.stdin.buffer.read().decode("utf-8", "strict"))
+print([t.text for t in r.iter("{http://www.w3.org/2000/svg}text") if (t.text or "").startswith("node 0")][0])'
+}
+out=$("$psiplace" map --topology "$bad" -n 1 --format svg | svg_label 2>&1)
+check "map --format svg: a byte that is not UTF-8 becomes U+FFFD, the SVG stays valid" \
+  "node 0  ($d/bad"$'\xef\xbf\xbd'"name.xml)" "$out"
 
 out=$("$psiplace" spawn-plan --strategy diffusive --method merge --cores 2,2 --running 1,0 \
   --nodelist 'n[1-2]' --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["nodes"][1]["host"])' 2>&1)
