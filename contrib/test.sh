@@ -15,6 +15,17 @@ cd "$repo"
 fuzz_seconds=${FUZZ_SECONDS:-20}
 failed=()
 stage() { echo; echo "=== $* ==="; }
+# After a meson test run: keep its log under the stage's name (the next run
+# overwrites testlog.txt) and show every failed TAP check with its details.
+keep_log() { # BUILD_DIR NAME
+  local log=$1/meson-logs/testlog.txt
+  [ -f "$log" ] || return 0
+  cp "$log" "$1/meson-logs/testlog-$2.txt"
+  if grep -q '^not ok' "$log"; then
+    echo "--- failed checks ($1/meson-logs/testlog-$2.txt):"
+    grep -A6 '^not ok' "$log" | grep -v '^ok ' | head -n 60
+  fi
+}
 
 stage "install and build"
 contrib/build.sh || { echo "BUILD FAILED"; exit 1; }
@@ -65,11 +76,13 @@ stage "integration tests (real Slurm 22.05 testbed)"
 meson test -C build --suite integration --print-errorlogs 2>&1 | tail -n 12
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(integration)
 grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+keep_log build integration
 
 stage "fault tests (real Slurm 22.05 testbed: kills, restarts, reconfigures, soak)"
 meson test -C build --suite faults --print-errorlogs 2>&1 | tail -n 12
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(faults)
-grep -hE '^# (latency|slurmctld RSS)|^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+grep -hE '^# (latency|slurmctld RSS|scontrol reconfigure)|^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+keep_log build faults
 
 stage "packages (Debian 12: build, lintian, dpkg -i, foundation on the installed plugins, upgrade, remove)"
 if contrib/package.sh deb; then
@@ -79,6 +92,7 @@ if contrib/package.sh deb; then
     failed+=(packages)
   fi
   grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+  keep_log build package
 else
   echo "PACKAGES FAILED: contrib/package.sh deb (dpkg-buildpackage or lintian)"
   failed+=(package-build)
@@ -138,6 +152,7 @@ for rel in $releases_run; do
     meson test -C "$b" --suite integration --print-errorlogs 2>&1 | tail -n 12
     [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("integration-$rel")
     grep -hE '^# [0-9]+ passed' "$b/meson-logs/testlog.txt" || true
+    keep_log "$b" "integration-$rel"
   else
     failed+=("build-$rel")
   fi

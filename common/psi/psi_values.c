@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "psiplace/readfile.h"
+#include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/psi_values.h"
 
@@ -228,16 +230,15 @@ static int hostfile_line(const char *line, size_t len, const char *what, int lin
 int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 				struct psiplace_names *hl, psiplace_error_t *err)
 {
-	size_t before = hl->n, pos = 0;
-	int lineno = 0;
+	size_t before = hl->n, l;
+	struct psiplace_lines it;
+	const char *line;
 
-	while (pos < len) {
-		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-		size_t l = nl ? (size_t)(nl - line) : len - pos, a = 0, b;
+	psiplace_lines_init(&it, text, len);
+	while (psiplace_lines_next(&it, &line, &l, NULL)) {
 		const char *hash = memchr(line, '#', l);
+		size_t a = 0, b;
 
-		pos += l + (nl ? 1 : 0);
-		lineno++;
 		if (hash)
 			l = (size_t)(hash - line);
 		if (memchr(line, '\0', l))
@@ -249,7 +250,7 @@ int psiplace_psi_hostfile_parse(const char *text, size_t len, const char *what,
 			b--;
 		if (a == b)
 			continue;
-		if (hostfile_line(line + a, b - a, what, lineno, hl, err) < 0) {
+		if (hostfile_line(line + a, b - a, what, it.lineno, hl, err) < 0) {
 			while (hl->n > before)
 				free(hl->name[--hl->n]);
 			return -1;
@@ -266,31 +267,24 @@ int psiplace_psi_hostfile_read(const char *path, const char *what, struct psipla
 			       psiplace_error_t *err)
 {
 	char q[160], label[200], *buf;
-	struct stat st;
-	ssize_t got;
-	size_t len = 0;
-	int fd, rc;
+	psiplace_error_t rerr;
+	size_t len;
+	int e = 0, rc;
 
 	psiplace_quote(q, sizeof(q), path, 120);
 	if (!*path)
 		return psiplace_seterr(err, "%s: '' is empty; accepted: the path of a host file", what);
-	/* O_NONBLOCK: a FIFO must not hang the client; only regular files. */
-	fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return psiplace_seterr(err, "%s: cannot open '%s': %s", what, q, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > PSIPLACE_HOSTFILE_MAX) {
-		close(fd);
-		return psiplace_seterr(err, "%s: '%s' is not a regular file of at most %d bytes",
-				       what, q, PSIPLACE_HOSTFILE_MAX);
+	/* the one bounded reader: regular files only, a FIFO never hangs the
+	 * client */
+	if (psiplace_read_file(path, PSIPLACE_HOSTFILE_MAX, PSIPLACE_READ_REGULAR, &buf, &len, &e,
+			       &rerr) < 0) {
+		if (e == EINVAL || e == EFBIG)
+			return psiplace_seterr(err, "%s: '%s' is not a regular file of at most %d bytes",
+					       what, q, PSIPLACE_HOSTFILE_MAX);
+		if (e == ENOMEM || !e)
+			return psiplace_seterr(err, "%s: %s", what, rerr.text);
+		return psiplace_seterr(err, "%s: cannot open '%s': %s", what, q, strerror(e));
 	}
-	if (!(buf = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		return psiplace_seterr(err, "%s: out of memory", what);
-	}
-	while (len < (size_t)st.st_size &&
-	       (got = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
-		len += (size_t)got;
-	close(fd);
 	snprintf(label, sizeof(label), "%s %s", what, q);
 	rc = psiplace_psi_hostfile_parse(buf, len, label, hl, err);
 	free(buf);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/user_request.h"
 #include "psiplace/plugstack_line.h"
@@ -218,6 +219,8 @@ static void note_count(struct psiplace_slurm_cmdline *sl, const char *name, size
 		sl->ntasks = count_of(value);
 	else if ((len == 5 && !strncmp(name, "nodes", 5)) || (len == 1 && *name == 'N'))
 		sl->nnodes = count_of(value);
+	else if ((len == 13 && !strncmp(name, "cpus-per-task", 13)) || (len == 1 && *name == 'c'))
+		sl->cpus_per_task = count_of(value);
 }
 
 int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *opts,
@@ -228,7 +231,7 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 	int i;
 
 	slurm->set = 0;
-	slurm->ntasks = slurm->nnodes = -1;
+	slurm->ntasks = slurm->nnodes = slurm->cpus_per_task = -1;
 	slurm->operand = argc;
 	slurm->wrap = false;
 	prog = prog ? prog + 1 : (argc > 0 && argv[0] ? argv[0] : "");
@@ -362,25 +365,24 @@ static int split_words(const char *p, const char *end, char **words, int max, ch
 int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
 			       struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
-	size_t pos = 0;
 	unsigned set = slurm->set;
-	int first = 1;
+	/* the command line beats the script's directives */
+	bool cmdline_cpt = slurm->set & PSIPLACE_SLURM_CPUS_PER_TASK;
+	struct psiplace_lines it;
+	const char *line;
+	size_t l;
 
 	if (len > PSIPLACE_SCRIPT_MAX)
 		len = PSIPLACE_SCRIPT_MAX;
-	while (pos < len) {
-		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
-		const char *end = nl ? nl : text + len, *p = line;
+	psiplace_lines_init(&it, text, len);
+	while (psiplace_lines_next(&it, &line, &l, NULL)) {
+		const char *end = line + l, *p = line;
 		char *words[64], buf[4096];
 		struct psiplace_slurm_cmdline sl;
 		int n;
 
-		pos = (size_t)(end - text) + 1;
-		if (first && end - line >= 2 && line[0] == '#' && line[1] == '!') {
-			first = 0;
+		if (it.lineno == 1 && l >= 2 && line[0] == '#' && line[1] == '!')
 			continue;
-		}
-		first = 0;
 		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
 			p++;
 		if (p == end)
@@ -402,6 +404,8 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 			slurm->ntasks = sl.ntasks;
 		if (sl.nnodes >= 0)
 			slurm->nnodes = sl.nnodes;
+		if ((sl.set & PSIPLACE_SLURM_CPUS_PER_TASK) && !cmdline_cpt)
+			slurm->cpus_per_task = sl.cpus_per_task;
 	}
 	slurm->set = set;
 	return 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "psiplace/textparse.h"
 #include "psiplace/lama_launch.h"
@@ -178,15 +179,28 @@ void psiplace_user_request_slurm_env(const struct psiplace_user_request *r, enum
 
 int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 				     enum psiplace_client client,
-				     const struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
+				     const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get,
+				     void *arg, psiplace_error_t *err)
 {
-	/* whole nodes (--exclusive) give the steps every CPU */
-	if (client == PSIPLACE_CLIENT_SRUN || !r->place || r->lama || r->tpp <= 1 || r->exclusive ||
-	    (slurm && (slurm->set & (PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_EXCLUSIVE))))
+	const char *what = r->tpp_from ? r->tpp_from : "--psi-tpp";
+	const char *excl = get ? get(pick(client, "SLURM_EXCLUSIVE", "SBATCH_EXCLUSIVE",
+					  "SALLOC_EXCLUSIVE"), arg) : NULL;
+	long c = slurm ? slurm->cpus_per_task : -1;
+
+	if (client == PSIPLACE_CLIENT_SRUN || !r->place || r->lama || r->tpp <= 1)
 		return 0;
+	/* whole nodes give the steps every CPU ("oversubscribe" shares them) */
+	if (r->exclusive || (slurm && (slurm->set & PSIPLACE_SLURM_EXCLUSIVE)) ||
+	    (excl && *excl && strcasecmp(excl, "oversubscribe")))
+		return 0;
+	if (slurm && (slurm->set & PSIPLACE_SLURM_CPUS_PER_TASK)) {
+		if (c <= 0 || c >= (long)r->tpp)
+			return 0; /* enough, or a value Slurm itself judges */
+		return psiplace_seterr(err, "%s: %u CPUs per task need -c %u (--cpus-per-task=%u) or more, not -c %ld; with it every step asks for more CPUs than the job has",
+				       what, r->tpp, r->tpp, r->tpp, c);
+	}
 	return psiplace_seterr(err, "%s: %u CPUs per task need -c %u (--cpus-per-task=%u) or --exclusive on the %s command line or in the script; without them every step asks for more CPUs than the job has",
-			       r->tpp_from ? r->tpp_from : "--psi-tpp", r->tpp, r->tpp, r->tpp,
-			       client_name(client));
+			       what, r->tpp, r->tpp, r->tpp, client_name(client));
 }
 
 bool psiplace_cmdline_is_het(int argc, char *const *argv)

@@ -66,14 +66,12 @@ void psiplace_metrics_free(struct psiplace_metrics *m)
 
 static void say(struct mparse *p, const char *msg, const char *word)
 {
-	char q[96], line[PSIPLACE_ERRLEN];
+	psiplace_error_t line;
 
 	if (!p->log)
 		return;
-	psiplace_quote(q, sizeof(q), word ? word : "", 64);
-	snprintf(line, sizeof(line), "%s:%d: %s%s%s%s", p->file, p->line, msg, word ? " '" : "",
-		 q, word ? "'" : "");
-	p->log(p->log_arg, line);
+	psiplace_seterr_line(&line, p->file, p->line, msg, word);
+	p->log(p->log_arg, line.text);
 }
 
 static bool valid_name(const char *s)
@@ -264,8 +262,11 @@ int psiplace_metrics_parse(const char *text, size_t len, const char *file,
 			   psiplace_error_t *err)
 {
 	struct mparse *p;
-	size_t pos = 0;
+	struct psiplace_lines it;
+	const char *line;
+	bool complete;
 	char *buf;
+	size_t l;
 	int rc = 0;
 
 	psiplace_metrics_init(m);
@@ -281,26 +282,23 @@ int psiplace_metrics_parse(const char *text, size_t len, const char *file,
 		return psiplace_seterr(err, "%s: out of memory", file);
 	}
 	*p = (struct mparse){ .file = file, .log = log, .log_arg = log_arg, .m = m };
-	while (pos < len && rc == 0) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - text) : len;
-
-		p->line++;
-		if (!nl) { /* being written: ignore until it is complete */
+	psiplace_lines_init(&it, text, len);
+	while (rc == 0 && psiplace_lines_next(&it, &line, &l, &complete)) {
+		p->line = it.lineno;
+		if (!complete) { /* being written: ignore until it is complete */
 			m->partial = true;
 			break;
 		}
-		if (end - pos > PSIPLACE_METRICS_MAXLINE || memchr(text + pos, '\0', end - pos)) {
-			say(p, end - pos > PSIPLACE_METRICS_MAXLINE ? "line too long, skipped"
-								   : "NUL byte, line skipped",
+		if (l > PSIPLACE_METRICS_MAXLINE || memchr(line, '\0', l)) {
+			say(p, l > PSIPLACE_METRICS_MAXLINE ? "line too long, skipped"
+							    : "NUL byte, line skipped",
 			    NULL);
 			m->skipped++;
 		} else {
-			memcpy(buf, text + pos, end - pos);
-			buf[end - pos] = '\0';
+			memcpy(buf, line, l);
+			buf[l] = '\0';
 			rc = parse_line(p, buf);
 		}
-		pos = end + 1;
 	}
 	free(buf);
 	free(p);

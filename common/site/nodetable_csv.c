@@ -57,11 +57,7 @@ struct tparse {
 
 static int terr(struct tparse *p, const char *msg, const char *cell)
 {
-	char q[96];
-
-	psiplace_quote(q, sizeof(q), cell ? cell : "", 64);
-	return psiplace_seterr(p->err, "%s:%d: %s%s%s%s", p->file, p->line, msg,
-			       cell ? " '" : "", q, cell ? "'" : "");
+	return psiplace_seterr_line(p->err, p->file, p->line, msg, cell);
 }
 
 static char *trim(char *s)
@@ -197,30 +193,32 @@ static void defaults(struct psiplace_node *nd, uint32_t index)
 }
 
 /* Lines: returns the start of the next non-blank, non-comment line. */
-static char *next_line(char **pos, char *end, struct tparse *p)
+static char *next_line(struct psiplace_lines *it, struct tparse *p)
 {
-	while (*pos < end) {
-		char *l = *pos, *nl = memchr(l, '\n', (size_t)(end - l));
+	const char *l;
+	size_t n;
+
+	/* the table's own copy, NUL-terminated after its last byte: lines
+	 * are cut in place */
+	while (psiplace_lines_next(it, &l, &n, NULL)) {
 		char *t;
 
-		if (nl)
-			*nl = '\0';
-		*pos = nl ? nl + 1 : end;
-		p->line++;
-		t = trim(l);
+		((char *)l)[n] = '\0';
+		p->line = it->lineno;
+		t = trim((char *)l);
 		if (*t && *t != '#')
 			return t;
 	}
 	return NULL;
 }
 
-static int parse_rows(struct tparse *p, struct psiplace_nodetable *t, char *pos, char *end,
+static int parse_rows(struct tparse *p, struct psiplace_nodetable *t, struct psiplace_lines *it,
 		      const struct column **map, int nc, char **cells, char **hnames)
 {
 	size_t cap = 0, gi;
 	char *l;
 
-	while ((l = next_line(&pos, end, p))) {
+	while ((l = next_line(it, p))) {
 		struct psiplace_node *nd;
 		int n = split_cells(l, cells, nc + 1), i;
 
@@ -274,7 +272,8 @@ int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
 	struct tparse p = { .file = file ? file : "table", .err = err };
 	const struct column *map[PSIPLACE_NODETABLE_MAXCOLS + 1];
 	char *cells[PSIPLACE_NODETABLE_MAXCOLS + 1], *hnames[PSIPLACE_NODETABLE_MAXCOLS + 1];
-	char *pos, *end, *h;
+	struct psiplace_lines it;
+	char *h;
 	int nc, i, rc;
 
 	memset(t, 0, sizeof(*t));
@@ -288,9 +287,8 @@ int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
 	if (len)
 		memcpy(t->text, text, len);
 	t->text[len] = '\0';
-	pos = t->text;
-	end = t->text + len;
-	if (!(h = next_line(&pos, end, &p))) {
+	psiplace_lines_init(&it, t->text, len);
+	if (!(h = next_line(&it, &p))) {
 		rc = psiplace_seterr(err, "%s: no header row", p.file);
 		goto out;
 	}
@@ -303,7 +301,7 @@ int psiplace_nodetable_parse(const char *text, size_t len, const char *file,
 		goto out;
 	for (i = 0; i < nc; i++)
 		hnames[i] = cells[i] + (map[i] == GMETRIC_COL ? 8 : 0);
-	rc = parse_rows(&p, t, pos, end, map, nc, cells, hnames);
+	rc = parse_rows(&p, t, &it, map, nc, cells, hnames);
 	if (rc == 0 && t->n == 0)
 		rc = psiplace_seterr(err, "%s: no node rows", p.file);
 	if (rc == 0) {

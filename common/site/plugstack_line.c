@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/priorityf.h"
 #include "psiplace/readfile.h"
@@ -269,25 +270,22 @@ int psiplace_plugstack_scan(const char *text, size_t len,
 			    psiplace_include_cb on_include, void *arg,
 			    int *argc, char ***argv, int *lineno, psiplace_error_t *err)
 {
-	size_t pos = 0;
-	int line = 0;
+	struct psiplace_lines it;
+	const char *l;
+	size_t ln;
 	char *buf;
 
 	*argc = 0;
 	*argv = NULL;
 	if (len > MAX_FILE_BYTES)
 		return psiplace_seterr(err, "file larger than %d bytes", MAX_FILE_BYTES);
-	while (pos < len) {
-		size_t end = pos;
+	psiplace_lines_init(&it, text, len);
+	while (psiplace_lines_next(&it, &l, &ln, NULL)) {
 		char *tok[MAX_ARGS + 2];
-		int n, i, rc;
+		int n, i, rc, line = it.lineno;
 
-		while (end < len && text[end] != '\n')
-			end++;
-		line++;
-		if (!(buf = strndup(text + pos, end - pos)))
+		if (!(buf = strndup(l, ln)))
 			return psiplace_seterr(err, "out of memory");
-		pos = end + 1;
 		n = split_line(buf, tok, MAX_ARGS + 2);
 		if (n < 0) {
 			free(buf);

@@ -61,11 +61,7 @@ void psiplace_psiconf_free(struct psiplace_psiconf *c)
 
 static int lerr(struct parse *p, const char *msg, const char *word)
 {
-	char q[96];
-
-	psiplace_quote(q, sizeof(q), word ? word : "", 64);
-	return psiplace_seterr(p->err, "%s:%d: %s%s%s%s", p->file, p->line, msg,
-			       word ? " '" : "", q, word ? "'" : "");
+	return psiplace_seterr_line(p->err, p->file, p->line, msg, word);
 }
 
 static int key_is(const char *word, const char *key, const char **value)
@@ -282,7 +278,9 @@ int psiplace_psiconf_parse(const char *text, size_t len, const char *file,
 {
 	struct parse p = { .file = file ? file : "psiplace.conf", .err = err,
 			   .c = c };
-	size_t pos = 0;
+	struct psiplace_lines it;
+	const char *line;
+	size_t l;
 	char *buf;
 
 	psiplace_psiconf_init(c);
@@ -291,21 +289,17 @@ int psiplace_psiconf_parse(const char *text, size_t len, const char *file,
 				       PSIPLACE_PSICONF_MAXBYTES);
 	if (!(buf = malloc(PSIPLACE_PSICONF_MAXLINE + 1)))
 		return psiplace_seterr(err, "%s: out of memory", p.file);
-	while (pos < len) {
-		size_t end = pos;
-
-		while (end < len && text[end] != '\n')
-			end++;
-		p.line++;
-		if (end - pos > PSIPLACE_PSICONF_MAXLINE || memchr(text + pos, '\0', end - pos)) {
-			lerr(&p, end - pos > PSIPLACE_PSICONF_MAXLINE ? "line longer than 8192 bytes"
-								       : "NUL byte in line",
+	psiplace_lines_init(&it, text, len);
+	while (psiplace_lines_next(&it, &line, &l, NULL)) {
+		p.line = it.lineno;
+		if (l > PSIPLACE_PSICONF_MAXLINE || memchr(line, '\0', l)) {
+			lerr(&p, l > PSIPLACE_PSICONF_MAXLINE ? "line longer than 8192 bytes"
+							      : "NUL byte in line",
 			     NULL);
 			goto fail;
 		}
-		memcpy(buf, text + pos, end - pos);
-		buf[end - pos] = '\0';
-		pos = end + 1;
+		memcpy(buf, line, l);
+		buf[l] = '\0';
 		if (parse_line(&p, buf) < 0)
 			goto fail;
 	}

@@ -75,3 +75,13 @@ int psiplace_seterr_at(psiplace_error_t *err, const char *what, const char *inpu
 	return psiplace_seterr(err, "%s: '%s': %s at character %zu; accepted: %s", what, q,
 			       why, pos + 1, accepted);
 }
+
+int psiplace_seterr_line(psiplace_error_t *err, const char *file, int line, const char *msg,
+			 const char *word)
+{
+	char q[96];
+
+	psiplace_quote(q, sizeof(q), word ? word : "", 64);
+	return psiplace_seterr(err, "%s:%d: %s%s%s%s", file, line, msg, word ? " '" : "", q,
+			       word ? "'" : "");
+}

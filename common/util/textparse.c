@@ -62,6 +62,31 @@ bool psiplace_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 	return true;
 }
 
+void psiplace_lines_init(struct psiplace_lines *it, const char *text, size_t len)
+{
+	it->text = text;
+	it->len = text ? len : 0;
+	it->pos = 0;
+	it->lineno = 0;
+}
+
+bool psiplace_lines_next(struct psiplace_lines *it, const char **line, size_t *n, bool *complete)
+{
+	const char *start, *nl;
+
+	if (it->pos >= it->len)
+		return false;
+	start = it->text + it->pos;
+	nl = memchr(start, '\n', it->len - it->pos);
+	*line = start;
+	*n = nl ? (size_t)(nl - start) : it->len - it->pos;
+	if (complete)
+		*complete = nl != NULL;
+	it->pos += *n + (nl ? 1 : 0);
+	it->lineno++;
+	return true;
+}
+
 int psiplace_split_words(char *line, char **words, int max, int *nwords, psiplace_error_t *err)
 {
 	char *r = line, *w = line;

@@ -31,6 +31,7 @@
 #   PSIPLACE_SELECT          SelectType (default select/psiplace_cons_tres)
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
+#   PSIPLACE_SLURMD_TIMEOUT  SlurmdTimeout (default 30); slurmctld pings nodes every third of it
 #   PSIPLACE_CACHE           cache dir for the Slurm source (default ~/.cache/psiplace)
 set -Eeuo pipefail
 
@@ -248,7 +249,7 @@ SchedulerType=sched/backfill
 SelectType=$select
 SelectTypeParameters=CR_Core
 SlurmdParameters=config_overrides
-SlurmdTimeout=30
+SlurmdTimeout=${PSIPLACE_SLURMD_TIMEOUT:-30}
 InactiveLimit=0
 KillWait=5
 MinJobAge=10

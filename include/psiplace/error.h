@@ -48,6 +48,11 @@ int psiplace_seterr_at(psiplace_error_t *err, const char *what, const char *inpu
 		       const char *accepted, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/* The one shape of an error in a line of a file, and -1:
+ * "FILE:LINE: MSG", with word "FILE:LINE: MSG 'WORD'" (WORD quoted). */
+int psiplace_seterr_line(psiplace_error_t *err, const char *file, int line, const char *msg,
+			 const char *word);
+
 /* Quote an untrusted value for a message: at most max bytes, control and
  * non-ASCII bytes as \xHH, result always NUL-terminated. */
 void psiplace_quote(char *dst, size_t dstlen, const char *src, size_t max);

@@ -17,6 +17,20 @@ bool psiplace_parse_double(const char *s, size_t n, double *out);
 /* A decimal unsigned integer filling s[0..n-1], at most max. */
 bool psiplace_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out);
 
+/* The one line reader: a text ('\n'-terminated lines; the last one may
+ * lack it) one line at a time, counting lines from 1 for FILE:LINE
+ * messages (psiplace_seterr_line). */
+struct psiplace_lines {
+	const char *text;
+	size_t len, pos;
+	int lineno; /* of the line last returned */
+};
+void psiplace_lines_init(struct psiplace_lines *it, const char *text, size_t len);
+/* The next line: *line and its *n bytes without the '\n'; *complete (may
+ * be NULL) is false for a last line without '\n' (a file being written).
+ * false at the end of the text. */
+bool psiplace_lines_next(struct psiplace_lines *it, const char **line, size_t *n, bool *complete);
+
 /* Split a config line into at most max KEY=VALUE words at blanks outside
  * double quotes, cutting a '#' comment outside quotes.  The line is
  * modified in place; quotes are removed from values.  0 with the number

@@ -63,6 +63,7 @@ struct psiplace_slurm_cmdline {
 	long nnodes;   /* -N/--nodes value (one number); -1 otherwise */
 	int operand;   /* index of the first operand (command, batch script); argc if none */
 	bool wrap;     /* sbatch --wrap: no script file */
+	long cpus_per_task; /* -c/--cpus-per-task value; -1 (or 0) not given or not a number */
 };
 
 /* Split a NUL-separated command line (/proc/self/cmdline) into a
@@ -210,12 +211,15 @@ struct psiplace_slurm_env {
 #define PSIPLACE_SLURM_RELEASE(major, minor) (((major) << 8) | (minor))
 
 /* sbatch and salloc have no cpus-per-task input variable: a job whose
- * tasks psiplace places on more than one CPU each needs -c (or whole
- * nodes, --exclusive) on their command line or in the script, else each
- * step asks for more CPUs than the job has.  -1 with one line naming the option and the fix. */
+ * tasks psiplace places on more than one CPU each needs -c N with N at
+ * least the CPUs per task (or whole nodes: --exclusive, or the client's
+ * SBATCH_EXCLUSIVE/SALLOC_EXCLUSIVE read through get) on their command
+ * line or in the script, else each step asks for more CPUs than the job
+ * has.  -1 with one line naming the option and the fix. */
 int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 				     enum psiplace_client client,
-				     const struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err);
+				     const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get,
+				     void *arg, psiplace_error_t *err);
 
 /* A heterogeneous job or step (srun/sbatch/salloc ... : ...): Slurm
  * splits the components at a lone ':' argument. */

@@ -29,6 +29,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
+#include "psiplace/nodecache.h"
 #include "psiplace/policy.h"
 #include "psiplace/plugstack_line.h"
 #include "psiplace_version.h"
@@ -84,6 +85,12 @@ static struct {
 	} c, all; /* candidates; the whole cluster (PSI node choice) */
 	uint32_t *all_pos; /* per slurm node index: its position in `all` */
 	int all_pos_cap;
+	/* What the site's files say about every node, kept between decisions
+	 * (doc/select.md, "The node cache"); rebuilt when one of the
+	 * generations or the node count changes.  Touched only in job_test
+	 * and reconfigure, both under the node write lock. */
+	struct psiplace_nodecache cache;
+	uint64_t table_gen, conf_gen, metrics_gen;
 } ctx;
 
 static const struct {
@@ -203,6 +210,40 @@ static void take_site(void)
 	site_free(&ctx.site);
 	ctx.site = *next;
 	free(next);
+	ctx.conf_gen++;
+}
+
+static void refresh_metrics(void)
+{
+	if (site_refresh_metrics(&ctx.site))
+		ctx.metrics_gen++;
+}
+
+/* The cache rows for a policy reading `fields`, rebuilt if stale; NULL
+ * when the policy reads nothing of the site's files (or no memory: the
+ * caller then reads the files' entries per node). */
+static const struct psiplace_node *cached_rows(unsigned fields)
+{
+	struct psiplace_nodecache_stamp want = {
+		.nodes = (uint64_t)node_record_count,
+		.table = ctx.table_gen,
+		.conf = ctx.conf_gen,
+		.metrics = ctx.metrics_gen,
+		.fields = fields & (SITE_F_CONF | SITE_F_LOAD),
+	};
+	psiplace_error_t err;
+	int got;
+
+	if (!want.fields || node_record_count <= 0)
+		return NULL;
+	if (psiplace_nodecache_stale(&ctx.cache, &want)) {
+		if ((got = psiplace_nodecache_rebuild(&ctx.cache, &want, &err)) < 0) {
+			debug("%s: %s", plugin_type, err.text);
+			return NULL;
+		}
+		site_fill_rows(&ctx.site, (unsigned)got, ctx.cache.rows);
+	}
+	return ctx.cache.rows;
 }
 
 extern int init(void)
@@ -234,6 +275,7 @@ extern int fini(void)
 	}
 	site_reader_stop();
 	site_free(&ctx.site);
+	psiplace_nodecache_free(&ctx.cache);
 	cands_free(&ctx.c);
 	cands_free(&ctx.all);
 	xfree(ctx.all_pos);
@@ -270,6 +312,7 @@ static void cands_reserve(struct cands *c, uint32_t n)
 static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct cands *c)
 {
 	unsigned fields = psiplace_policy_fields(policy);
+	const struct psiplace_node *rows;
 	node_record_t *node_ptr;
 	bool resv = resv_list && list_count(resv_list) > 0;
 	int i, n = bit_set_count(node_bitmap);
@@ -287,15 +330,13 @@ static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct c
 			c->next_resv[i] = -1;
 		site_next_reservations(node_bitmap, c->next_resv);
 	}
-	/* cons_tres's allocated-CPU counts (a no-op when nothing changed) */
-	if (fields & SITE_F_ALLOC)
-		ctx.ops.select_nodeinfo_set_all();
 	if (fields & SITE_F_LOAD)
-		site_refresh_metrics(&ctx.site);
+		refresh_metrics();
+	rows = cached_rows(fields);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
 		if (!bit_test(node_bitmap, i) || c->n >= (uint32_t)n)
 			continue;
-		site_fill_node(&ctx.site, i, fields, &c->nodes[c->n]);
+		site_fill_node(&ctx.site, i, fields, rows ? &rows[i] : NULL, &c->nodes[c->n]);
 		if (resv)
 			c->nodes[c->n].next_resv = c->next_resv[i];
 		c->node_inx[c->n] = i;
@@ -398,6 +439,7 @@ static void plan_free(struct plan *p)
 /* Every node of the cluster, in slurm.conf order, for PSI node choice. */
 static void collect_all(struct cands *a)
 {
+	const struct psiplace_node *rows;
 	node_record_t *node_ptr;
 	int i;
 
@@ -407,10 +449,11 @@ static void collect_all(struct cands *a)
 		xrecalloc(ctx.all_pos, node_record_count, sizeof(*ctx.all_pos));
 		ctx.all_pos_cap = node_record_count;
 	}
-	ctx.ops.select_nodeinfo_set_all();
-	site_refresh_metrics(&ctx.site);
+	refresh_metrics();
+	rows = cached_rows(SITE_F_LOAD);
 	for (i = 0; (node_ptr = next_node(&i)); i++) {
-		site_fill_node(&ctx.site, i, SITE_F_LOAD | SITE_F_ALLOC, &a->nodes[a->n]);
+		site_fill_node(&ctx.site, i, SITE_F_LOAD | SITE_F_ALLOC, rows ? &rows[i] : NULL,
+			       &a->nodes[a->n]);
 		ctx.all_pos[i] = a->n;
 		a->node_inx[a->n++] = i;
 	}
@@ -639,6 +682,9 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	if (!resolve())
 		return SLURM_ERROR;
 	take_site();
+	/* cons_tres's allocated-CPU counts: refreshed by site_fill_node when
+	 * the first candidate with jobs needs them, once per decision */
+	site_alloc_reset(&ctx.site, ctx.ops.select_nodeinfo_set_all);
 	if (!job_ptr || job_ptr->magic != JOB_MAGIC || !job_ptr->details || !node_bitmap ||
 	    !&node_record_table_ptr) {
 		if (job_ptr && job_ptr->magic != JOB_MAGIC)
@@ -712,6 +758,8 @@ extern int select_p_reconfigure(void)
 	if (!resolve())
 		return SLURM_ERROR;
 	if (running_in_slurmctld()) {
+		/* also called when nodes are created or deleted */
+		ctx.table_gen++;
 		site_paths(&plugstack, &psiconf);
 		if (site_reader_reload(plugstack, psiconf) < 0) {
 			struct site next;
@@ -725,6 +773,7 @@ extern int select_p_reconfigure(void)
 				site_keep_metrics(&next, &ctx.site);
 				site_free(&ctx.site);
 				ctx.site = next;
+				ctx.conf_gen++;
 			}
 		}
 		xfree(plugstack);

@@ -72,15 +72,16 @@ void site_free(struct site *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void site_refresh_metrics(struct site *s)
+bool site_refresh_metrics(struct site *s)
 {
 	struct psiplace_metrics *m = site_reader_take();
 
 	if (!m)
-		return;
+		return false;
 	site_reader_free(s->metrics);
 	s->metrics = m;
 	s->indexed = 0;
+	return true;
 }
 
 void site_keep_metrics(struct site *to, struct site *from)
@@ -112,14 +113,49 @@ static void index_nodes(struct site *s)
 	s->indexed = node_record_count;
 }
 
-void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_node *out)
+/* cons_tres's select_p_select_nodeinfo_set_all walks every node and
+ * rebuilds its TRES strings whenever a node changed in the same second or
+ * later (pings of absent nodes do that): at 20,000 nodes it cost as much
+ * as cons_tres's own job test.  Only nodes with jobs need its counts, so it
+ * runs once per decision and only when the first such node is filled. */
+static void site_alloc_refresh(struct site *s)
+{
+	if (s->alloc_fresh || !s->set_all)
+		return;
+	s->set_all();
+	s->alloc_fresh = true;
+}
+
+void site_alloc_reset(struct site *s, int (*set_all)(void))
+{
+	s->set_all = set_all;
+	s->alloc_fresh = false;
+}
+
+void site_fill_rows(struct site *s, unsigned fields, struct psiplace_node *rows)
+{
+	node_record_t *node_ptr;
+	int i;
+
+	s->indexed = 0; /* the same names may now sit at other indexes */
+	index_nodes(s);
+	for (i = 0; (node_ptr = next_node(&i)); i++) {
+		if (fields & SITE_F_CONF)
+			psiplace_psiconf_apply(s->conf_of[i], &rows[i]);
+		if (fields & SITE_F_LOAD)
+			psiplace_metrics_apply(s->metrics_of[i], &rows[i]);
+	}
+}
+
+void site_fill_node(struct site *s, int index, unsigned fields, const struct psiplace_node *row,
+		    struct psiplace_node *out)
 {
 	static const struct psiplace_node unknown = { .speed = 1.0, .next_resv = -1 };
 	node_record_t *node_ptr = node_record_table_ptr[index];
 	uint16_t alloc_cpus = 0;
 	uint64_t alloc_mem = 0;
 
-	*out = unknown;
+	*out = row ? *row : unknown;
 	out->name = node_ptr->name;
 	out->index = (uint32_t)index;
 	out->weight = (node_ptr->sched_weight >> 8) & 0xffffffffULL;
@@ -131,10 +167,12 @@ void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_
 	 * is computed for display) or still completing; others hold nothing.
 	 * Without SITE_F_ALLOC (callers that only name nodes) an allocated
 	 * node counts as full. */
-	if (!(fields & SITE_F_ALLOC))
+	if (!(fields & SITE_F_ALLOC)) {
 		alloc_cpus = IS_NODE_ALLOCATED(node_ptr) ? node_ptr->cpus : 0;
-	else if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_COMPLETING(node_ptr))
+	} else if (IS_NODE_ALLOCATED(node_ptr) || IS_NODE_COMPLETING(node_ptr)) {
+		site_alloc_refresh(s);
 		psiplace_node_alloc(node_ptr, index, &alloc_cpus, &alloc_mem);
+	}
 	out->alloc_cpus = alloc_cpus;
 	out->alloc_memory = alloc_mem;
 	if (fields & SITE_F_STATIC) {
@@ -146,14 +184,18 @@ void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_
 	}
 	if (fields & (SITE_F_CONF | SITE_F_LOAD))
 		index_nodes(s);
-	if (fields & SITE_F_CONF)
+	if ((fields & SITE_F_CONF) && !row)
 		psiplace_psiconf_apply(s->conf_of[index], out);
 	if (fields & SITE_F_LOAD) {
-		out->load1 = node_ptr->cpu_load / 100.0;
+		const struct psiplace_metrics_node *mn = s->metrics_of[index];
+
+		/* the metrics file's load1, when it has one, wins over slurmctld's */
+		if (!row || !mn || !(mn->has & PSIPLACE_METRIC_LOAD1))
+			out->load1 = node_ptr->cpu_load / 100.0;
 		out->jobs = node_ptr->run_job_cnt;
 		out->suspended_jobs = node_ptr->sus_job_cnt;
-		if (s->metrics_of[index])
-			psiplace_metrics_apply(s->metrics_of[index], out);
+		if (mn && !row)
+			psiplace_metrics_apply(mn, out);
 	}
 }
 

@@ -37,6 +37,11 @@ struct site {
 	const struct psiplace_nodeconf **conf_of;
 	const struct psiplace_metrics_node **metrics_of;
 	int indexed; /* entries in the two arrays; 0: rebuild */
+	/* cons_tres's select_p_select_nodeinfo_set_all, called at most once per
+	 * decision and only when a candidate has jobs (site_fill_node); the
+	 * caller clears alloc_fresh at the start of each decision */
+	int (*set_all)(void);
+	bool alloc_fresh;
 };
 
 /* Load everything a site configures; -1 with err "FILE[:LINE]: ..." on a
@@ -51,12 +56,16 @@ int site_load_paths(struct site *s, const char *plugstack, const char *psiconf,
 void site_free(struct site *s);
 
 /* Take the metrics the reader thread published since the last call, if
- * any (one atomic exchange: never reads a file). */
-void site_refresh_metrics(struct site *s);
+ * any (one atomic exchange: never reads a file); true when it took some. */
+bool site_refresh_metrics(struct site *s);
 
 /* At reconfigure: `to` keeps `from`'s metrics when both name the same
  * metrics file (the reader goes on), else it starts without. */
 void site_keep_metrics(struct site *to, struct site *from);
+
+/* At the start of a decision: cons_tres's allocation counts are stale
+ * until set_all runs again (site_fill_node calls it when needed). */
+void site_alloc_reset(struct site *s, int (*set_all)(void));
 
 /* Which parts of a node record to fill: a policy's psiplace_policy_fields()
  * (policy.h).  Filling only those keeps a decision over 10,000+ nodes cheap
@@ -69,10 +78,21 @@ enum {
 	SITE_F_ALL = PSIPLACE_FIELDS_ALL,
 };
 
+/* The rows of the node cache (psiplace_nodecache, one per slurm node
+ * index, reset by psiplace_nodecache_rebuild): what psiplace.conf
+ * (SITE_F_CONF) and the metrics snapshot (SITE_F_LOAD) say about each node.
+ * Valid until the configuration, the metrics snapshot or the node table
+ * changes. */
+void site_fill_rows(struct site *s, unsigned fields, struct psiplace_node *rows);
+
 /* One candidate node as the engine sees it; `index` is the slurm node
- * index.  Strings are borrowed from the node record.  Fields outside
- * `fields` keep the engine's defaults (speed 1.0, no reservation). */
-void site_fill_node(struct site *s, int index, unsigned fields, struct psiplace_node *out);
+ * index.  Strings are borrowed from the node record.  With `row` (the
+ * node's cache row, built by site_fill_rows for at least `fields`) the
+ * site's values come from it, and only slurmctld's node record is read;
+ * without, from the files' entries.  Fields outside `fields` keep the
+ * engine's defaults (speed 1.0, no reservation). */
+void site_fill_node(struct site *s, int index, unsigned fields, const struct psiplace_node *row,
+		    struct psiplace_node *out);
 
 /* Seconds from now until the next reservation on each node (-1: none),
  * for LASTAVAILABLE's fit in time; next_resv[] has node_record_count

@@ -204,7 +204,7 @@ int spank_submit_init(spank_t sp)
 	struct psiplace_opts opts;
 	struct psiplace_user_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
 	enum psiplace_client client;
-	struct psiplace_slurm_cmdline slurm = { 0, -1, -1, 0, false };
+	struct psiplace_slurm_cmdline slurm = { 0, -1, -1, 0, false, -1 };
 	enum psiplace_lama_dist dist;
 	int argc = 0, rc = -1;
 
@@ -244,7 +244,7 @@ int spank_submit_init(spank_t sp)
 	if (ctx.req.lama && psiplace_lama_request_dist(&ctx.req, &dist, &err) < 0)
 		goto out;
 	if (psiplace_user_request_check_het(&ctx.req, ctx.het, &err) < 0 ||
-	    psiplace_user_request_check_cpus(&ctx.req, client, &slurm, &err) < 0)
+	    psiplace_user_request_check_cpus(&ctx.req, client, &slurm, real_getenv, NULL, &err) < 0)
 		goto out;
 	if (ctx.req.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);

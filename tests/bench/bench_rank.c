@@ -194,13 +194,13 @@ static void rate_fig(const char *name, const struct fig *x, void (*fn)(const str
 
 int main(void)
 {
-	struct psiplace_priorityf *f;
+	struct psiplace_priorityf *f = NULL;
 	struct psiplace_node *v = make_nodes(100000);
 	uint32_t *out = malloc(100000 * sizeof(*out));
 	double *score = malloc(100000 * sizeof(*score)), load[3] = { -1, -1, -1 };
 	struct psiplace_job job = { .seed = 1 };
 	struct psiplace_rank_opts o = { .policy = PSIPLACE_POLICY_PRIORITY, .job = &job };
-	struct psiplace_nodecols *c, *c10k;
+	struct psiplace_nodecols *c = NULL, *c10k = NULL;
 	struct fig x = { .o = &o, .v = v, .out = out, .score = score };
 	psiplace_error_t err;
 

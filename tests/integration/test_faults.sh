@@ -84,6 +84,8 @@ check_eq "SIGTERM restart: the 4 jobs completed" "COMPLETED COMPLETED COMPLETED 
 check_eq "SIGTERM: node weights as slurm.conf says" "1 1 1 1" "$(weights)"
 
 # --- 20 reconfigures while jobs are submitted; the metrics file abused meanwhile
+# (RELIABILITY R1: a FIFO or 200 MB of garbage at the metrics path stalled
+# every decision)
 conf=$dir/etc/psiplace.conf
 cp "$conf" "$work/psiplace.conf.good"
 good_metrics() { printf 'n1 load1=0\nn2 load1=8\nn3 load1=16\nn4 load1=12\n' >"$metrics.new" && mv "$metrics.new" "$metrics"; }
@@ -123,7 +125,7 @@ subs_done() { local id; for id in "${submitted[@]}"; do job_done "$id" || return
 poll 120 subs_done
 check_eq "jobs submitted during 20 reconfigures all completed" 40 \
   "$(for id in "${submitted[@]}"; do [ "$(job_state "$id")" = COMPLETED ] && echo x; done | wc -l)"
-# psiplace.conf abused at reconfigure (22.05 reconfigures in place; 23.11+
+# psiplace.conf abused at reconfigure (R1; 22.05 reconfigures in place; 23.11+
 # re-executes slurmctld, where a bad file stops it at start, as documented):
 # the plugin's reader thread reads it, so neither the reconfigure nor a
 # decision waits, and the previous configuration stays.
@@ -150,7 +152,7 @@ if [ "$PSIPLACE_SLURM" = 22.05 ]; then
   scontrol reconfigure >/dev/null 2>&1
   poll 30 bash -c 'scontrol ping 2>/dev/null | grep -q UP'
 fi
-abuse_metrics 2 # a FIFO
+abuse_metrics 2 # a FIFO (R1)
 check_latency "metrics file is a FIFO"
 abuse_metrics 3 # 200 MB of garbage
 check_latency "metrics file is 200 MB of garbage"
@@ -158,6 +160,17 @@ abuse_metrics 4 # removed
 check_latency "metrics file removed"
 good_metrics
 check_eq "weights as slurm.conf says after the reconfigures" "1 1 1 1" "$(weights)"
+
+# --- a metrics file of 300 malformed lines: a few logged per read, then
+# one count (RELIABILITY R1b: 200 KB of random bytes gave 656 log lines)
+bad_lines() { grep -c -- "$metrics:[0-9]*: not key=value, line skipped" "$ctld_log"; }
+before_lines=$(bad_lines) before_more=$(log_count "metrics file $metrics: [0-9]* more problem lines not logged")
+for i in $(seq 300); do echo "n1 garbage$i"; done >"$metrics.new" && mv "$metrics.new" "$metrics"
+poll 20 log_count_above "metrics file $metrics: [0-9]* more problem lines not logged" "$before_more" ||
+  not_ok "slurmctld read the metrics file of malformed lines"
+check_eq "300 malformed metrics lines: 5 logged and one line counting the other 295" "5 1" \
+  "$(($(bad_lines) - before_lines)) $(($(log_count "metrics file $metrics: 295 more problem lines not logged") - before_more))"
+good_metrics
 
 # --- slurmstepd killed mid-launch
 marker=$work/started

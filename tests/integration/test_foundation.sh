@@ -114,7 +114,7 @@ check_eq "malformed job env: job scheduled by the default policy (n4)" n4 "$(cat
 check_match "slurmctld logged the malformed request naming the job" "JobId=$id: malformed psiplace request" \
   "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 check_match "slurmctld still answers" 'UP' "$(scontrol ping)"
-# Two malformed jobs checked alternately, again and again: both wait for
+# Two malformed jobs checked alternately, again and again (RELIABILITY R8): both wait for
 # n4, held by another job, while other jobs make slurmctld schedule (each
 # pass tests whether they could ever run).  Each is logged once.
 release=$work/release.n4

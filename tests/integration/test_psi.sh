@@ -69,7 +69,7 @@ poll 60 job_done "$id"
 check_eq "#SBATCH --psi-tpp=2 in the script reaches the steps" "$(whole n2 4 2)" "$(report <"$work/sb2.out")"
 
 # a step's own setting beats the option the job was given; -c makes the
-# job's steps fit
+# job's steps fit (RELIABILITY R7)
 id=$(sbatch --parsable -w n2 -n4 -c2 --psi-tpp=2 -o "$work/sb3.out" \
   --wrap 'srun -n4 --psi-dry-run true; PSI_TPP=1 srun -n4 --psi-dry-run true; srun -n4 --psi-tpp=1 --psi-dry-run true')
 poll 60 job_done "$id"
@@ -78,6 +78,21 @@ check_eq "sbatch -c2 --psi-tpp=2: the step inherits two CPUs per task, then PSI_
   "$(grep -m4 ' task ' "$work/sb3.out" | report) | $(grep ' task ' "$work/sb3.out" | sed -n 5,8p | report)"
 check_eq "... and so does the step's own --psi-tpp=1 option" \
   "0 n2 0 0;1 n2 1 0;2 n2 2 0;3 n2 3 0" "$(grep ' task ' "$work/sb3.out" | sed -n 9,12p | report)"
+# PSI_TPP exported into the job: its steps take it, and a step's own
+# --psi-tpp=1 option beats it (command line > environment)
+id=$(PSI_TPP=2 sbatch --parsable -w n2 -n4 -c2 -o "$work/sb4.out" \
+  --wrap 'srun -n4 --psi-dry-run true; srun -n4 --psi-tpp=1 --psi-dry-run true')
+poll 60 job_done "$id"
+check_eq "PSI_TPP=2 in the job's environment: two CPUs per task, then the step's own --psi-tpp=1 wins" \
+  "$(whole n2 4 2) | 0 n2 0 0;1 n2 1 0;2 n2 2 0;3 n2 3 0" \
+  "$(grep -m4 ' task ' "$work/sb4.out" | report) | $(grep ' task ' "$work/sb4.out" | sed -n 5,8p | report)" \
+  "$(cat "$work/sb4.out")"
+# sbatch's own input variable for --exclusive gives whole nodes: accepted
+id=$(SBATCH_EXCLUSIVE=exclusive sbatch --parsable -w n2 --psi-tpp=2 -o "$work/sb5.out" \
+  --wrap 'srun -n4 --psi-dry-run true' 2>&1)
+poll 60 job_done "$id"
+check_eq "SBATCH_EXCLUSIVE=exclusive sbatch --psi-tpp=2: accepted, steps take two CPUs per task" \
+  "$(whole n2 4 2)" "$(report <"$work/sb5.out" 2>/dev/null)" "$id"
 
 out=$(timeout 90 srun -w n2 -n1 printenv SLURMD_NODENAME : -w n3 -n1 printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')
 check_eq "a heterogeneous step without psiplace options runs as Slurm runs it" "n2 n3" "$out"
@@ -136,8 +151,11 @@ bad "sbatch PSI_TPP=x" "^psiplace: error: PSI_TPP: 'x' is not a positive integer
 bad "salloc --psi-nodes-sort=x" "^psiplace: error: --psi-nodes-sort: 'x' is not a sort mode" timeout 60 salloc --psi-nodes-sort=x true
 bad "sbatch --psi-tpp=2 without -c" "^psiplace: error: --psi-tpp: 2 CPUs per task need -c 2 \\(--cpus-per-task=2\\) or --exclusive on the sbatch command line" \
   timeout 60 sbatch -n2 --psi-tpp=2 --wrap 'srun true'
+bad "sbatch -c1 --psi-tpp=2 (R7: every step would fail)" "^psiplace: error: --psi-tpp: 2 CPUs per task need -c 2 \\(--cpus-per-task=2\\) or more, not -c 1; " \
+  timeout 60 sbatch -n2 -c1 --psi-tpp=2 --wrap 'srun true'
 bad "salloc with PSI_TPP=2 without -c" "^psiplace: error: PSI_TPP: 2 CPUs per task need -c 2" \
   env PSI_TPP=2 timeout 60 salloc -n2 true
+# heterogeneous jobs and steps are refused with a message that says so (R6)
 bad "heterogeneous step with --psi-tpp" "^psiplace: error: --psi-tpp: psiplace does not support heterogeneous jobs or steps \\(components separated by ':'\\)" \
   timeout 60 srun -w n2 -n1 --psi-tpp=2 --psi-verbose true : -w n3 -n1 true
 bad "heterogeneous sbatch with PSI_HOSTS" "^psiplace: error: PSI_HOSTS: psiplace does not support heterogeneous" \
@@ -183,6 +201,10 @@ check_eq "PSI_NODES_SORT=LOAD_5 takes n3 (n1, n3, n4 tie at 0: more threads firs
   "$(PSI_NODES=0-3 PSI_NODES_SORT=load_5 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
 check_eq "PSI_NODES_SORT=NONE keeps the PSI_HOSTS order" n4 \
   "$(PSI_HOSTS='n4 n1' PSI_NODES_SORT=none timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+# names found by slurmctld's own lookup, in list order, not index order (R9)
+settle
+check_eq "PSI_NODES_SORT=NONE: -N2 takes the first two of PSI_HOSTS='n4 n2 n1'" "n2 n4" \
+  "$(PSI_HOSTS='n4 n2 n1' PSI_NODES_SORT=none timeout 60 srun -N2 -n2 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')"
 check_eq "PSI_NODES_SORT=PROC on an idle cluster: all rate 0, more threads first (n3)" n3 \
   "$(PSI_NODES=0-3 PSI_NODES_SORT=proc timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
 check_eq "a job policy beats PSI_NODES_SORT within the node set (firstavailable over 1-3: n2)" n2 \

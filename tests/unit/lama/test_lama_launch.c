@@ -128,7 +128,7 @@ Test(lama_step, submission_sets_the_distribution_unless_the_user_did)
 {
 	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
-	struct psiplace_slurm_cmdline m = { PSIPLACE_SLURM_DISTRIBUTION, 4, 2, 1, false };
+	struct psiplace_slurm_cmdline m = { PSIPLACE_SLURM_DISTRIBUTION, 4, 2, 1, false, -1 };
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
 	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, PSIPLACE_SLURM_RELEASE(22, 5), true, false, NULL, fake_getenv, NULL, NULL, &e);
@@ -399,7 +399,7 @@ static void ask(const char *const *env, long n, long N, const char *topofile, co
 		int want_rc, const char *want_hosts, const char *want_layout)
 {
 	struct psiplace_user_request r;
-	struct psiplace_slurm_cmdline sl = { 0, n, N, 1, false };
+	struct psiplace_slurm_cmdline sl = { 0, n, N, 1, false, -1 };
 	struct psiplace_lama_ask a;
 	char hosts[256] = "", m[64];
 	size_t i;

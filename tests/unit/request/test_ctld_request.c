@@ -179,7 +179,7 @@ Test(ctld_request, node_choice_round_trips_through_the_job_env)
 	psiplace_user_request_free(&r);
 }
 
-/* slurmctld's finder (its name hash): host names are looked up through it
+/* slurmctld's finder (its name hash, RELIABILITY R9): host names are looked up through it
  * alone, names[] unused; a position it gives beyond the table is refused. */
 static int finder_calls;
 

@@ -267,19 +267,72 @@ Test(request, default_placement_psi_and_no_flags_alone)
 Test(request, sbatch_tpp_without_cpus_per_task_is_refused)
 {
 	struct psiplace_user_request r;
-	struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false };
+	struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false, -1 };
 
 	cr_assert_eq(gather(NULL, ENV("sbatch", "-n2", "--psi-tpp=2", "job.sh"), NULL, true, &r), 0);
-	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, &err), -1);
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, NULL, NULL, &err), -1);
 	cr_assert_str_eq(err.text, "--psi-tpp: 2 CPUs per task need -c 2 (--cpus-per-task=2) or --exclusive on the sbatch command line or in the script; without them every step asks for more CPUs than the job has");
-	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SRUN, &sl, &err), 0);
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SRUN, &sl, NULL, NULL, &err), 0);
 	sl.set = PSIPLACE_SLURM_CPUS_PER_TASK;
-	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, &err), 0);
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, NULL, NULL, &err), 0);
 	sl.set = PSIPLACE_SLURM_EXCLUSIVE;
-	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SALLOC, &sl, &err), 0);
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SALLOC, &sl, NULL, NULL, &err), 0);
 	psiplace_user_request_free(&r);
 	cr_assert_eq(gather(ENV("PSI_TPP=3"), ENV("salloc", "-n2"), NULL, true, &r), 0);
-	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SALLOC, NULL, &err), -1);
+	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SALLOC, NULL, NULL, NULL, &err), -1);
 	cr_assert(!strncmp(err.text, "PSI_TPP: 3 CPUs per task need -c 3", 34));
 	psiplace_user_request_free(&r);
+}
+
+/* -c smaller than the CPUs per task fails every step as surely as no -c
+ * (RELIABILITY R7: sbatch -c1 --psi-tpp=2 was accepted); -c from the
+ * script counts unless the command line gave one. */
+static int check_cmdline(const char *const *env, const char *const *argv, const char *script)
+{
+	struct psiplace_user_request r;
+	struct psiplace_slurm_cmdline sl;
+	struct psiplace_opts o;
+	int argc = 0, rc;
+
+	while (argv[argc])
+		argc++;
+	psiplace_opts_init(&o);
+	cr_assert_eq(psiplace_cmdline_scan(argc, (char *const *)argv, &o, &sl, &err), 0);
+	if (script)
+		cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+	psiplace_opts_free(&o);
+	cr_assert_eq(gather(env, argv, NULL, true, &r), 0, "%s", err.text);
+	rc = psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, fake_getenv,
+					      (void *)env, &err);
+	psiplace_user_request_free(&r);
+	return rc;
+}
+
+Test(request, sbatch_tpp_needs_cpus_per_task_at_least_tpp)
+{
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "-n2", "-c1", "--psi-tpp=2", "j"), NULL), -1);
+	cr_assert_str_eq(err.text, "--psi-tpp: 2 CPUs per task need -c 2 (--cpus-per-task=2) or more, not -c 1; with it every step asks for more CPUs than the job has");
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "--cpus-per-task", "1", "--psi-tpp=3", "j"), NULL), -1);
+	cr_assert_eq(check_cmdline(ENV("PSI_TPP=2"), ENV("sbatch", "-n2", "-c1", "j"), NULL), -1);
+	cr_assert(!strncmp(err.text, "PSI_TPP: 2 CPUs per task need -c 2 (--cpus-per-task=2) or more, not -c 1", 72), "%s", err.text);
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "-n2", "-c2", "--psi-tpp=2", "j"), NULL), 0);
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "-c4", "--psi-tpp=2", "j"), NULL), 0);
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "--cpus-per-task=2", "--psi-tpp=2", "j"), NULL), 0);
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "-c1", "--exclusive", "--psi-tpp=2", "j"), NULL), 0);
+	/* the script's -c, unless the command line has its own */
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "--psi-tpp=2", "j"), "#!/bin/sh\n#SBATCH -c 1\n"), -1);
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "--psi-tpp=2", "j"), "#!/bin/sh\n#SBATCH -c 1\n#SBATCH -c2\n"), 0);
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "-c2", "--psi-tpp=2", "j"), "#SBATCH -c1\n"), 0);
+	cr_assert_eq(check_cmdline(NULL, ENV("sbatch", "-c1", "--psi-tpp=2", "j"), "#SBATCH -c2\n"), -1);
+}
+
+/* sbatch reads SBATCH_EXCLUSIVE as --exclusive: whole nodes, accepted;
+ * "oversubscribe" shares nodes and is not. */
+Test(request, sbatch_tpp_with_sbatch_exclusive_variable)
+{
+	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE=exclusive"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), 0);
+	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE=user"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), 0);
+	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE=oversubscribe"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
+	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE="), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
+	cr_assert_eq(check_cmdline(ENV("SALLOC_EXCLUSIVE=exclusive"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
 }
