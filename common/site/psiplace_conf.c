@@ -180,13 +180,11 @@ static int parse_line(struct parse *p, char *line)
 	char *w[MAXWORDS];
 	const char *v, *names = NULL;
 	struct line_attrs a;
+	psiplace_error_t e;
 	int n, i;
 
-	n = psiplace_split_words(line, w, MAXWORDS);
-	if (n == -1)
-		return lerr(p, "unterminated double quote", NULL);
-	if (n < 0)
-		return lerr(p, "more than 64 words", NULL);
+	if (psiplace_split_words(line, w, MAXWORDS, &n, &e) < 0)
+		return lerr(p, e.text, NULL);
 	if (n == 0)
 		return 0;
 	if (key_is(w[0], "MetricsFile", &v)) {

@@ -87,12 +87,13 @@ bool psiplace_lines_next(struct psiplace_lines *it, const char **line, size_t *n
 	return true;
 }
 
-int psiplace_split_words(char *line, char **words, int max)
+int psiplace_split_words(char *line, char **words, int max, int *nwords, psiplace_error_t *err)
 {
 	char *r = line, *w = line;
 	int n = 0;
 	bool quoted = false, inword = false;
 
+	*nwords = 0;
 	for (; *r; r++) {
 		char c = *r;
 
@@ -107,7 +108,7 @@ int psiplace_split_words(char *line, char **words, int max)
 		}
 		if (!inword) {
 			if (n >= max)
-				return -2;
+				return psiplace_seterr(err, "more than %d words", max);
 			words[n++] = w;
 			inword = true;
 		}
@@ -118,7 +119,8 @@ int psiplace_split_words(char *line, char **words, int max)
 		*w++ = c;
 	}
 	if (quoted)
-		return -1;
+		return psiplace_seterr(err, "unterminated double quote");
 	*w = '\0';
-	return n;
+	*nwords = n;
+	return 0;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "psiplace/error.h"
+
 /* A finite decimal number (sign, digits, '.', exponent) filling all of
  * s[0..n-1]; at most 64 bytes. */
 bool psiplace_parse_double(const char *s, size_t n, double *out);
@@ -31,8 +33,9 @@ bool psiplace_lines_next(struct psiplace_lines *it, const char **line, size_t *n
 
 /* Split a config line into at most max KEY=VALUE words at blanks outside
  * double quotes, cutting a '#' comment outside quotes.  The line is
- * modified in place; quotes are removed from values.  Returns the number
- * of words, -1 for an unterminated quote, -2 for too many words. */
-int psiplace_split_words(char *line, char **words, int max);
+ * modified in place; quotes are removed from values.  0 with the number
+ * of words in *n, or -1 with err ("unterminated double quote", "more
+ * than MAX words"). */
+int psiplace_split_words(char *line, char **words, int max, int *n, psiplace_error_t *err);
 
 #endif

@@ -37,12 +37,17 @@ check_eq "CPULOAD follows a rewritten metrics file (n1: 4-0)" n1 "$(srun_node --
 set_metrics "n1 load1=0" "n2 load1=0" "n3 load1=0" "n4 load1=0"
 
 # --- MINRESOURCE, FASTEST, PRIORITY (node Priority)
+# n1 is also the first fit: a baseline; the cases after it tell MINRESOURCE
+# from index order (checked with the plugin forced to FIRSTAVAILABLE)
 check_eq "MINRESOURCE takes the smallest configured node (n1)" n1 "$(srun_node --psi-alloc-policy=minresource)"
 # index order would give n1,n2 and the cluster's LASTAVAILABLE n3,n4
 check_eq "MINRESOURCE -N2 takes the two smallest, n1 (2000 MB) and n4 (4000 MB)" "n1,n4" \
   "$(nodes_of -N2 --psi-alloc-policy=minresource)"
 check_eq "MINRESOURCE without n1 takes n4, not the first (n2) or the largest (n3)" n4 \
   "$(srun_node -x n1 --psi-alloc-policy=minresource)"
+# n1 has 4 cores: 5 CPUs per task leave n2, n3, n4, and index order would give n2
+check_eq "MINRESOURCE -c5 (n1 too small) takes n4 (4000 MB), not the first fit n2" n4 \
+  "$(srun_node -c5 --psi-alloc-policy=minresource)"
 check_eq "FASTEST takes the highest Speed (n3)" n3 "$(srun_node --psi-alloc-policy=fastest)"
 check_eq "NodeSpeed alias, two nodes: n3,n2" "n2,n3" "$(nodes_of -N2 --psi-alloc-policy=NodeSpeed)"
 check_eq "PRIORITY without functions uses node Priority (n2)" n2 "$(srun_node --psi-alloc-policy=priority)"
@@ -50,11 +55,16 @@ check_eq "PRIORITY without functions uses node Priority (n2)" n2 "$(srun_node --
 # --- set policies
 check_eq "MAXBALANCE -N2 takes the smallest Speed span (n1 1.0, n4 0.5)" "n1,n4" \
   "$(nodes_of -N2 --psi-alloc-policy=maxbalance)"
+# a baseline (index order gives it too); the next cases do not
 check_eq "CONTIGUOUS -N2 on an idle cluster takes n1,n2" "n1,n2" "$(nodes_of -N2 --psi-alloc-policy=contiguous)"
 # idle, a candidate left out: index order would give n1,n3 (n2 out) and
 # LASTAVAILABLE n2,n4 (n3 out); the first run of two adjacent candidates:
 check_eq "CONTIGUOUS -N2 without n2 takes the run n3,n4 (FIRSTAVAILABLE: n1,n3)" "n3,n4" \
   "$(nodes_of -N2 -x n2 --psi-alloc-policy=contiguous)"
+# idle, the candidates narrowed by features (n1 arm; n3, n4 fast): the first
+# free run of two is n3,n4, not at index 0 (index order: n1,n3)
+check_eq "CONTIGUOUS -N2 -C 'arm|fast' takes the run n3,n4 (FIRSTAVAILABLE: n1,n3)" "n3,n4" \
+  "$(nodes_of -N2 -C 'arm|fast' --psi-alloc-policy=contiguous)"
 check_eq "CONTIGUOUS -N2 without n3 takes the run n1,n2 (LASTAVAILABLE: n2,n4)" "n1,n2" \
   "$(nodes_of -N2 -x n3 --psi-alloc-policy=contiguous)"
 check_eq "... while FIRSTAVAILABLE without n2 takes n1,n3" "n1,n3" \

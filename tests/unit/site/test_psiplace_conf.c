@@ -89,6 +89,17 @@ Test(psiconf, errors_name_file_and_line)
 	    "psiplace.conf:1: attribute given twice on one line: 'Speed=2'");
 }
 
+Test(psiconf, a_line_of_65_words_is_refused)
+{
+	char line[65 * 2 + 2];
+	int i;
+
+	for (i = 0; i < 65; i++)
+		memcpy(line + 2 * i, "x ", 2);
+	memcpy(line + 130, "\n", 2);
+	bad(line, "psiplace.conf:1: more than 64 words");
+}
+
 Test(psiconf, comments_blank_lines_and_empty_file)
 {
 	struct psiplace_psiconf c;
