@@ -21,6 +21,33 @@ next=$version+upgrade1
 next_re=${next//+/\\+}
 bail() { echo "Bail out! $*"; exit 1; }
 
+# dpkg -i puts select_psiplace_cons_tres.so into $sysdir, and every slurmctld,
+# srun and sinfo loads every select_*.so there: another Slurm on this machine
+# whose PluginDir has $sysdir and a build directory's copy would die with
+# "Duplicate plugin_id".  Leave such a machine alone, and never touch a psiplace
+# that was installed before this test.
+testbed_dir=${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-${PSIPLACE_INSTANCE:-$PSIPLACE_TEST_INSTANCE}
+others_using_sysdir() {
+  local pid conf
+  for pid in $(pgrep -x 'slurm(ctld|d)'); do
+    conf=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n '/^-f$/{n;p;q}')
+    [ -n "$conf" ] || conf=/etc/slurm/slurm.conf
+    case $conf in "$testbed_dir"/*) continue ;; esac
+    if ! grep -qiE '^[[:space:]]*PluginDir=' "$conf" 2>/dev/null ||
+       grep -qiE "^[[:space:]]*PluginDir=(.*:)?$sysdir/?(:|\$)" "$conf"; then
+      echo "$pid ($conf)"
+    fi
+  done
+}
+if busy=$(others_using_sysdir) && [ -n "$busy" ]; then
+  echo "1..0 # SKIP other Slurm daemons load plugins from $sysdir: $(echo $busy)"
+  exit 77
+fi
+if dpkg-query -W -f='${Status}' psiplace-plugins psiplace-tools 2>/dev/null | grep -q installed; then
+  echo "1..0 # SKIP psiplace packages were installed before this test: not touching them"
+  exit 77
+fi
+
 # --- the packages: version N (given or built) and N+1
 debs_of() { ls "$1"/psiplace-plugins_"$2"_*.deb "$1"/psiplace-tools_"$2"_*.deb 2>/dev/null; }
 pkg_n=${PSIPLACE_PKG_DIR:-$work/n}
