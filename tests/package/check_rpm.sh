@@ -24,7 +24,7 @@ check_eq "the RPM holds exactly two .so files, both in /usr/lib64/slurm" \
   "/usr/lib64/slurm/psiplace.so /usr/lib64/slurm/select_psiplace_cons_tres.so" \
   "$(grep '\.so$' <<<"$files" | sort | paste -sd' ')"
 x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
-(cd "$x" && rpm2cpio "$rpmf" | cpio -idm --quiet) || { echo "Bail out! cannot unpack $rpmf"; exit 1; }
+(cd "$x" && rpm2archive - <"$rpmf" | tar -xzf -) || { echo "Bail out! cannot unpack $rpmf"; exit 1; }
 for so in psiplace.so select_psiplace_cons_tres.so; do
   f=$x/usr/lib64/slurm/$so
   [ -f "$f" ] || { not_ok "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$so missing"; continue; }
