@@ -12,7 +12,19 @@ export PSIPLACE_TEST_INSTANCE=${PSIPLACE_TEST_INSTANCE:-8}
 export PSIPLACE_INSTALLED=1 PSIPLACE_SLURM=22.05
 source "$(dirname "$0")/../integration/lib.sh"
 work=$(mktemp -d)
-trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+installed=0
+# Whatever ends the test (a bail-out, meson's timeout), the daemons stop and
+# the packages it installed go: the machine is left as it was found.
+cleanup() {
+  "$cluster" stop >/dev/null 2>&1
+  if [ "$installed" = 1 ] &&
+     dpkg-query -W -f='${db:Status-Abbrev}\n' psiplace-plugins psiplace-tools 2>/dev/null | grep -q '^i'; then
+    DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-tools >/dev/null 2>&1
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
 sysdir=/usr/lib/x86_64-linux-gnu/slurm-wlm
 slurm_pkgs=(slurm-wlm-basic-plugins slurmctld slurmd)
 slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins | sed -e 's/^[0-9]*://' -e 's/-[^-]*$//')
@@ -70,6 +82,7 @@ DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-t
 slurm_state >"$work/slurm-before"
 
 # --- install N
+installed=1
 out=$(dpkg -i $(debs_of "$pkg_n" "$version") 2>&1) || { printf '# %s\n' "$out"; bail "dpkg -i of version $version failed"; }
 check_eq "psiplace-plugins $version installed" "install ok installed $version" \
   "$(dpkg-query -W -f='${Status} ${Version}' psiplace-plugins)"
