@@ -84,7 +84,7 @@ meson test -C build --suite faults --print-errorlogs 2>&1 | tail -n 12
 grep -hE '^# (latency|slurmctld RSS|scontrol reconfigure)|^# [0-9]+ passed' build/meson-logs/testlog.txt || true
 keep_log build faults
 
-stage "packages (Debian 12: build, lintian, dpkg -i, foundation on the installed plugins, upgrade, remove)"
+stage "packages (Debian 12: build, lintian, dpkg -i, foundation on the installed plugins, upgrade, remove; .debs for 24.11 and the RPM built and inspected)"
 if contrib/package.sh deb; then
   PSIPLACE_PKG_DIR=$repo/dist meson test -C build --suite package --print-errorlogs 2>&1 | tail -n 40
   if [ "${PIPESTATUS[0]}" -ne 0 ]; then
@@ -92,6 +92,13 @@ if contrib/package.sh deb; then
     failed+=(packages)
   fi
   grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+  # CI must install: the test skips only to protect other Slurm daemons of
+  # a shared machine, and a skip here would pass unseen.
+  if grep -q '^1\.\.0 # SKIP' build/meson-logs/testlog.txt; then
+    grep -h '^1\.\.0 # SKIP' build/meson-logs/testlog.txt
+    echo "PACKAGES NOT TESTED: the installed-package test skipped"
+    failed+=(packages-skipped)
+  fi
   keep_log build package
 else
   echo "PACKAGES FAILED: contrib/package.sh deb (dpkg-buildpackage or lintian)"
@@ -112,37 +119,6 @@ fi
 
 stage "compile against every supported Slurm release"
 RELEASES=$releases_compiled contrib/check-releases.sh || failed+=(slurm-releases)
-
-stage "Debian packages for trixie's Slurm 24.11 tree (built and inspected: not installable on Debian 12)"
-if tree=$(contrib/testbed/slurm-release.sh tree 24.11) && out=$(mktemp -d) &&
-   contrib/package.sh deb --slurm-src "$tree" --out "$out" >"$out.log" 2>&1; then
-  tests/package/check_deb_for_tree.sh "$out" "$tree" || failed+=(package-24.11)
-  rm -rf "$out" "$out.log"
-else
-  tail -n 30 "${out:-/dev/null}.log" 2>/dev/null
-  failed+=(package-24.11-build)
-fi
-
-stage "RPM (psiplace.spec with Debian's rpmbuild: file list and requirements)"
-if out=$(mktemp -d) && contrib/package.sh rpm --out "$out" >"$out.log" 2>&1; then
-  rpmf=$(ls "$out"/psiplace-*.rpm | head -1)
-  want=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$(contrib/testbed/cluster.sh slurm-src)/config.h")
-  files=$(rpm -qlp "$rpmf"); requires=$(rpm -qp --requires "$rpmf")
-  if grep -qx /usr/lib64/slurm/psiplace.so <<<"$files" &&
-     grep -qx /usr/lib64/slurm/select_psiplace_cons_tres.so <<<"$files" &&
-     grep -qx /usr/bin/psiplace <<<"$files" &&
-     grep -qx "slurm(x86-64) = $want" <<<"$requires"; then
-    echo "rpm: $(basename "$rpmf"): plugins in /usr/lib64/slurm, /usr/bin/psiplace, Requires slurm(x86-64) = $want"
-  else
-    printf '%s\n' "$files" "$requires" | head -n 40
-    echo "RPM FAILED: file list or requirements"
-    failed+=(rpm)
-  fi
-  rm -rf "$out" "$out.log"
-else
-  tail -n 30 "$out.log"
-  failed+=(rpm-build)
-fi
 
 for rel in $releases_run; do
   stage "integration tests (real Slurm $rel testbed)"

@@ -12,7 +12,19 @@ export PSIPLACE_TEST_INSTANCE=${PSIPLACE_TEST_INSTANCE:-8}
 export PSIPLACE_INSTALLED=1 PSIPLACE_SLURM=22.05
 source "$(dirname "$0")/../integration/lib.sh"
 work=$(mktemp -d)
-trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+installed=0
+# Whatever ends the test (a bail-out, meson's timeout), the daemons stop and
+# the packages it installed go: the machine is left as it was found.
+cleanup() {
+  "$cluster" stop >/dev/null 2>&1
+  if [ "$installed" = 1 ] &&
+     dpkg-query -W -f='${db:Status-Abbrev}\n' psiplace-plugins psiplace-tools 2>/dev/null | grep -q '^i'; then
+    DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-tools >/dev/null 2>&1
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
 sysdir=/usr/lib/x86_64-linux-gnu/slurm-wlm
 slurm_pkgs=(slurm-wlm-basic-plugins slurmctld slurmd)
 slurm_version=$(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins | sed -e 's/^[0-9]*://' -e 's/-[^-]*$//')
@@ -20,6 +32,33 @@ version=$(sed -n "s/^  version : '\([^']*\)',/\1/p" "$src_dir/meson.build")
 next=$version+upgrade1
 next_re=${next//+/\\+}
 bail() { echo "Bail out! $*"; exit 1; }
+
+# dpkg -i puts select_psiplace_cons_tres.so into $sysdir, and every slurmctld,
+# srun and sinfo loads every select_*.so there: another Slurm on this machine
+# whose PluginDir has $sysdir and a build directory's copy would die with
+# "Duplicate plugin_id".  Leave such a machine alone, and never touch a psiplace
+# that was installed before this test.
+testbed_dir=${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-${PSIPLACE_INSTANCE:-$PSIPLACE_TEST_INSTANCE}
+others_using_sysdir() {
+  local pid conf
+  for pid in $(pgrep -x 'slurm(ctld|d)'); do
+    conf=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n '/^-f$/{n;p;q}')
+    [ -n "$conf" ] || conf=/etc/slurm/slurm.conf
+    case $conf in "$testbed_dir"/*) continue ;; esac
+    if ! grep -qiE '^[[:space:]]*PluginDir=' "$conf" 2>/dev/null ||
+       grep -qiE "^[[:space:]]*PluginDir=(.*:)?$sysdir/?(:|\$)" "$conf"; then
+      echo "$pid ($conf)"
+    fi
+  done
+}
+if busy=$(others_using_sysdir) && [ -n "$busy" ]; then
+  echo "1..0 # SKIP other Slurm daemons load plugins from $sysdir: $(echo $busy)"
+  exit 77
+fi
+if dpkg-query -W -f='${Status}' psiplace-plugins psiplace-tools 2>/dev/null | grep -q installed; then
+  echo "1..0 # SKIP psiplace packages were installed before this test: not touching them"
+  exit 77
+fi
 
 # --- the packages: version N (given or built) and N+1
 debs_of() { ls "$1"/psiplace-plugins_"$2"_*.deb "$1"/psiplace-tools_"$2"_*.deb 2>/dev/null; }
@@ -43,6 +82,7 @@ DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-t
 slurm_state >"$work/slurm-before"
 
 # --- install N
+installed=1
 out=$(dpkg -i $(debs_of "$pkg_n" "$version") 2>&1) || { printf '# %s\n' "$out"; bail "dpkg -i of version $version failed"; }
 check_eq "psiplace-plugins $version installed" "install ok installed $version" \
   "$(dpkg-query -W -f='${Status} ${Version}' psiplace-plugins)"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Inspect the RPM from psiplace.spec (built here with Debian's rpm): both
+# plugins in slurm.spec's plugin directory /usr/lib64/slurm, the command in
+# /usr/bin, Requires on exactly the tree's Slurm version, and each plugin's
+# plugin_version equal to the tree's SLURM_VERSION_NUMBER.  TAP output.
+#   check_rpm.sh DIST_DIR SLURM_TREE
+set -uo pipefail
+dist=${1:?usage: check_rpm.sh DIST_DIR SLURM_TREE}
+tree=${2:?usage: check_rpm.sh DIST_DIR SLURM_TREE}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok $((pass + fail)) - $1"; }
+not_ok() { fail=$((fail + 1)); echo "not ok $((pass + fail)) - $1"; shift; printf '#   %s\n' "$@"; }
+check_eq() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "expected: '$2'" "got:      '$3'"; fi; }
+
+rpmf=$(ls "$dist"/psiplace-[0-9]*.rpm 2>/dev/null | grep -v -- '-debug' | head -1)
+[ -n "$rpmf" ] || { echo "Bail out! no psiplace RPM in $dist"; exit 1; }
+want_ver=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$tree/config.h")
+want_num=$(sed -n 's/^#define SLURM_VERSION_NUMBER[[:space:]]*//p' "$tree/slurm/slurm_version.h")
+files=$(rpm -qlp "$rpmf")
+check_eq "Requires slurm(x86-64) = $want_ver exactly, and no other slurm" \
+  "slurm(x86-64) = $want_ver" "$(rpm -qp --requires "$rpmf" | grep -i '^slurm')"
+check_eq "/usr/bin/psiplace is in the RPM" /usr/bin/psiplace "$(grep -x /usr/bin/psiplace <<<"$files")"
+check_eq "the RPM holds exactly two .so files, both in /usr/lib64/slurm" \
+  "/usr/lib64/slurm/psiplace.so /usr/lib64/slurm/select_psiplace_cons_tres.so" \
+  "$(grep '\.so$' <<<"$files" | sort | paste -sd' ')"
+x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
+(cd "$x" && rpm2archive - <"$rpmf" | tar -xzf -) || { echo "Bail out! cannot unpack $rpmf"; exit 1; }
+for so in psiplace.so select_psiplace_cons_tres.so; do
+  f=$x/usr/lib64/slurm/$so
+  [ -f "$f" ] || { not_ok "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$so missing"; continue; }
+  # plugin_version: a little-endian uint32 at its symbol's address.
+  addr=$(nm -D --defined-only "$f" | awk '$3 == "plugin_version" {print $1}')
+  if [ -z "$addr" ]; then
+    not_ok "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$so exports no plugin_version"
+    continue
+  fi
+  bytes=$(objdump -s --start-address="0x$addr" --stop-address=$((0x$addr + 4)) "$f" | tail -1 | awk '{print $2}')
+  got=$(printf '0x%s%s%s%s' "${bytes:6:2}" "${bytes:4:2}" "${bytes:2:2}" "${bytes:0:2}")
+  [[ $got =~ ^0x[0-9a-f]{8}$ ]] || got=0
+  check_eq "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$((want_num))" "$((got))"
+done
+echo "1..$((pass + fail))"
+echo "# $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
