@@ -331,22 +331,16 @@ const char *psiplace_nodes_sort_name(enum psiplace_nodes_sort m)
 /* Digits only, value in [1, max]; 0 ok, -1 not a positive integer, -2 too large. */
 static int positive(const char *s, unsigned long max, unsigned long *v)
 {
-	const char *p = s;
+	size_t n = strlen(s);
+	uint64_t u;
 
 	*v = 0;
-	if (!*p)
+	if (!n || strspn(s, "0123456789") != n)
 		return -1;
-	for (; *p; p++) {
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		*v = *v * 10 + (unsigned long)(*p - '0');
-		if (*v > max) {
-			while (isdigit((unsigned char)*p))
-				p++;
-			return *p ? -1 : -2;
-		}
-	}
-	return *v ? 0 : -1;
+	if (!psiplace_parse_u64(s, n, max, &u))
+		return -2;
+	*v = (unsigned long)u;
+	return u ? 0 : -1;
 }
 
 int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_error_t *err)
