@@ -375,7 +375,9 @@ int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, psiplace_error_t *err
 			       q, PSIPLACE_PSI_TPP_MAX);
 }
 
-long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen)
+/* The one id-list writer: runs of consecutive ids as A-B, ascending, and
+ * with descending also descending ones (B-A as a CPU map allows). */
+static long format_runs(const uint32_t *ids, size_t n, bool descending, char *buf, size_t buflen)
 {
 	size_t i = 0, pos = 0;
 
@@ -388,6 +390,9 @@ long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buf
 
 		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
 			j++;
+		if (j == i && descending)
+			while (j + 1 < n && ids[j] > 0 && ids[j + 1] == ids[j] - 1)
+				j++;
 		if (j == i)
 			k = snprintf(buf + pos, buflen - pos, "%s%u", i ? "," : "", ids[i]);
 		else
@@ -398,4 +403,16 @@ long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buf
 		i = j + 1;
 	}
 	return (long)pos;
+}
+
+long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen)
+{
+	return format_runs(ids, n, false, buf, buflen);
+}
+
+_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "a CPU map entry is a uint32_t");
+
+long psiplace_cpumap_format(const unsigned *map, size_t n, char *buf, size_t buflen)
+{
+	return format_runs((const uint32_t *)map, n, true, buf, buflen);
 }
