@@ -376,8 +376,10 @@ int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, psiplace_error_t *err
 }
 
 /* The one id-list writer: runs of consecutive ids as A-B, ascending, and
- * with descending also descending ones (B-A as a CPU map allows). */
-static long format_runs(const uint32_t *ids, size_t n, bool descending, char *buf, size_t buflen)
+ * with descending also descending ones (B-A as a CPU map allows).  cut: a
+ * list that does not fit ends with ",..." after the items that do. */
+static long format_runs(const uint32_t *ids, size_t n, bool descending, bool cut, char *buf,
+			size_t buflen)
 {
 	size_t i = 0, pos = 0;
 
@@ -397,8 +399,15 @@ static long format_runs(const uint32_t *ids, size_t n, bool descending, char *bu
 			k = snprintf(buf + pos, buflen - pos, "%s%u", i ? "," : "", ids[i]);
 		else
 			k = snprintf(buf + pos, buflen - pos, "%s%u-%u", i ? "," : "", ids[i], ids[j]);
-		if (k < 0 || (size_t)k >= buflen - pos)
+		/* with cut, room for this item and a final ",..." */
+		if (k < 0 || pos + (size_t)k + (cut && j + 1 < n ? 4 : 0) >= buflen) {
+			if (cut) {
+				buf[pos] = '\0';
+				if (pos + 4 < buflen)
+					snprintf(buf + pos, buflen - pos, ",...");
+			}
 			return -1;
+		}
 		pos += (size_t)k;
 		i = j + 1;
 	}
@@ -407,12 +416,17 @@ static long format_runs(const uint32_t *ids, size_t n, bool descending, char *bu
 
 long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen)
 {
-	return format_runs(ids, n, false, buf, buflen);
+	return format_runs(ids, n, false, false, buf, buflen);
+}
+
+long psiplace_idlist_format_cut(const uint32_t *ids, size_t n, char *buf, size_t buflen)
+{
+	return format_runs(ids, n, false, true, buf, buflen);
 }
 
 _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "a CPU map entry is a uint32_t");
 
 long psiplace_cpumap_format(const unsigned *map, size_t n, char *buf, size_t buflen)
 {
-	return format_runs((const uint32_t *)map, n, true, buf, buflen);
+	return format_runs((const uint32_t *)map, n, true, false, buf, buflen);
 }
