@@ -20,6 +20,7 @@ static struct {
 	void *(*create)(const char *);
 	char *(*shift)(void *);
 	void (*destroy)(void *);
+	long (*ranged)(void *, size_t, char *);
 } slurm;
 
 static void load(void)
@@ -34,7 +35,10 @@ static void load(void)
 	slurm.create = (void *(*)(const char *))dlsym(slurm.handle, "slurm_hostlist_create");
 	slurm.shift = (char *(*)(void *))dlsym(slurm.handle, "slurm_hostlist_shift");
 	slurm.destroy = (void (*)(void *))dlsym(slurm.handle, "slurm_hostlist_destroy");
-	cr_assert(slurm.create && slurm.shift && slurm.destroy, "libslurm lacks slurm_hostlist_*");
+	slurm.ranged = (long (*)(void *, size_t, char *))dlsym(slurm.handle,
+								"slurm_hostlist_ranged_string");
+	cr_assert(slurm.create && slurm.shift && slurm.destroy && slurm.ranged,
+		  "libslurm lacks slurm_hostlist_*");
 }
 
 /* Slurm's expansion, names joined by blanks; NULL when Slurm refuses. */
@@ -89,7 +93,18 @@ static char *psiplace_expand(const char *s, struct psiplace_names *names)
 	return out;
 }
 
-/* Both expand s alike, and Slurm expands psiplace's compact form alike. */
+/* Slurm's compact form of the names in s (blank-separated). */
+static void slurm_compact(const char *s, char *buf, size_t len)
+{
+	void *h = slurm.create(s);
+
+	cr_assert_not_null(h, "Slurm refuses '%s'", s);
+	cr_assert_geq(slurm.ranged(h, len, buf), 0, "'%s' does not fit", s);
+	slurm.destroy(h);
+}
+
+/* Both expand s alike, Slurm expands psiplace's compact form alike, and
+ * both write the same compact form of those names. */
 static void same(const char *s)
 {
 	struct psiplace_names names;
@@ -106,6 +121,13 @@ static void same(const char *s)
 	back = slurm_expand(compact);
 	cr_assert_not_null(back, "Slurm refuses psiplace's compact form '%s' of '%s'", compact, s);
 	cr_assert_str_eq(back, ours, "'%s' written as '%s'", s, compact);
+	{
+		char slurms[8192];
+
+		slurm_compact(ours, slurms, sizeof(slurms));
+		cr_expect_str_eq(compact, slurms, "'%s': psiplace writes '%s', Slurm '%s'", s, compact,
+				 slurms);
+	}
 	free(ours);
 	free(theirs);
 	free(back);
