@@ -2,7 +2,8 @@
  * loaded with dlopen so that the library stays free of Slurm: for a table
  * of expressions and a few thousand generated ones, both expand to the
  * same names, and Slurm reads psiplace's compact form
- * (psiplace_names_format) back as the same names.  Where the two differ on
+ * (psiplace_names_format) back as the same names and writes the same compact
+ * form (slurm_hostlist_ranged_string).  Where the two differ on
  * purpose the table says so and checks that difference. */
 #include <dlfcn.h>
 #include <stdio.h>
