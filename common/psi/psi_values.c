@@ -147,27 +147,38 @@ fail:
 	return bad_value(rl->what, s, why, rl->accepted, err);
 }
 
+_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "a CPU map entry is a uint32_t");
+
+/* parse_ranges into 32-bit values (each is at most rl->max). */
+static int parse_u32_list(const struct range_list *rl, const char *s, uint32_t **out, size_t *n,
+			  psiplace_error_t *err)
+{
+	unsigned long *v;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (parse_ranges(rl, s, &v, n, err) < 0)
+		return -1;
+	*out = malloc(*n * sizeof(**out));
+	if (!*out) {
+		free(v);
+		*n = 0;
+		return psiplace_seterr(err, "%s: out of memory", rl->what);
+	}
+	for (i = 0; i < *n; i++)
+		(*out)[i] = (uint32_t)v[i];
+	free(v);
+	return 0;
+}
+
 int psiplace_psi_nodes_parse(const char *s, const char *what, uint32_t **ids, size_t *n,
 			     psiplace_error_t *err)
 {
 	const struct range_list rl = { what, NODES_ACCEPTED, PSIPLACE_PSI_NODE_ID_MAX,
 				       PSIPLACE_PSI_NODES_MAX, false, true };
-	unsigned long *v;
-	size_t i;
 
-	*ids = NULL;
-	*n = 0;
-	if (parse_ranges(&rl, s, &v, n, err) < 0)
-		return -1;
-	*ids = malloc(*n * sizeof(**ids));
-	if (!*ids) {
-		free(v);
-		return psiplace_seterr(err, "%s: out of memory", what);
-	}
-	for (i = 0; i < *n; i++)
-		(*ids)[i] = (uint32_t)v[i];
-	free(v);
-	return 0;
+	return parse_u32_list(&rl, s, ids, n, err);
 }
 
 int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_t *n,
@@ -175,22 +186,8 @@ int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_
 {
 	const struct range_list rl = { what, CPUMAP_ACCEPTED, PSIPLACE_CPUMAP_CPU_MAX,
 				       PSIPLACE_CPUMAP_MAX, true, false };
-	unsigned long *v;
-	size_t i;
 
-	*map = NULL;
-	*n = 0;
-	if (parse_ranges(&rl, s, &v, n, err) < 0)
-		return -1;
-	*map = malloc(*n * sizeof(**map));
-	if (!*map) {
-		free(v);
-		return psiplace_seterr(err, "%s: out of memory", what);
-	}
-	for (i = 0; i < *n; i++)
-		(*map)[i] = (unsigned)v[i];
-	free(v);
-	return 0;
+	return parse_u32_list(&rl, s, (uint32_t **)map, n, err);
 }
 
 int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_names *hl,
@@ -423,8 +420,6 @@ long psiplace_idlist_format_cut(const uint32_t *ids, size_t n, char *buf, size_t
 {
 	return format_runs(ids, n, false, true, buf, buflen);
 }
-
-_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "a CPU map entry is a uint32_t");
 
 long psiplace_cpumap_format(const unsigned *map, size_t n, char *buf, size_t buflen)
 {
