@@ -104,7 +104,8 @@ static void put(struct out *o, const char *fmt, ...)
 }
 
 /* Does name b continue the run [prefix][num+1] of width w?  A zero-padded
- * run needs equal widths; an unpadded one needs no leading zero. */
+ * run needs equal widths; an unpadded one needs no leading zero (a lone 0
+ * is not padding: n[0-15]). */
 static int continues(const char *b, const char *prefix, size_t plen, unsigned long next, size_t w)
 {
 	size_t bp, bw;
@@ -112,7 +113,7 @@ static int continues(const char *b, const char *prefix, size_t plen, unsigned lo
 
 	if (split_num(b, &bp, &bn, &bw) < 0 || bp != plen || memcmp(b, prefix, plen) || bn != next)
 		return 0;
-	if (prefix[plen] == '0' || b[plen] == '0')
+	if ((w > 1 && prefix[plen] == '0') || (bw > 1 && b[plen] == '0'))
 		return bw == w;
 	return 1;
 }
@@ -160,7 +161,10 @@ long psiplace_names_format(const struct psiplace_names *hl, char *buf, size_t bu
 			if (split_num(hl->name[j], &p2, &n2, &w2) < 0 || p2 != plen ||
 			    memcmp(hl->name[j], hl->name[i], plen))
 				break;
-		put_group(&o, hl, i, j, plen);
+		if (j == i + 1) /* a lone name as is: n8, not n[8] (as Slurm writes it) */
+			put(&o, "%s", hl->name[i]);
+		else
+			put_group(&o, hl, i, j, plen);
 	}
 	return o.overflow ? -1 : (long)o.pos;
 }

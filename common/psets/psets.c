@@ -8,6 +8,7 @@
 #include "psiplace/textparse.h"
 #include "psiplace/error.h"
 #include "psiplace/psets.h"
+#include "psiplace/psi_values.h"
 #include "psiplace/step_layout.h"
 
 void psiplace_psets_init(struct psiplace_psets *s)
@@ -454,30 +455,7 @@ int psiplace_psets_of_rank(const struct psiplace_psets *s, uint32_t rank, const 
 
 int psiplace_pset_ranks_string(const struct psiplace_pset *s, char *buf, size_t len)
 {
-	size_t k, j, o = 0;
-	char item[32];
-	int w;
-
-	if (!len)
-		return -1;
-	buf[0] = '\0';
-	for (k = 0; k < s->n; k = j + 1) {
-		for (j = k; j + 1 < s->n && s->ranks[j + 1] == s->ranks[j] + 1;)
-			j++;
-		if (j > k)
-			w = snprintf(item, sizeof(item), "%s%u-%u", k ? "," : "", s->ranks[k], s->ranks[j]);
-		else
-			w = snprintf(item, sizeof(item), "%s%u", k ? "," : "", s->ranks[k]);
-		/* room for this item and a final ",..." */
-		if (o + (size_t)w + (j + 1 < s->n ? 4 : 0) >= len) {
-			if (o + 4 < len)
-				snprintf(buf + o, len - o, ",...");
-			return -1;
-		}
-		memcpy(buf + o, item, (size_t)w + 1);
-		o += (size_t)w;
-	}
-	return 0;
+	return psiplace_idlist_format_cut(s->ranks, s->n, buf, len) < 0 ? -1 : 0;
 }
 
 int psiplace_pset_spawn_name(int step, char *buf, size_t len)

@@ -147,27 +147,38 @@ fail:
 	return bad_value(rl->what, s, why, rl->accepted, err);
 }
 
+_Static_assert(sizeof(unsigned) == sizeof(uint32_t), "a CPU map entry is a uint32_t");
+
+/* parse_ranges into 32-bit values (each is at most rl->max). */
+static int parse_u32_list(const struct range_list *rl, const char *s, uint32_t **out, size_t *n,
+			  psiplace_error_t *err)
+{
+	unsigned long *v;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (parse_ranges(rl, s, &v, n, err) < 0)
+		return -1;
+	*out = malloc(*n * sizeof(**out));
+	if (!*out) {
+		free(v);
+		*n = 0;
+		return psiplace_seterr(err, "%s: out of memory", rl->what);
+	}
+	for (i = 0; i < *n; i++)
+		(*out)[i] = (uint32_t)v[i];
+	free(v);
+	return 0;
+}
+
 int psiplace_psi_nodes_parse(const char *s, const char *what, uint32_t **ids, size_t *n,
 			     psiplace_error_t *err)
 {
 	const struct range_list rl = { what, NODES_ACCEPTED, PSIPLACE_PSI_NODE_ID_MAX,
 				       PSIPLACE_PSI_NODES_MAX, false, true };
-	unsigned long *v;
-	size_t i;
 
-	*ids = NULL;
-	*n = 0;
-	if (parse_ranges(&rl, s, &v, n, err) < 0)
-		return -1;
-	*ids = malloc(*n * sizeof(**ids));
-	if (!*ids) {
-		free(v);
-		return psiplace_seterr(err, "%s: out of memory", what);
-	}
-	for (i = 0; i < *n; i++)
-		(*ids)[i] = (uint32_t)v[i];
-	free(v);
-	return 0;
+	return parse_u32_list(&rl, s, ids, n, err);
 }
 
 int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_t *n,
@@ -175,22 +186,8 @@ int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_
 {
 	const struct range_list rl = { what, CPUMAP_ACCEPTED, PSIPLACE_CPUMAP_CPU_MAX,
 				       PSIPLACE_CPUMAP_MAX, true, false };
-	unsigned long *v;
-	size_t i;
 
-	*map = NULL;
-	*n = 0;
-	if (parse_ranges(&rl, s, &v, n, err) < 0)
-		return -1;
-	*map = malloc(*n * sizeof(**map));
-	if (!*map) {
-		free(v);
-		return psiplace_seterr(err, "%s: out of memory", what);
-	}
-	for (i = 0; i < *n; i++)
-		(*map)[i] = (unsigned)v[i];
-	free(v);
-	return 0;
+	return parse_u32_list(&rl, s, (uint32_t **)map, n, err);
 }
 
 int psiplace_psi_hosts_parse(const char *s, const char *what, struct psiplace_names *hl,
@@ -331,22 +328,16 @@ const char *psiplace_nodes_sort_name(enum psiplace_nodes_sort m)
 /* Digits only, value in [1, max]; 0 ok, -1 not a positive integer, -2 too large. */
 static int positive(const char *s, unsigned long max, unsigned long *v)
 {
-	const char *p = s;
+	size_t n = strlen(s);
+	uint64_t u;
 
 	*v = 0;
-	if (!*p)
+	if (!n || strspn(s, "0123456789") != n)
 		return -1;
-	for (; *p; p++) {
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		*v = *v * 10 + (unsigned long)(*p - '0');
-		if (*v > max) {
-			while (isdigit((unsigned char)*p))
-				p++;
-			return *p ? -1 : -2;
-		}
-	}
-	return *v ? 0 : -1;
+	if (!psiplace_parse_u64(s, n, max, &u))
+		return -2;
+	*v = (unsigned long)u;
+	return u ? 0 : -1;
 }
 
 int psiplace_tpp_parse(const char *s, const char *what, unsigned *tpp, psiplace_error_t *err)
@@ -381,7 +372,11 @@ int psiplace_omp_threads_tpp(const char *s, unsigned *tpp, psiplace_error_t *err
 			       q, PSIPLACE_PSI_TPP_MAX);
 }
 
-long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen)
+/* The one id-list writer: runs of consecutive ids as A-B, ascending, and
+ * with descending also descending ones (B-A as a CPU map allows).  cut: a
+ * list that does not fit ends with ",..." after the items that do. */
+static long format_runs(const uint32_t *ids, size_t n, bool descending, bool cut, char *buf,
+			size_t buflen)
 {
 	size_t i = 0, pos = 0;
 
@@ -394,14 +389,39 @@ long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buf
 
 		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
 			j++;
+		if (j == i && descending)
+			while (j + 1 < n && ids[j] > 0 && ids[j + 1] == ids[j] - 1)
+				j++;
 		if (j == i)
 			k = snprintf(buf + pos, buflen - pos, "%s%u", i ? "," : "", ids[i]);
 		else
 			k = snprintf(buf + pos, buflen - pos, "%s%u-%u", i ? "," : "", ids[i], ids[j]);
-		if (k < 0 || (size_t)k >= buflen - pos)
+		/* with cut, room for this item and a final ",..." */
+		if (k < 0 || pos + (size_t)k + (cut && j + 1 < n ? 4 : 0) >= buflen) {
+			if (cut) {
+				buf[pos] = '\0';
+				if (pos + 4 < buflen)
+					snprintf(buf + pos, buflen - pos, ",...");
+			}
 			return -1;
+		}
 		pos += (size_t)k;
 		i = j + 1;
 	}
 	return (long)pos;
+}
+
+long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen)
+{
+	return format_runs(ids, n, false, false, buf, buflen);
+}
+
+long psiplace_idlist_format_cut(const uint32_t *ids, size_t n, char *buf, size_t buflen)
+{
+	return format_runs(ids, n, false, true, buf, buflen);
+}
+
+long psiplace_cpumap_format(const unsigned *map, size_t n, char *buf, size_t buflen)
+{
+	return format_runs((const uint32_t *)map, n, true, false, buf, buflen);
 }

@@ -199,16 +199,9 @@ static int scan_psi(int argc, char *const argv[], int *i, struct psiplace_opts *
 /* A count value: digits only, else -1 (ranges such as 2-4 too). */
 static long count_of(const char *v)
 {
-	long n = 0;
+	uint64_t n;
 
-	if (!v || !*v)
-		return -1;
-	for (; *v; v++) {
-		if (*v < '0' || *v > '9' || n > 10000000)
-			return -1;
-		n = n * 10 + (*v - '0');
-	}
-	return n;
+	return v && psiplace_parse_u64(v, strlen(v), 100000000, &n) ? (long)n : -1;
 }
 
 /* Remember -n/-N values: the balanced allocation of loop-nodes-first. */

@@ -83,6 +83,14 @@ int psiplace_cpumap_parse(const char *s, const char *what, unsigned **map, size_
  * order kept).  Returns the length or -1 when buf is too small. */
 long psiplace_idlist_format(const uint32_t *ids, size_t n, char *buf, size_t buflen);
 
+/* The same for a list shown to people: when it does not fit, the items
+ * that do and ",..." (a shown prefix), and -1. */
+long psiplace_idlist_format_cut(const uint32_t *ids, size_t n, char *buf, size_t buflen);
+
+/* The same for a CPU map (psiplace_cpumap_parse's inverse): runs that
+ * descend by one are written A-B with A > B too. */
+long psiplace_cpumap_format(const unsigned *map, size_t n, char *buf, size_t buflen);
+
 /* Order candidate nodes by PSI_NODES_SORT: ascending rating per
  * hardware thread — PROC alloc_cpus, LOAD_x load_x, PROC+LOAD
  * alloc_cpus + load1 — then more hardware threads first, then node index;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
+#include "psiplace/textparse.h"
 #include "psiplace/ctld_request.h"
 #include "psiplace_version.h"
 #include "spank_ctx.h"
@@ -79,12 +80,15 @@ static struct spank_option options[PSIPLACE_OPT_COUNT + 1];
 static unsigned running_release(spank_t sp)
 {
 	char *major = NULL, *minor = NULL;
+	uint64_t ma, mi;
 
 	if (spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS || !major || !minor)
+	    spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) != ESPANK_SUCCESS || !major ||
+	    !minor || !psiplace_parse_u64(major, strlen(major), 99, &ma) ||
+	    !psiplace_parse_u64(minor, strlen(minor), 99, &mi))
 		return PSIPLACE_SLURM_RELEASE(SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
 					      SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
-	return PSIPLACE_SLURM_RELEASE((unsigned)atoi(major), (unsigned)atoi(minor));
+	return PSIPLACE_SLURM_RELEASE((unsigned)ma, (unsigned)mi);
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)

@@ -1,7 +1,8 @@
 /* libFuzzer: --psi-pset ("NAME:RANKS[;...]") and --psi-pset-levels must give
  * sets or an error for any bytes; accepted sets respect the bounds (names,
  * reserved prefixes, sorted unique ranks), and the step's sets built from
- * them name every rank in psiplace://all.  The first byte picks the input. */
+ * them name every rank in psiplace://all; a set's ranks written out parse
+ * back to the same ranks.  The first byte picks the input. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,29 @@ static void check_sets(const struct psiplace_psets *s)
 	}
 }
 
+/* A set's ranks as written (psiplace_pset_ranks_string) parse to the same
+ * ranks, and those written again give the same text. */
+static void ranks_roundtrip(const struct psiplace_pset *p)
+{
+	size_t len = p->n * 12 + 8;
+	char *a = malloc(len + 2), *b = malloc(len);
+	struct psiplace_psets back;
+	psiplace_error_t err;
+
+	if (!a || !b)
+		abort();
+	memcpy(a, "x:", 2);
+	psiplace_psets_init(&back);
+	if (psiplace_pset_ranks_string(p, a + 2, len) < 0 ||
+	    psiplace_psets_parse(a, "fuzz", &back, &err) < 0 || back.n != 1 ||
+	    back.set[0].n != p->n || memcmp(back.set[0].ranks, p->ranks, p->n * sizeof(*p->ranks)) ||
+	    psiplace_pset_ranks_string(&back.set[0], b, len) < 0 || strcmp(a + 2, b))
+		abort();
+	psiplace_psets_free(&back);
+	free(a);
+	free(b);
+}
+
 static void fuzz_sets(const char *s)
 {
 	struct psiplace_psets sets, out;
@@ -46,6 +70,8 @@ static void fuzz_sets(const char *s)
 		return;
 	}
 	check_sets(&sets);
+	for (n = 0; n < sets.n; n++)
+		ranks_roundtrip(&sets.set[n]);
 	if (psiplace_psets_rank_nodes(tpn, 3, 16, "cyclic", NULL, node_of, &err) < 0)
 		abort();
 	if (psiplace_psets_step(&sets, 16, 3, names, node_of, &out, &err) == 0) {

@@ -1,7 +1,8 @@
 /* Fuzz request gathering end to end: the input, split at NUL bytes, is a
  * command line up to an empty entry, then NAME=value variables; an input
  * starting with '#' is a batch script's #SBATCH block.  A request's job
- * environment must decode to the same node choice (round trip). */
+ * environment must decode to the same node choice, and that, encoded again,
+ * to the same entries (round trip). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,6 +57,30 @@ static void env_roundtrip(const struct psiplace_user_request *r, const char *nam
 		for (i = 0; i < r->hosts.n; i++)
 			if (strcmp(j.psi_hosts.name[i], r->hosts.name[i]))
 				abort();
+	}
+	/* and what slurmctld read, encoded again, is the same entries */
+	{
+		struct psiplace_user_request again;
+		const char *name2[4];
+		char *value2[4];
+		size_t n2;
+
+		memset(&again, 0, sizeof(again));
+		again.psi_node_choice = true;
+		again.nodeset = r->nodeset;
+		again.nodeset_from = "fuzz";
+		again.node_ids = j.psi_node_ids;
+		again.nnode_ids = j.npsi_node_ids;
+		again.hosts = j.psi_hosts;
+		again.sort = j.psi_sort;
+		if (psiplace_ctld_request_env_of_request(&again, name2, value2, &n2, &err) < 0 ||
+		    n2 != n)
+			abort();
+		for (i = 0; i < n; i++) {
+			if (strcmp(name2[i], name[i]) || strcmp(value2[i], value[i]))
+				abort();
+			free(value2[i]);
+		}
 	}
 	psiplace_ctld_request_free(&j);
 	for (i = 0; i < n; i++)

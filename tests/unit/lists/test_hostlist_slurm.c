@@ -2,7 +2,8 @@
  * loaded with dlopen so that the library stays free of Slurm: for a table
  * of expressions and a few thousand generated ones, both expand to the
  * same names, and Slurm reads psiplace's compact form
- * (psiplace_names_format) back as the same names.  Where the two differ on
+ * (psiplace_names_format) back as the same names and writes the same compact
+ * form (slurm_hostlist_ranged_string).  Where the two differ on
  * purpose the table says so and checks that difference. */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ static struct {
 	void *(*create)(const char *);
 	char *(*shift)(void *);
 	void (*destroy)(void *);
+	long (*ranged)(void *, size_t, char *);
 } slurm;
 
 static void load(void)
@@ -34,7 +36,10 @@ static void load(void)
 	slurm.create = (void *(*)(const char *))dlsym(slurm.handle, "slurm_hostlist_create");
 	slurm.shift = (char *(*)(void *))dlsym(slurm.handle, "slurm_hostlist_shift");
 	slurm.destroy = (void (*)(void *))dlsym(slurm.handle, "slurm_hostlist_destroy");
-	cr_assert(slurm.create && slurm.shift && slurm.destroy, "libslurm lacks slurm_hostlist_*");
+	slurm.ranged = (long (*)(void *, size_t, char *))dlsym(slurm.handle,
+								"slurm_hostlist_ranged_string");
+	cr_assert(slurm.create && slurm.shift && slurm.destroy && slurm.ranged,
+		  "libslurm lacks slurm_hostlist_*");
 }
 
 /* Slurm's expansion, names joined by blanks; NULL when Slurm refuses. */
@@ -89,7 +94,18 @@ static char *psiplace_expand(const char *s, struct psiplace_names *names)
 	return out;
 }
 
-/* Both expand s alike, and Slurm expands psiplace's compact form alike. */
+/* Slurm's compact form of the names in s (blank-separated). */
+static void slurm_compact(const char *s, char *buf, size_t len)
+{
+	void *h = slurm.create(s);
+
+	cr_assert_not_null(h, "Slurm refuses '%s'", s);
+	cr_assert_geq(slurm.ranged(h, len, buf), 0, "'%s' does not fit", s);
+	slurm.destroy(h);
+}
+
+/* Both expand s alike, Slurm expands psiplace's compact form alike, and
+ * both write the same compact form of those names. */
 static void same(const char *s)
 {
 	struct psiplace_names names;
@@ -106,6 +122,13 @@ static void same(const char *s)
 	back = slurm_expand(compact);
 	cr_assert_not_null(back, "Slurm refuses psiplace's compact form '%s' of '%s'", compact, s);
 	cr_assert_str_eq(back, ours, "'%s' written as '%s'", s, compact);
+	{
+		char slurms[8192];
+
+		slurm_compact(ours, slurms, sizeof(slurms));
+		cr_expect_str_eq(compact, slurms, "'%s': psiplace writes '%s', Slurm '%s'", s, compact,
+				 slurms);
+	}
 	free(ours);
 	free(theirs);
 	free(back);

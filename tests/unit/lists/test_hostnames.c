@@ -32,7 +32,11 @@ static void roundtrip(const char *expr, const char *want)
 
 Test(names, format_compacts_and_keeps_order)
 {
-	roundtrip("n1,n2,n3,n5,login,n7", "n[1-3,5],login,n[7]");
+	roundtrip("n1,n2,n3,n5,login,n7", "n[1-3,5],login,n7");
+	/* as Slurm writes them: a lone name without brackets, and 0 is not
+	 * zero padding */
+	roundtrip("node[0-15]", "node[0-15]");
+	roundtrip("n0,n01,n02,n3", "n[0,01-02,3]");
 	roundtrip("n08,n09,n10,n9", "n[08-10,9]");
 	roundtrip("n3,n1,n1", "n[3,1,1]");
 	roundtrip("r[1-2]n[1-2]", "r1n[1-2],r2n[1-2]");

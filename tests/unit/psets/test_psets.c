@@ -413,3 +413,25 @@ Test(psets_request, check_option_one_error_line)
 			 "--psi-pset-levels: 'rack' is not a level; accepted: node, socket, numa, l3, core (comma-separated)");
 	cr_assert_eq(psiplace_user_request_check_option(PSIPLACE_OPT_PSET, "a:0-3", NULL, &err), 0);
 }
+
+/* The rank list as shown (psiplace_idlist_format_cut): whole, or the items
+ * that fit and ",..." with -1. */
+Test(psets_ranks_string, whole_or_cut_after_whole_items)
+{
+	struct psiplace_psets s;
+	char buf[64];
+
+	psiplace_psets_init(&s);
+	cr_assert_eq(psiplace_psets_parse("a:0-3,8,10-11", "--psi-pset", &s, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_pset_ranks_string(&s.set[0], buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "0-3,8,10-11");
+	cr_assert_eq(psiplace_pset_ranks_string(&s.set[0], buf, 12), 0);
+	cr_assert_str_eq(buf, "0-3,8,10-11");
+	cr_assert_eq(psiplace_pset_ranks_string(&s.set[0], buf, 11), -1);
+	cr_assert_str_eq(buf, "0-3,8,...");
+	cr_assert_eq(psiplace_pset_ranks_string(&s.set[0], buf, 8), -1);
+	cr_assert_str_eq(buf, "0-3,...");
+	cr_assert_eq(psiplace_pset_ranks_string(&s.set[0], buf, 4), -1);
+	cr_assert_str_eq(buf, "");
+	psiplace_psets_free(&s);
+}

@@ -157,3 +157,30 @@ Test(psi_cpumap, descending_ranges)
 	cr_assert_eq(psiplace_cpumap_parse("70000", "__PSI_CPUMAP", &m, &n, &err), -1);
 	cr_assert_str_eq(err.text, "__PSI_CPUMAP: '70000' has a number above 65535; accepted: a comma list of CPU numbers N or ranges A-B, descending allowed (e.g. 0,2,7-4)");
 }
+
+/* A fuzz find: 39370-31 parses to 39,340 entries, which as single numbers
+ * (the PSI_NODES writer) are longer than a PSI value may be; the CPU map
+ * writer keeps the descending range and so is the parser's inverse. */
+Test(psi_cpumap, format_keeps_descending_ranges)
+{
+	unsigned *m, *back;
+	size_t n, nb;
+	static char buf[PSIPLACE_PSI_VALUE_MAX + 1];
+
+	cr_assert_eq(psiplace_cpumap_parse("0,2,7-4,1,3-2", "__PSI_CPUMAP", &m, &n, &err), 0);
+	cr_assert_eq(psiplace_cpumap_format(m, n, buf, sizeof(buf)), 13);
+	cr_assert_str_eq(buf, "0,2,7-4,1,3-2");
+	free(m);
+	cr_assert_eq(psiplace_cpumap_parse("39370-31,4", "__PSI_CPUMAP", &m, &n, &err), 0);
+	cr_assert_eq(n, 39341);
+	cr_assert_eq(psiplace_cpumap_format(m, n, buf, sizeof(buf)), 10);
+	cr_assert_str_eq(buf, "39370-31,4");
+	cr_assert_eq(psiplace_cpumap_parse(buf, "__PSI_CPUMAP", &back, &nb, &err), 0, "%s", err.text);
+	cr_assert_eq(nb, n);
+	cr_assert_arr_eq(back, m, n * sizeof(*m));
+	free(back);
+	free(m);
+	cr_assert_eq(psiplace_cpumap_format(NULL, 0, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "");
+	cr_assert_eq(psiplace_cpumap_format((const unsigned[]){ 5, 4 }, 2, buf, 3), -1);
+}
