@@ -42,11 +42,13 @@ static int load_topologies(const char *pattern, const struct psiplace_hostlist *
 	return 1;
 }
 
-/* LAMA's layout over the loaded nodes; 0 with a->host/layout set when it
- * is arbitrary, 1 otherwise (or when it does not fit, or LAMA fails: the
- * step reports that). */
+/* LAMA's layout over the loaded nodes into a (host and layout set) when it
+ * is arbitrary and fits; *ask false otherwise (LAMA cannot map, it does not
+ * fit, or block or cyclic serve: the step reports what applies).  -1 only
+ * when out of memory. */
 static int layout_over(const struct psiplace_user_request *r, const uint32_t *cpus, size_t ntasks,
-		       const struct psiplace_topo *t, struct psiplace_lama_ask *a)
+		       const struct psiplace_topo *t, struct psiplace_lama_ask *a, bool *ask,
+		       psiplace_error_t *err)
 {
 	const struct psiplace_topo **tp = calloc(a->hosts.n, sizeof(*tp));
 	unsigned *seq = malloc(ntasks * sizeof(*seq));
@@ -54,22 +56,31 @@ static int layout_over(const struct psiplace_user_request *r, const uint32_t *cp
 	enum psiplace_lama_dist d;
 	psiplace_error_t e;
 	size_t i;
-	int rc = 1;
+	int rc = 0;
 	bool fits;
 
-	for (i = 0; tp && i < a->hosts.n; i++)
-		tp[i] = &t[i];
-	if (tp && seq && psiplace_lama_opts_of_request(r, &o, &e) == 0 &&
-	    psiplace_lama_alloc_layout(&o, (unsigned)a->hosts.n, tp, (const unsigned *)cpus, ntasks,
-				       &fits, &d, seq, &e) == 0 &&
-	    fits && d == PSIPLACE_LAMA_DIST_ARBITRARY &&
-	    (a->host = malloc(ntasks * sizeof(*a->host))) &&
-	    (a->layout = psiplace_lama_layout_format(seq, ntasks, (unsigned)a->hosts.n))) {
-		for (i = 0; i < ntasks; i++)
-			a->host[i] = a->hosts.host[seq[i]];
-		a->ntasks = ntasks;
-		rc = 0;
+	*ask = false;
+	if (!tp || !seq) {
+		rc = psiplace_seterr(err, "LAMA: out of memory for %zu tasks", ntasks);
+		goto out;
 	}
+	for (i = 0; i < a->hosts.n; i++)
+		tp[i] = &t[i];
+	if (psiplace_lama_opts_of_request(r, &o, &e) < 0 ||
+	    psiplace_lama_alloc_layout(&o, (unsigned)a->hosts.n, tp, (const unsigned *)cpus, ntasks,
+				       &fits, &d, seq, &e) < 0 ||
+	    !fits || d != PSIPLACE_LAMA_DIST_ARBITRARY)
+		goto out;
+	if (!(a->host = malloc(ntasks * sizeof(*a->host))) ||
+	    !(a->layout = psiplace_lama_layout_format(seq, ntasks, (unsigned)a->hosts.n))) {
+		rc = psiplace_seterr(err, "LAMA: out of memory for %zu tasks", ntasks);
+		goto out;
+	}
+	for (i = 0; i < ntasks; i++)
+		a->host[i] = a->hosts.host[seq[i]];
+	a->ntasks = ntasks;
+	*ask = true;
+out:
 	free(tp);
 	free(seq);
 	return rc;
@@ -77,7 +88,7 @@ static int layout_over(const struct psiplace_user_request *r, const uint32_t *cp
 
 int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct psiplace_slurm_cmdline *sl,
 			   const char *topology_file, psiplace_getenv_fn get, void *arg,
-			   struct psiplace_lama_ask *a)
+			   struct psiplace_lama_ask *a, bool *ask, psiplace_error_t *err)
 {
 	const char *list = get("SLURM_JOB_NODELIST", arg), *cpn = get("SLURM_JOB_CPUS_PER_NODE", arg);
 	const char *nt = get("SLURM_NTASKS", arg);
@@ -88,23 +99,30 @@ int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct p
 	uint32_t *cpus = NULL, ncpus = 0;
 	psiplace_error_t e;
 	size_t i;
-	int rc = 1;
+	int rc = 0;
 
 	memset(a, 0, sizeof(*a));
+	*ask = false;
+	/* values Slurm gave that cannot be read: nothing to ask */
 	if (!list || !cpn || ntasks <= 0 || ntasks > PSIPLACE_STEP_MAX_NODES ||
 	    psiplace_hostlist_expand(list, "SLURM_JOB_NODELIST", &a->hosts, &e) < 0)
-		return 1;
+		return 0;
 	if ((!sl || sl->nnodes <= 0 || (size_t)sl->nnodes == a->hosts.n) &&
 	    psiplace_tasks_per_node_parse(cpn, "SLURM_JOB_CPUS_PER_NODE", &cpus, &ncpus, &e) == 0 &&
-	    ncpus == a->hosts.n && (t = calloc(a->hosts.n, sizeof(*t))) &&
-	    load_topologies(topology_file, &a->hosts, t) == 0) {
-		rc = layout_over(r, cpus, (size_t)ntasks, t, a);
-		for (i = 0; i < a->hosts.n; i++)
-			psiplace_topo_free(&t[i]);
+	    ncpus == a->hosts.n) {
+		if (!(t = calloc(a->hosts.n, sizeof(*t))))
+			rc = psiplace_seterr(err, "LAMA: out of memory for %zu nodes", a->hosts.n);
+		else if (load_topologies(topology_file, &a->hosts, t) == 0) {
+			rc = layout_over(r, cpus, (size_t)ntasks, t, a, ask, err);
+			for (i = 0; i < a->hosts.n; i++)
+				psiplace_topo_free(&t[i]);
+		}
 	}
 	free(t);
 	free(cpus);
-	if (rc)
+	if (rc < 0 || !*ask) {
 		psiplace_lama_ask_free(a);
+		*ask = false;
+	}
 	return rc;
 }

@@ -176,10 +176,10 @@ static int parse_word(struct mparse *p, char *w, struct psiplace_metrics_node *n
 static int parse_line(struct mparse *p, char *line)
 {
 	struct psiplace_metrics_node n;
-	char *sp = NULL, *w;
+	char *cur = line, *w;
 	int rc = 0;
 
-	w = strtok_r(line, " \t\r", &sp);
+	w = psiplace_next_word(&cur);
 	if (!w || w[0] == '#')
 		return 0;
 	memset(&n, 0, sizeof(n));
@@ -191,7 +191,7 @@ static int parse_line(struct mparse *p, char *line)
 	if (!(n.name = strdup(w)))
 		return -1;
 	n.line = p->line;
-	while (rc == 0 && (w = strtok_r(NULL, " \t\r", &sp)))
+	while (rc == 0 && (w = psiplace_next_word(&cur)))
 		rc = parse_word(p, w, &n);
 	if (rc == 0 && p->m->n >= p->cap) {
 		size_t ncap = p->cap ? p->cap * 2 : 64;

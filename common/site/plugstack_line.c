@@ -248,13 +248,12 @@ int psiplace_siteconf_parse(int argc, char *const argv[],
 /* Split one line at blanks after cutting a comment, like plugstack.c. */
 static int split_line(char *line, char **tok, int max)
 {
-	char *s = strchr(line, '#'), *sp = NULL, *t;
+	char *s = strchr(line, '#'), *cur = line, *t;
 	int n = 0;
 
 	if (s)
 		*s = '\0';
-	for (t = strtok_r(line, " \t\r\n", &sp); t && n < max;
-	     t = strtok_r(NULL, " \t\r\n", &sp))
+	for (t = psiplace_next_word(&cur); t && n < max; t = psiplace_next_word(&cur))
 		tok[n++] = t;
 	return t ? -1 : n;
 }
@@ -353,8 +352,8 @@ static int on_include(const char *pattern, int lineno, void *arg, bool *found)
 		free(dirc);
 	}
 	if (r->depth >= MAX_INCLUDE_DEPTH)
-		return psiplace_seterr(r->err, "%s:%d: includes nested deeper than %d",
-				       r->file, lineno, MAX_INCLUDE_DEPTH);
+		return psiplace_seterr_linef(r->err, r->file, lineno, "includes nested deeper than %d",
+					     MAX_INCLUDE_DEPTH);
 	*found = false;
 	if (glob(full, 0, NULL, &gl) != 0)
 		return 0; /* no match: nothing to read, as plugstack.c */
@@ -392,7 +391,7 @@ static int read_one(struct reader *r, const char *path)
 	if (argv) {
 		if (psiplace_siteconf_parse(argc, argv, r->c, &msg) < 0) {
 			psiplace_argv_free(argv);
-			return psiplace_seterr(r->err, "%s:%d: psiplace: %s", path, line, msg.text);
+			return psiplace_seterr_linef(r->err, path, line, "psiplace: %s", msg.text);
 		}
 		psiplace_argv_free(argv);
 		r->found = true;

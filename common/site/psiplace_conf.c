@@ -203,8 +203,8 @@ static int parse_line(struct parse *p, char *line)
 
 		if (eq)
 			*eq = '\0';
-		return psiplace_seterr(p->err, "%s:%d: unknown key '%.64s'; accepted: %s",
-				       p->file, p->line, w[0], accepted);
+		return psiplace_seterr_linef(p->err, p->file, p->line,
+					     "unknown key '%.64s'; accepted: %s", w[0], accepted);
 	}
 	memset(&a, 0, sizeof(a));
 	a.line = p->line;
@@ -257,9 +257,9 @@ static int merge(struct parse *p)
 		}
 		for (k = 0; k < NATTR; k++) {
 			if (d->line[k] && s->line[k]) {
-				psiplace_seterr(p->err,
-						"%s:%d: node %s: %s already set at line %d", p->file,
-						s->line[k], s->name, attr_names[k], d->line[k]);
+				psiplace_seterr_linef(p->err, p->file, s->line[k],
+						      "node %s: %s already set at line %d", s->name,
+						      attr_names[k], d->line[k]);
 				for (j = i; j < c->n; j++)
 					free(c->nodes[j].name);
 				c->n = o;

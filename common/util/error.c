@@ -76,12 +76,23 @@ int psiplace_seterr_at(psiplace_error_t *err, const char *what, const char *inpu
 			       why, pos + 1, accepted);
 }
 
+int psiplace_seterr_linef(psiplace_error_t *err, const char *file, int line, const char *fmt, ...)
+{
+	char msg[PSIPLACE_ERRLEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return psiplace_seterr(err, "%s:%d: %s", file, line, msg);
+}
+
 int psiplace_seterr_line(psiplace_error_t *err, const char *file, int line, const char *msg,
 			 const char *word)
 {
 	char q[96];
 
 	psiplace_quote(q, sizeof(q), word ? word : "", 64);
-	return psiplace_seterr(err, "%s:%d: %s%s%s%s", file, line, msg, word ? " '" : "", q,
-			       word ? "'" : "");
+	return psiplace_seterr_linef(err, file, line, "%s%s%s%s", msg, word ? " '" : "", q,
+				     word ? "'" : "");
 }

@@ -62,6 +62,30 @@ bool psiplace_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 	return true;
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+char *psiplace_next_word(char **cursor)
+{
+	char *s = *cursor, *w;
+
+	while (*s && blank(*s))
+		s++;
+	if (!*s) {
+		*cursor = s;
+		return NULL;
+	}
+	w = s;
+	while (*s && !blank(*s))
+		s++;
+	if (*s)
+		*s++ = '\0';
+	*cursor = s;
+	return w;
+}
+
 void psiplace_lines_init(struct psiplace_lines *it, const char *text, size_t len)
 {
 	it->text = text;

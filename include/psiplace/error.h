@@ -52,6 +52,9 @@ int psiplace_seterr_at(psiplace_error_t *err, const char *what, const char *inpu
  * "FILE:LINE: MSG", with word "FILE:LINE: MSG 'WORD'" (WORD quoted). */
 int psiplace_seterr_line(psiplace_error_t *err, const char *file, int line, const char *msg,
 			 const char *word);
+/* The same shape with a formatted message: "FILE:LINE: MESSAGE". */
+int psiplace_seterr_linef(psiplace_error_t *err, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Quote an untrusted value for a message: at most max bytes, control and
  * non-ASCII bytes as \xHH, result always NUL-terminated. */

@@ -6,6 +6,7 @@
 #ifndef PSIPLACE_LAMA_LAUNCH_H
 #define PSIPLACE_LAMA_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "psiplace/binding.h"
@@ -89,13 +90,14 @@ struct psiplace_lama_ask {
 /* Read the allocation (get: SLURM_JOB_NODELIST, SLURM_JOB_CPUS_PER_NODE,
  * -n from sl or SLURM_NTASKS; -N in sl must be the whole allocation) and
  * every node's topology from topology_file (TopologyFile: %n per node),
- * and compute LAMA's layout over it.  0 with *a filled when that layout
- * is arbitrary and fits the allocated CPUs; 1 when there is nothing to
- * ask (a value or a topology missing, block or cyclic, LAMA fails: the
- * step reports that) and *a empty.  Free with psiplace_lama_ask_free. */
+ * and compute LAMA's layout over it.  0 with *ask true and *a filled when
+ * that layout is arbitrary and fits the allocated CPUs; 0 with *ask false
+ * and *a empty when there is nothing to ask (a value or a topology
+ * missing, block or cyclic, LAMA fails: the step reports that); -1 with
+ * err only when out of memory.  Free with psiplace_lama_ask_free. */
 int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct psiplace_slurm_cmdline *sl,
 			   const char *topology_file, psiplace_getenv_fn get, void *arg,
-			   struct psiplace_lama_ask *a);
+			   struct psiplace_lama_ask *a, bool *ask, psiplace_error_t *err);
 void psiplace_lama_ask_free(struct psiplace_lama_ask *a);
 
 #ifdef __cplusplus

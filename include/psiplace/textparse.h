@@ -31,6 +31,11 @@ void psiplace_lines_init(struct psiplace_lines *it, const char *text, size_t len
  * false at the end of the text. */
 bool psiplace_lines_next(struct psiplace_lines *it, const char **line, size_t *n, bool *complete);
 
+/* The next blank-separated word of a line, without quoting (plugstack.conf
+ * as Slurm splits it, the metrics file), cut in place; NULL at the end.
+ * *cursor starts at the line and moves on. */
+char *psiplace_next_word(char **cursor);
+
 /* Split a config line into at most max KEY=VALUE words at blanks outside
  * double quotes, cutting a '#' comment outside quotes.  The line is
  * modified in place; quotes are removed from values.  0 with the number

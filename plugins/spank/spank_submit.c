@@ -128,9 +128,12 @@ static int lama_over_allocation(const struct psiplace_user_request *r,
 				const struct psiplace_slurm_cmdline *sl, bool verbose, psiplace_error_t *err)
 {
 	struct psiplace_lama_ask a;
+	bool ask;
 	int rc = 0;
 
-	if (psiplace_lama_ask_load(r, sl, ctx.site.topology_file, real_getenv, NULL, &a) != 0)
+	if (psiplace_lama_ask_load(r, sl, ctx.site.topology_file, real_getenv, NULL, &a, &ask, err) < 0)
+		return -1;
+	if (!ask)
 		return 0;
 	if (verbose)
 		fprintf(stderr, "psiplace: LAMA's node order over the allocation is neither block nor cyclic: asking for it rank by rank\n");

@@ -402,11 +402,14 @@ static void ask(const char *const *env, long n, long N, const char *topofile, co
 	struct psiplace_slurm_cmdline sl = { 0, n, N, 1, false, -1 };
 	struct psiplace_lama_ask a;
 	char hosts[256] = "", m[64];
+	bool asked;
 	size_t i;
 
 	snprintf(m, sizeof(m), "--psi-lama-map=%s", map);
 	request(NULL, ENV(m), &r);
-	cr_assert_eq(psiplace_lama_ask_load(&r, &sl, topofile, fake_getenv, (void *)env, &a), want_rc);
+	cr_assert_eq(psiplace_lama_ask_load(&r, &sl, topofile, fake_getenv, (void *)env, &a, &asked, &err), 0,
+		     "%s", err.text);
+	cr_assert_eq(asked, want_rc == 0);
 	for (i = 0; i < a.ntasks; i++)
 		snprintf(hosts + strlen(hosts), sizeof(hosts) - strlen(hosts), "%s%s", i ? " " : "", a.host[i]);
 	cr_assert_str_eq(hosts, want_hosts);
