@@ -359,8 +359,10 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 			       struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err)
 {
 	unsigned set = slurm->set;
-	/* the command line beats the script's directives */
+	/* the command line beats the script's directives (later directives
+	 * beat earlier ones) */
 	bool cmdline_cpt = slurm->set & PSIPLACE_SLURM_CPUS_PER_TASK;
+	bool cmdline_n = slurm->ntasks >= 0, cmdline_N = slurm->nnodes >= 0;
 	struct psiplace_lines it;
 	const char *line;
 	size_t l;
@@ -393,9 +395,9 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 		if (psiplace_cmdline_scan(n + 1, words, opts, &sl, err) < 0)
 			return -1;
 		set |= sl.set;
-		if (sl.ntasks >= 0)
+		if (sl.ntasks >= 0 && !cmdline_n)
 			slurm->ntasks = sl.ntasks;
-		if (sl.nnodes >= 0)
+		if (sl.nnodes >= 0 && !cmdline_N)
 			slurm->nnodes = sl.nnodes;
 		if ((sl.set & PSIPLACE_SLURM_CPUS_PER_TASK) && !cmdline_cpt)
 			slurm->cpus_per_task = sl.cpus_per_task;

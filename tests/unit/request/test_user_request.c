@@ -190,6 +190,26 @@ Test(request, batch_script_directives_and_operand)
 	psiplace_opts_free(&o);
 }
 
+/* sbatch's precedence: the command line's -n/-N beat the script's #SBATCH
+ * -n/-N, and a later directive beats an earlier one. */
+Test(request, batch_script_counts_lose_to_the_command_line)
+{
+	const char *script = "#!/bin/bash\n#SBATCH -n 8 -N 3\n#SBATCH -N 2\nsrun true\n";
+	struct psiplace_opts o;
+	struct psiplace_slurm_cmdline sl;
+
+	psiplace_opts_init(&o);
+	cr_assert_eq(psiplace_cmdline_scan(4, (char *const[]){ "sbatch", "-n", "4", "job.sh" }, &o, &sl, &err), 0);
+	cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+	cr_assert_eq(sl.ntasks, 4);
+	cr_assert_eq(sl.nnodes, 2);
+	cr_assert_eq(psiplace_cmdline_scan(4, (char *const[]){ "sbatch", "-N", "1", "job.sh" }, &o, &sl, &err), 0);
+	cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+	cr_assert_eq(sl.ntasks, 8);
+	cr_assert_eq(sl.nnodes, 1);
+	psiplace_opts_free(&o);
+}
+
 Test(request, cpumap_needs_allow_user_cpumap)
 {
 	struct psiplace_user_request r;
