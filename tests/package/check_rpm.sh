@@ -5,6 +5,7 @@
 # plugin_version equal to the tree's SLURM_VERSION_NUMBER.  TAP output.
 #   check_rpm.sh DIST_DIR SLURM_TREE
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/plugin_version.sh"
 dist=${1:?usage: check_rpm.sh DIST_DIR SLURM_TREE}
 tree=${2:?usage: check_rpm.sh DIST_DIR SLURM_TREE}
 pass=0 fail=0
@@ -28,16 +29,12 @@ x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
 for so in psiplace.so select_psiplace_cons_tres.so; do
   f=$x/usr/lib64/slurm/$so
   [ -f "$f" ] || { not_ok "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$so missing"; continue; }
-  # plugin_version: a little-endian uint32 at its symbol's address.
-  addr=$(nm -D --defined-only "$f" | awk '$3 == "plugin_version" {print $1}')
-  if [ -z "$addr" ]; then
+  got=$(plugin_version "$f")
+  if [ -z "$got" ]; then
     not_ok "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$so exports no plugin_version"
     continue
   fi
-  bytes=$(objdump -s --start-address="0x$addr" --stop-address=$((0x$addr + 4)) "$f" | tail -1 | awk '{print $2}')
-  got=$(printf '0x%s%s%s%s' "${bytes:6:2}" "${bytes:4:2}" "${bytes:2:2}" "${bytes:0:2}")
-  [[ $got =~ ^0x[0-9a-f]{8}$ ]] || got=0
-  check_eq "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$((want_num))" "$((got))"
+  check_eq "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$((want_num))" "$got"
 done
 echo "1..$((pass + fail))"
 echo "# $pass passed, $fail failed"
