@@ -37,6 +37,7 @@ static void print_site(const struct psiplace_siteconf *c)
 	printf("PolicyOverridesWeight=%s\n", c->policy_overrides_weight ? "yes" : "no");
 	printf("AllowUserCpumap=%s\n", c->allow_user_cpumap ? "yes" : "no");
 	printf("TopologyFile=%s\n", c->topology_file ? c->topology_file : "");
+	printf("RankedTier=%u\n", c->ranked_tier);
 	printf("Verbose=%s\n", c->verbose ? "yes" : "no");
 }
 

@@ -25,6 +25,7 @@
 struct rank_args {
 	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics, *plugstack;
 	int explain, as_select;
+	uint32_t ranked_tier; /* RankedTier of --plugstack, else the default */
 };
 
 static const char rank_usage[] =
@@ -168,9 +169,8 @@ static int print_result(const struct psiplace_rank_opts *o, const struct psiplac
  * each node gets (slurmctld's Weight<<8 | 0xff before the plugin).  A set
  * policy offers cons_tres only its set. */
 static void print_as_select(const struct psiplace_rank_opts *o, const struct psiplace_nodetable *t,
-			    const uint32_t *order, size_t k, size_t candidates, uint32_t need)
+			    const uint32_t *order, size_t k, size_t candidates, uint32_t distinct)
 {
-	uint32_t distinct = psiplace_select_distinct(need, (uint32_t)candidates);
 	size_t i;
 
 	if (psiplace_policy_is_set(o->policy)) {
@@ -255,20 +255,20 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	if (a->as_select) {
 		uint32_t need = job->nodes ? job->nodes : 1;
 		size_t i, candidates = 0;
+		uint32_t distinct;
 
 		for (i = 0; i < t.n; i++)
 			candidates += psiplace_node_eligible(&t.nodes[i], job);
+		distinct = psiplace_select_distinct(need, a->ranked_tier, (uint32_t)candidates);
 		if (psiplace_policy_is_set(o->policy))
 			rc = psiplace_choose(o, t.nodes, t.n, need, order, &err);
 		else
-			rc = psiplace_rank_partial(o, t.nodes, t.n,
-						   psiplace_select_distinct(need, (uint32_t)candidates),
-						   order, &err);
+			rc = psiplace_rank_partial(o, t.nodes, t.n, distinct, order, &err);
 		if (rc < 0)
 			fprintf(stderr, "psiplace: error: rank: %s\n", err.text);
 		else
 			print_as_select(o, &t, order, psiplace_policy_is_set(o->policy) ? (size_t)rc : 0,
-					candidates, need);
+					candidates, distinct);
 	} else if (k) {
 		rc = psiplace_choose(o, t.nodes, t.n, k, order, &err);
 	} else if ((rc = psiplace_rank(o, t.nodes, t.n, order, &err)) == 0) {
@@ -305,6 +305,7 @@ int cmd_rank(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	psiplace_siteconf_init(&site);
+	a.ranked_tier = site.ranked_tier;
 	if (a.plugstack) {
 		/* The site's line, as the select plugin reads it: its policy is the
 		 * default a --policy or --priority overrides, as a job's own does. */
@@ -314,6 +315,7 @@ int cmd_rank(int argc, char **argv)
 		}
 		o.policy = site.policy;
 		o.policy_overrides_weight = site.policy_overrides_weight;
+		a.ranked_tier = site.ranked_tier;
 		if (site.priority_function &&
 		    psiplace_priorityf_compile(site.priority_function, "PriorityFunction", &cluster_f,
 					       &err) < 0) {

@@ -3,9 +3,9 @@
  * --as-select` shows exactly what the plugin writes. */
 #include "psiplace/policy.h"
 
-uint32_t psiplace_select_distinct(uint32_t need, uint32_t candidates)
+uint32_t psiplace_select_distinct(uint32_t need, uint32_t margin, uint32_t candidates)
 {
-	uint64_t d = (uint64_t)need + PSIPLACE_SELECT_MIN_DISTINCT;
+	uint64_t d = (uint64_t)need + margin;
 
 	return d > candidates ? candidates : (uint32_t)d;
 }

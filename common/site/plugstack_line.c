@@ -24,6 +24,7 @@ void psiplace_siteconf_init(struct psiplace_siteconf *c)
 	c->policy = PSIPLACE_POLICY_NONE;
 	c->placement = PSIPLACE_PLACEMENT_SLURM;
 	c->pset_query = true;
+	c->ranked_tier = PSIPLACE_SELECT_MIN_DISTINCT;
 }
 
 void psiplace_siteconf_free(struct psiplace_siteconf *c)
@@ -123,7 +124,8 @@ oom:
 
 static const char accepted_keys[] =
 	"NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, "
-	"PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, Verbose";
+	"PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, "
+	"Verbose";
 
 static int set_string(char **slot, const char *key, const char *v, psiplace_error_t *err)
 {
@@ -212,6 +214,17 @@ static int apply_arg(struct psiplace_siteconf *c, const char *arg, psiplace_erro
 		return parse_bool("AllowUserCpumap", v, &c->allow_user_cpumap, err);
 	if (!strcasecmp(key, "PsetQuery"))
 		return parse_bool("PsetQuery", v, &c->pset_query, err);
+	if (!strcasecmp(key, "RankedTier")) {
+		uint64_t n;
+
+		if (!psiplace_parse_u64(v, strlen(v), PSIPLACE_SELECT_TIER_MAX, &n)) {
+			psiplace_quote(q, sizeof(q), v, 48);
+			return psiplace_seterr(err, "RankedTier: '%s' is not a number of nodes 0..%d",
+					       q, PSIPLACE_SELECT_TIER_MAX);
+		}
+		c->ranked_tier = (uint32_t)n;
+		return 0;
+	}
 	psiplace_quote(q, sizeof(q), key, 48);
 	return psiplace_seterr(err, "unknown argument '%s'; accepted keys: %s",
 			       q, accepted_keys);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "psiplace/policy.h"
 #include "psiplace/error.h"
@@ -28,11 +29,14 @@ struct psiplace_siteconf {
 	bool policy_overrides_weight;    /* PolicyOverridesWeight */
 	bool allow_user_cpumap;          /* AllowUserCpumap */
 	bool pset_query;                 /* PsetQuery (default yes): answer PMIx pset queries */
+	uint32_t ranked_tier;            /* RankedTier: distinct ranks beyond the nodes a job
+					  * needs (default PSIPLACE_SELECT_MIN_DISTINCT) */
 	char *topology_file;             /* TopologyFile (owned) */
 	bool verbose;                    /* Verbose */
 };
 
-/* Defaults: no policy, slurm placement, PsetQuery=yes, every other flag off. */
+/* Defaults: no policy, slurm placement, PsetQuery=yes, RankedTier=16,
+ * every other flag off. */
 void psiplace_siteconf_init(struct psiplace_siteconf *c);
 void psiplace_siteconf_free(struct psiplace_siteconf *c);
 

@@ -187,11 +187,13 @@ int psiplace_node_score(const struct psiplace_rank_opts *opts,
  * cons_tres's weight lists quadratic). */
 #define PSIPLACE_SELECT_RANK_BITS 22
 #define PSIPLACE_SELECT_RANK_MAX ((1u << PSIPLACE_SELECT_RANK_BITS) - 1)
-#define PSIPLACE_SELECT_MIN_DISTINCT 16 /* distinct ranks beyond the nodes needed */
+#define PSIPLACE_SELECT_MIN_DISTINCT 16 /* distinct ranks beyond the nodes needed (default) */
+#define PSIPLACE_SELECT_TIER_MAX 1000000 /* RankedTier's largest value */
 
 /* Nodes with distinct ranks for a job needing `need` nodes out of
- * `candidates`. */
-uint32_t psiplace_select_distinct(uint32_t need, uint32_t candidates);
+ * `candidates`, `margin` (RankedTier) beyond the need.  They are also the
+ * ranked tier the select plugin offers cons_tres first. */
+uint32_t psiplace_select_distinct(uint32_t need, uint32_t margin, uint32_t candidates);
 
 /* The sched_weight for a node of slurmctld weight `orig` at `rank`. */
 uint64_t psiplace_select_sched_weight(uint64_t orig, uint32_t rank, bool overrides);

@@ -256,8 +256,8 @@ extern int init(void)
 	if (site_load(&ctx.site, &err) < 0)
 		fatal("%s: %s", plugin_type, err.text);
 	if (site_reader_start(ctx.site.psiconf.metrics_file, &err) < 0)
-		error("%s: %s; the metrics file is not read and reconfigure reads the "
-		      "configuration itself", plugin_type, err.text);
+		error("%s: %s; the metrics file is not read until reconfigure starts the "
+		      "reader", plugin_type, err.text);
 	info("%s: psiplace %s built for Slurm %s loaded, NodeAllocationPolicy=%s", plugin_type,
 	     PSIPLACE_VERSION, SLURM_VERSION_STRING, psiplace_policy_name(ctx.site.conf.policy));
 	return SLURM_SUCCESS;
@@ -576,6 +576,101 @@ static int cons_tres(const struct call *a, bitstr_t *bitmap)
 	);
 }
 
+/* cons_tres's node choice over a set, in the one case where it is greedy
+ * in sched_weight order (_eval_nodes_consec: no topology, no
+ * LLN, spread, busy-first or serial packing, no required nodes, no
+ * contiguity): then a ranked tier that holds enough yields the very nodes
+ * the whole set would, and cons_tres, offered only the tier, does a
+ * fraction of its per-node work (doc/select.md, "The ranked tier first").
+ * Everything else about the job and the cluster must be settled now: no
+ * preemption, no start in the future, tier nodes up, not rebooting or
+ * completing, and (in will-run) without jobs. */
+static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t distinct)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	__typeof__(job_ptr->details) d = job_ptr->details; /* job_details_t from 23.02 */
+	const char *topo = slurm_conf.topology_plugin;
+	uint64_t free_cpus = 0;
+	uint32_t i;
+
+	if (distinct >= c->n || (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN))
+		return false;
+	if (a->preemptee_candidates && list_count(a->preemptee_candidates) > 0)
+		return false;
+#if PSIPLACE_SLURM_AT_LEAST(24, 11)
+	if (a->will_run && a->will_run->start > time(NULL))
+		return false;
+#endif
+	if (d->req_node_bitmap || d->contiguous || job_ptr->req_switch ||
+	    (job_ptr->bit_flags & SPREAD_JOB) || (d->features && strchr(d->features, '*')))
+		return false;
+	if ((slurm_conf.select_type_param & PSIPLACE_SELECT_LLN) ||
+	    (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN)))
+		return false;
+	if (xstrcasestr(slurm_conf.sched_params, "bf_busy_nodes") ||
+	    xstrcasestr(slurm_conf.sched_params, "pack_serial_at_end"))
+		return false;
+	if (ctx.site.topology_yaml ||
+	    (topo && topo[0] && strcmp(topo, "topology/none") && strcmp(topo, "topology/default") &&
+	     strcmp(topo, "topology/flat")))
+		return false;
+	for (i = 0; i < distinct; i++) {
+		uint32_t pos = c->order[i];
+		const struct psiplace_node *n = &c->nodes[pos];
+		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
+
+		if (((c->saved[pos] >> 40) & 0x3) || IS_NODE_POWERED_DOWN(node_ptr) ||
+		    IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_REBOOT_REQUESTED(node_ptr) ||
+		    IS_NODE_REBOOT_ISSUED(node_ptr) || IS_NODE_COMPLETING(node_ptr))
+			return false;
+		if (a->mode == SELECT_MODE_WILL_RUN && (n->alloc_cpus || node_ptr->run_job_cnt))
+			return false;
+		if (n->cpus > n->alloc_cpus)
+			free_cpus += n->cpus - n->alloc_cpus;
+	}
+	return free_cpus >= d->min_cpus;
+}
+
+/* Offer cons_tres the first `distinct` nodes of the order only, weighted
+ * in that order (in will-run on 23.11+ through node_ptr->weight, whose
+ * order is the tier's own: its nodes are up, so no state flag reorders
+ * them).  Only the tier's records are written and restored.  Returns
+ * cons_tres's answer, with bitmap set to its choice on success; on failure
+ * bitmap is unchanged and the caller decides over the whole set. */
+static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, uint32_t distinct)
+{
+	bitstr_t *tier = bit_alloc(bit_size(bitmap));
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < distinct; i++) {
+		uint32_t pos = c->order[i];
+		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
+
+		bit_set(tier, c->node_inx[pos]);
+		node_ptr->sched_weight = psiplace_select_sched_weight(
+			c->saved[pos], i, ctx.site.conf.policy_overrides_weight);
+		if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && a->mode == SELECT_MODE_WILL_RUN)
+			node_ptr->weight = i + 1;
+	}
+	rc = cons_tres(a, tier);
+	for (i = 0; i < distinct; i++) {
+		uint32_t pos = c->order[i];
+		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
+
+		node_ptr->sched_weight = c->saved[pos];
+		node_ptr->weight = c->saved_weight[pos];
+	}
+	/* DebugFlags=SelectType shows which way each decision went */
+	log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes offered first: %s",
+		 plugin_type, a->job_ptr, distinct, c->n,
+		 rc == SLURM_SUCCESS ? "taken" : "not enough, deciding over all nodes");
+	if (rc == SLURM_SUCCESS)
+		bit_copybits(bitmap, tier);
+	FREE_NULL_BITMAP(tier);
+	return rc;
+}
+
 /* Order the candidates as the PSI list says (its first entries distinct). */
 static int decide_fixed(const struct call *a, const struct plan *p, struct cands *c,
 			bitstr_t *bitmap, uint32_t need)
@@ -597,7 +692,9 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 		if (pos_of[c->node_inx[i]])
 			c->order[k++] = i;
 	xfree(pos_of);
-	distinct = psiplace_select_distinct(need, c->n);
+	distinct = psiplace_select_distinct(need, ctx.site.conf.ranked_tier, c->n);
+	if (tier_first_ok(a, c, distinct) && tier_first(a, c, bitmap, distinct) == SLURM_SUCCESS)
+		return SLURM_SUCCESS;
 	inject(c, distinct, a->mode);
 	rc = cons_tres(a, bitmap);
 	restore(c);
@@ -612,6 +709,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 	psiplace_error_t err;
 	bitstr_t *orig;
 	uint32_t distinct;
+	bool tried_tier = false;
 	int rc;
 
 	if (psiplace_policy_is_set(opts->policy)) {
@@ -636,7 +734,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 		}
 	}
 	orig = bit_copy(bitmap);
-	distinct = psiplace_select_distinct(need, c->n);
+	distinct = psiplace_select_distinct(need, ctx.site.conf.ranked_tier, c->n);
 	for (;;) {
 		if (distinct > c->n)
 			distinct = c->n;
@@ -646,6 +744,12 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 			bit_copybits(bitmap, orig);
 			rc = cons_tres(a, bitmap);
 			break;
+		}
+		if (!tried_tier) {
+			tried_tier = true;
+			if (tier_first_ok(a, c, distinct) &&
+			    (rc = tier_first(a, c, bitmap, distinct)) == SLURM_SUCCESS)
+				break;
 		}
 		inject(c, distinct, a->mode);
 		rc = cons_tres(a, bitmap);
@@ -762,19 +866,15 @@ extern int select_p_reconfigure(void)
 		ctx.table_gen++;
 		site_paths(&plugstack, &psiconf);
 		if (site_reader_reload(plugstack, psiconf) < 0) {
-			struct site next;
-			psiplace_error_t err;
+			psiplace_error_t err = { .text = "" };
 
-			/* no reader thread (it could not start): read here */
-			if (site_load_paths(&next, plugstack, psiconf, &err) < 0) {
-				error("%s: keeping the previous configuration: %s", plugin_type,
-				      err.text);
-			} else {
-				site_keep_metrics(&next, &ctx.site);
-				site_free(&ctx.site);
-				ctx.site = next;
-				ctx.conf_gen++;
-			}
+			/* The thread could not start at init (or stopped): start it
+			 * now; the files are never read here, under the locks. */
+			if (site_reader_start(ctx.site.psiconf.metrics_file, &err) < 0 ||
+			    site_reader_reload(plugstack, psiconf) < 0)
+				error("%s: keeping the previous configuration: the site reader "
+				      "thread is not running%s%s", plugin_type,
+				      err.text[0] ? ": " : "", err.text);
 		}
 		xfree(plugstack);
 		xfree(psiconf);

@@ -1,6 +1,7 @@
 /* The site's configuration and slurmctld's node data for the engine. */
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "src/common/slurm_xlator.h"
 #include "slurm_compat.h"
@@ -27,6 +28,21 @@ static int load_plugstack(struct site *s, const char *path, psiplace_error_t *er
 	return rc;
 }
 
+/* Does a file `name` exist in the directory of `path`? */
+static bool beside_exists(const char *path, const char *name)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char *p = NULL;
+	bool yes;
+
+	if (!slash)
+		return false;
+	xstrfmtcat(p, "%.*s/%s", (int)(slash - path), path, name);
+	yes = access(p, F_OK) == 0;
+	xfree(p);
+	return yes;
+}
+
 void site_paths(char **plugstack, char **psiconf)
 {
 	*plugstack = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
@@ -46,6 +62,7 @@ int site_load_paths(struct site *s, const char *plugstack, const char *psiconf,
 		site_free(s);
 		return -1;
 	}
+	s->topology_yaml = beside_exists(psiconf, "topology.yaml");
 	return 0;
 }
 

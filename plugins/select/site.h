@@ -42,6 +42,10 @@ struct site {
 	 * caller clears alloc_fresh at the start of each decision */
 	int (*set_all)(void);
 	bool alloc_fresh;
+	/* topology.yaml beside psiplace.conf (25.05+: per-partition
+	 * topologies, which select nodes by switch or block, not by weight
+	 * alone); looked for when the files are read */
+	bool topology_yaml;
 };
 
 /* Load everything a site configures; -1 with err "FILE[:LINE]: ..." on a

@@ -18,6 +18,7 @@
  *   allocated CPUs and memory         select_g_select_nodeinfo_get (up to 24.11),
  *                                     node_ptr->alloc_* (25.05, 25.11),
  *                                     node_select_stats_array[i] (26.05)
+ *   least-loaded-node selection       CR_LLN (up to 25.05), SELECT_LLN (25.11+)
  */
 #ifndef PSIPLACE_SLURM_COMPAT_H
 #define PSIPLACE_SLURM_COMPAT_H
@@ -90,6 +91,13 @@ typedef List psiplace_list_t;
  * candidate's sched_weight from node_ptr->weight (_set_sched_weight), so
  * in those modes the order must be carried by node_ptr->weight too. */
 #define PSIPLACE_WILL_RUN_READS_NODE_WEIGHT PSIPLACE_SLURM_AT_LEAST(23, 11)
+
+/* SelectTypeParameters=CR_LLN: an enum member SELECT_LLN from 25.11. */
+#if PSIPLACE_SLURM_AT_LEAST(25, 11)
+#define PSIPLACE_SELECT_LLN SELECT_LLN
+#else
+#define PSIPLACE_SELECT_LLN CR_LLN
+#endif
 
 /* Every select_p_* entry point forwarded to cons_tres unchanged:
  * X(return type, value when cons_tres is missing, name, parameters, arguments).

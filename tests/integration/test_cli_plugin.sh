@@ -59,16 +59,8 @@ plugin_nodes() {
   settle
   timeout 60 srun -x n5 -N "$k" --ntasks-per-node=1 "$@" printenv SLURMD_NODENAME </dev/null 2>&1 | sort | paste -sd,
 }
-choices=()
 # K  srun options                                 rank options
-while IFS='|' read -r k sopt ropt; do
-  [ -n "$k" ] || continue
-  eval "sargs=($sopt)"; eval "rargs=($ropt)"
-  want=$(cli_nodes "$k" "${rargs[@]}")
-  got=$(plugin_nodes "$k" "${sargs[@]}")
-  check_eq "-N$k ${sopt:-(cluster policy LASTAVAILABLE)}: the plugin's nodes ($got) are psiplace rank's" "$want" "$got"
-  choices+=("$got")
-done <<'TABLE'
+node_table_rows() { cat <<'TABLE'
 1||
 2||
 1|--psi-alloc-policy=firstavailable|--policy FIRSTAVAILABLE
@@ -85,9 +77,77 @@ done <<'TABLE'
 2|--psi-alloc-priority='APROCS + 4*FEATURE[intel]'|--priority 'APROCS + 4*FEATURE[intel]'
 1|--psi-alloc-priority='AMEM - 100*NODEINDEX'|--priority 'AMEM - 100*NODEINDEX'
 TABLE
+}
+# run_table LABEL: every row's nodes from the plugin against psiplace rank's;
+# the answers go to choices[].
+run_table() {
+  choices=()
+  while IFS='|' read -r k sopt ropt; do
+    [ -n "$k" ] || continue
+    eval "sargs=($sopt)"; eval "rargs=($ropt)"
+    want=$(cli_nodes "$k" "${rargs[@]}")
+    got=$(plugin_nodes "$k" "${sargs[@]}")
+    check_eq "$1-N$k ${sopt:-(cluster policy LASTAVAILABLE)}: the plugin's nodes ($got) are psiplace rank's" "$want" "$got"
+    choices+=("$got")
+  done < <(node_table_rows)
+}
+run_table ""
+first_choices=("${choices[@]}")
 # The table must tell implementations apart: its answers are not all the same.
 distinct=$(printf '%s\n' "${choices[@]}" | sort -u | wc -l)
 check_eq "the node-choice rows have at least 6 different answers (got $distinct)" 1 "$([ "$distinct" -ge 6 ] && echo 1 || echo 0)"
+# a GPU job, decided over all nodes, for the ranked tier below
+gpu_full=$(plugin_nodes 1 --psi-alloc-policy=minresource --gres=gpu:1)
+
+# --- the ranked tier first (doc/select.md) ----------------------------------
+# With the default RankedTier=16 four nodes are never more than the tier, so
+# the table above decided over all candidates.  With RankedTier=1 the tier is
+# one node more than the job needs and cons_tres is offered it alone first:
+# the answers must not change (a tier in another order than the policy's
+# changes them), and DebugFlags=SelectType logs which way each decision went.
+touch "$release"; poll 60 job_done "$holder"
+SETTLE_KEEP=
+rm -f "$release"
+before=$(metrics_reads)
+"$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE "TopologyFile=$topo/%n.xml" RankedTier=1 >/dev/null ||
+  not_ok "plugstack.conf with RankedTier=1 read after reconfigure"
+# 23.11+ re-executes slurmctld: its reader reads the metrics file anew
+[ "$PSIPLACE_SLURM" = 22.05 ] || poll 10 reads_above "$before" ||
+  not_ok "slurmctld read the metrics file again within 10 s"
+scontrol setdebugflags +SelectType
+holder=$(sbatch --parsable -w n3 -n6 -o /dev/null --wrap "$hold")
+SETTLE_KEEP=$holder
+poll 60 job_running "$holder" || not_ok "a job holding 6 CPUs of n3 runs again"
+ctld_log=$PSIPLACE_TESTBED_DIR/log/slurmctld.log
+tier_taken() { grep -c 'ranked tier of [0-9]* of [0-9]* nodes offered first: taken' "$ctld_log"; }
+tier_missed() { grep -c 'ranked tier of [0-9]* of [0-9]* nodes offered first: not enough' "$ctld_log"; }
+taken0=$(tier_taken) missed0=$(tier_missed)
+run_table "RankedTier=1: "
+check_eq "RankedTier=1 gives every row the answer of the full decision" \
+  "$(printf '%s ' "${first_choices[@]}")" "$(printf '%s ' "${choices[@]}")"
+# 15 rows: 2 set policies (MAXBALANCE, CONTIGUOUS) and 1 (-N3) whose tier
+# would hold all 4 candidates are decided over all nodes, 12 in the tier
+taken=$(($(tier_taken) - taken0))
+check_eq "cons_tres was offered the ranked tier alone in the 12 sort-policy rows of 1 and 2 nodes and took it (got $taken)" \
+  1 "$([ "$taken" -ge 12 ] && echo 1 || echo 0)" "$(grep 'ranked tier' "$ctld_log" | tail -n 15)"
+check_eq "... and never had to fall back" 0 "$(($(tier_missed) - missed0))"
+# A GPU job whose tier (MINRESOURCE: n1, n4) has no GPU: cons_tres cannot
+# run it there, the decision goes on over all nodes and the job gets what
+# the full decision gave it.
+check_eq "MINRESOURCE --gres=gpu:1 with RankedTier=1: $gpu_full, after the tier (n1, n4) was not enough" \
+  "$gpu_full 1" "$(plugin_nodes 1 --psi-alloc-policy=minresource --gres=gpu:1) $(($(tier_missed) - missed0))"
+# Will-run (sbatch --test-only): FIRSTAVAILABLE's tier (n1, n2) has no job,
+# so it is offered; the answer is the real start's.
+taken0=$(tier_taken)
+wr=$(timeout 60 sbatch --test-only -x n5 -N1 --psi-alloc-policy=firstavailable --wrap true 2>&1)
+real=$(plugin_nodes 1 --psi-alloc-policy=firstavailable)
+check_match "will-run with RankedTier=1 answers the node a real start gets ($real)" "on nodes $real " "$wr"
+check_eq "... after offering the tier" 1 "$([ "$(tier_taken)" -gt "$taken0" ] && echo 1 || echo 0)"
+# Required nodes (-w) are never decided in the tier: no tier line for them.
+taken0=$(tier_taken) missed0=$(tier_missed)
+check_eq "-w n1 with FASTEST and RankedTier=1: n1, decided over all nodes" "n1 0" \
+  "$(plugin_nodes 1 -w n1 --psi-alloc-policy=fastest) $(($(tier_taken) + $(tier_missed) - taken0 - missed0))"
+scontrol setdebugflags -SelectType
 
 touch "$release"; poll 60 job_done "$holder"
 SETTLE_KEEP=

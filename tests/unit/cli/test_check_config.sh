@@ -35,7 +35,7 @@ echo 'required /x/psiplace.so NodeAllocationPolicy=fastest Bogus=1' >"$d/other.c
 "$psiplace" check-config "$d/other.conf" --psiplace-conf "$d/none.conf" >/dev/null 2>"$d/err"; rc=$?
 check "a bad plugstack line fails" 1 "$rc"
 check "the error names file, line and the accepted keys" \
-  "psiplace: error: $d/other.conf:1: psiplace: unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, Verbose" \
+  "psiplace: error: $d/other.conf:1: psiplace: unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" \
   "$(cat "$d/err")"
 echo 'required /x/psiplace.so' >"$d/plain.conf"
 out=$("$psiplace" check-config "$d/plain.conf" --psiplace-conf "$d/none.conf" 2>&1); rc=$?

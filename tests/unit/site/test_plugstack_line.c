@@ -57,6 +57,31 @@ Test(siteconf, every_key_case_insensitive)
 	psiplace_siteconf_free(&c);
 }
 
+Test(siteconf, ranked_tier_default_range_and_errors)
+{
+	struct psiplace_siteconf c;
+	psiplace_error_t err;
+
+	psiplace_siteconf_init(&c);
+	cr_assert_eq(c.ranked_tier, PSIPLACE_SELECT_MIN_DISTINCT);
+	cr_assert_eq(parse(&c, &err, 1, "rankedtier=0"), 0, "%s", err.text);
+	cr_assert_eq(c.ranked_tier, 0);
+	cr_assert_eq(parse(&c, &err, 1, "RankedTier=1000000"), 0, "%s", err.text);
+	cr_assert_eq(c.ranked_tier, 1000000);
+	/* refused with the option, the value and the range; c unchanged */
+	cr_assert_lt(parse(&c, &err, 1, "RankedTier=1000001"), 0);
+	cr_assert_str_eq(err.text, "RankedTier: '1000001' is not a number of nodes 0..1000000");
+	cr_assert_lt(parse(&c, &err, 1, "RankedTier=-1"), 0);
+	cr_assert_lt(parse(&c, &err, 1, "RankedTier=8x"), 0);
+	cr_assert(strstr(err.text, "'8x'"), "%s", err.text);
+	cr_assert_eq(c.ranked_tier, 1000000);
+	psiplace_siteconf_free(&c);
+	cr_assert_eq(psiplace_select_distinct(3, 0, 100), 3);
+	cr_assert_eq(psiplace_select_distinct(3, 16, 100), 19);
+	cr_assert_eq(psiplace_select_distinct(3, 16, 10), 10);
+	cr_assert_eq(psiplace_select_distinct(UINT32_MAX, 1000000, UINT32_MAX), UINT32_MAX);
+}
+
 Test(siteconf, pset_query_on_by_default_off_with_no)
 {
 	struct psiplace_siteconf c;
@@ -93,12 +118,12 @@ Test(siteconf, errors_name_argument_value_and_accepted)
 	static const struct {
 		const char *arg, *msg;
 	} cases[] = {
-		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, Verbose" },
+		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" },
 		{ "PsiStrict=maybe", "PsiStrict: 'maybe' is not yes or no" },
 		{ "DefaultPlacement=lama", "DefaultPlacement: 'lama' is not slurm or psi" },
 		{ "NodeAllocationPolicy=fast", "NodeAllocationPolicy: 'fast' is not a policy; accepted: FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority" },
 		{ "TopologyFile=", "TopologyFile: empty value" },
-		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, Verbose" },
+		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" },
 		{ "PriorityFunction=\"SPEED", "'PriorityFunction=\"SPEED': unterminated double quote" },
 		{ "Verbose=\x01", "Verbose: '\\x01' is not yes or no" },
 	};
