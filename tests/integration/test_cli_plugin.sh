@@ -147,6 +147,10 @@ check_eq "... after offering the tier" 1 "$([ "$(tier_taken)" -gt "$taken0" ] &&
 taken0=$(tier_taken) missed0=$(tier_missed)
 check_eq "-w n1 with FASTEST and RankedTier=1: n1, decided over all nodes" "n1 0" \
   "$(plugin_nodes 1 -w n1 --psi-alloc-policy=fastest) $(($(tier_taken) + $(tier_missed) - taken0 - missed0))"
+# Only the tier's weights were written (on 23.11+ in will-run its nodes'
+# Weight too): every one is back to slurm.conf's.
+check_eq "after the tier decisions every node's Weight is slurm.conf's" "1 1 1 1 1" \
+  "$(scontrol -o show node | sed -n 's/.* Weight=\([0-9]*\) .*/\1/p' | paste -sd' ')"
 scontrol setdebugflags -SelectType
 
 touch "$release"; poll 60 job_done "$holder"
