@@ -602,7 +602,7 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 		return false;
 #endif
 	if (d->req_node_bitmap || d->contiguous || job_ptr->req_switch ||
-	    (job_ptr->bit_flags & SPREAD_JOB) || (d->features && strchr(d->features, '*')))
+	    (job_ptr->bit_flags & SPREAD_JOB) || PSIPLACE_FEATURE_COUNTS(d))
 		return false;
 	if ((slurm_conf.select_type_param & PSIPLACE_SELECT_LLN) ||
 	    (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN)))

@@ -19,12 +19,14 @@
  *                                     node_ptr->alloc_* (25.05, 25.11),
  *                                     node_select_stats_array[i] (26.05)
  *   least-loaded-node selection       CR_LLN (up to 25.05), SELECT_LLN (25.11+)
+ *   soft features (--prefer)          job_details.prefer (23.02+)
  */
 #ifndef PSIPLACE_SLURM_COMPAT_H
 #define PSIPLACE_SLURM_COMPAT_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "slurm/slurm_version.h"
 
@@ -97,6 +99,15 @@ typedef List psiplace_list_t;
 #define PSIPLACE_SELECT_LLN SELECT_LLN
 #else
 #define PSIPLACE_SELECT_LLN CR_LLN
+#endif
+
+/* Does a job ask for feature counts ("[a*2&b*2]"), required or, from 23.02,
+ * preferred (--prefer)? */
+#if PSIPLACE_SLURM_AT_LEAST(23, 2)
+#define PSIPLACE_FEATURE_COUNTS(d)                                                                 \
+	(((d)->features && strchr((d)->features, '*')) || ((d)->prefer && strchr((d)->prefer, '*')))
+#else
+#define PSIPLACE_FEATURE_COUNTS(d) ((d)->features && strchr((d)->features, '*'))
 #endif
 
 /* Every select_p_* entry point forwarded to cons_tres unchanged:
