@@ -119,6 +119,48 @@ check_eq "LASTAVAILABLE, 10-hour job: n3 is blocked by its reservation, n4" n4 "
 scontrol delete ReservationName=later
 check_eq "LASTAVAILABLE without reservations: n4" n4 "$(srun_node -t 60)"
 
+# --- LASTAVAILABLE in backfill's plans fits from the planned start, not from
+# now (RELIABILITY R4).  n3 and n4 are busy for an hour with one core free
+# each (the engine ranks only nodes with a CPU free); a 2-CPU, 1-hour job
+# that may only use them (-x n1,n2) starts when they free.  backfill plans it (SchedNodeList) with will-run calls of
+# select_g_job_test.  It clears pending jobs' start_time each cycle, so its
+# first call plans from now; for a job that is not --exclusive _try_sched
+# (backfill.c) asks again once that answer lies in the future, and the plugin
+# passes the start found to the engine.  n3 reserved in 3 hours: the job fits
+# before the reservation on n3, which ranks before n4 (no reservation).  In
+# 90 minutes: it would fit if it started now (ends in 1 h), not at its
+# planned start (ends in 2 h), so n4; the old plugin's start of 1 s gave n3.
+plan_release=$work/release.plan
+plan_hold='deadline=$((SECONDS+900)); until [ -e '"$plan_release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.5; done'
+sched_nodes() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*SchedNodeList=\([^ ]*\).*/\1/p'; }
+sched_nodes_are() { [ "$(sched_nodes "$1")" = "$2" ]; }
+# seconds from now to the job's planned start
+planned_in() { echo $(( $(date -d "$(squeue -h -j "$1" -o %S)" +%s) - $(date +%s) )); }
+settle
+busy3=$(sbatch --parsable -w n3 -n15 -t 60 -o /dev/null --wrap "$plan_hold")
+busy4=$(sbatch --parsable -w n4 -n11 -t 60 -o /dev/null --wrap "$plan_hold")
+if poll 60 job_running "$busy3" && poll 60 job_running "$busy4"; then
+  scontrol create reservation ReservationName=plan StartTime=now+3hours Duration=60 Nodes=n3 \
+    Users=root >/dev/null
+  planned=$(sbatch --parsable -x n1,n2 -N1 -n2 -t 60 -o /dev/null --wrap true)
+  # backfill runs every 30 s (bf_interval)
+  poll 90 sched_nodes_are "$planned" n3
+  check_eq "backfill plan, LASTAVAILABLE: n3, reserved in 3 h, after the planned end in 2 h" n3 \
+    "$(sched_nodes "$planned")" "$(squeue --start -j "$planned" 2>&1)"
+  in=$(planned_in "$planned")
+  check_eq "the plan starts when n3 and n4 free, in about an hour" 1 \
+    "$([ "$in" -gt 3000 ] && [ "$in" -le 3600 ] && echo 1 || echo 0)" "starts in $in s"
+  scontrol update ReservationName=plan StartTime=now+90minutes Duration=60 >/dev/null
+  poll 90 sched_nodes_are "$planned" n4
+  check_eq "backfill plan, n3 reserved in 90 min, before the planned end: n4 (fit from now: n3)" n4 \
+    "$(sched_nodes "$planned")" "$(squeue --start -j "$planned" 2>&1)"
+  scancel "$planned"
+  scontrol delete ReservationName=plan
+else
+  not_ok "jobs filling n3 and n4 run" "states $(job_state "$busy3") $(job_state "$busy4")"
+fi
+touch "$plan_release"; poll 60 job_done "$busy3"; poll 60 job_done "$busy4"
+
 # --- the site's Weight tiers stay the major key unless PolicyOverridesWeight=yes
 scontrol update NodeName=n4 Weight=10
 check_eq "n4 in a heavier Weight tier: LASTAVAILABLE takes n3" n3 "$(srun_node)"
