@@ -12,7 +12,9 @@
 # will-run series per side, A before B, then B before A.  A header line
 # names the build the plugins come from (buildtype, optimization, -O/-f
 # flags, source commit) and the Slurm release; a line per series gives the
-# machine's 1-minute load average at its start and its end:
+# machine's 1-minute load average at its start and its end (at the end of
+# a scale series it includes the testbed's own registration requests, up
+# to one slurmctld thread per absent node):
 #   bench_sched: build type plain optimization=plain c_args: -O2 (...), Slurm 22.05.8, ...
 #   bench_sched: willrun_20000nodes_slurm22.05: load average 1.52 at start, 2.05 at end
 #   bench: willrun_20000nodes_N1_psiplace_slurm22.05 21.40 ms
