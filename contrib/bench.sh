@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every benchmark; prints the `bench: NAME VALUE UNIT` lines.
+# Every benchmark; prints the `bench: NAME VALUE UNIT` lines and the
+# benchmarks' header lines (`bench_rank: build type ...`, `bench_sched: ...`).
 #   contrib/bench.sh [NAME...]   e.g. contrib/bench.sh lama
 #   PSIPLACE_SLURM=24.11|26.05   the testbed benchmarks on that release
 set -euo pipefail
@@ -8,4 +9,4 @@ cd "$repo"
 contrib/build.sh >/dev/null
 b=$(contrib/testbed/cluster.sh build-dir)
 meson test -C "$b" --benchmark --num-processes 1 "$@" >/dev/null || true
-grep -h '^bench: ' "$b/meson-logs/testlog.txt"
+grep -hE '^bench(_[a-z_]+)?: ' "$b/meson-logs/testlog.txt"

@@ -6,15 +6,31 @@
 #   2. decision cost with 5,000 / 10,000 / 20,000 nodes defined (idle in
 #      slurmctld's view, never started): will-run tests (sbatch --test-only)
 #      of 1-node and 64-node jobs, which run select_g_job_test over every node
-# Every line names the Slurm release it ran on (PSIPLACE_SLURM, e.g.
-# bench: sched_throughput_psiplace_slurm24.11 25.1 jobs/s).
-# Environment: BENCH_ROUNDS (4), BENCH_TASKS (60), BENCH_TESTS (25),
-# BENCH_SCALES ("5000 10000 20000"), BENCH_SKIP_THROUGHPUT=1.
+# Every figure is measured in BENCH_REPEATS repetitions and printed as the
+# median, followed by a NAME_spread line (max - min, same unit), as
+# bench_rank does.  A repetition alternates the sides: two arrays or two
+# will-run series per side, A before B, then B before A.  A header line
+# names the build the plugins come from (buildtype, optimization, -O/-f
+# flags, source commit) and the Slurm release; a line per series gives the
+# machine's 1-minute load average at its start and its end (at the end of
+# a scale series it includes the testbed's own registration requests, up
+# to one slurmctld thread per absent node):
+#   bench_sched: build type plain optimization=plain c_args: -O2 (...), Slurm 22.05.8, ...
+#   bench_sched: willrun_20000nodes_slurm22.05: load average 1.52 at start, 2.05 at end
+#   bench: willrun_20000nodes_N1_psiplace_slurm22.05 21.40 ms
+#   bench: willrun_20000nodes_N1_psiplace_slurm22.05_spread 3.10 ms
+# Every line names the Slurm release it ran on (PSIPLACE_SLURM).
+# Environment: BENCH_REPEATS (3), BENCH_ROUNDS (2: arrays per side in a
+# repetition), BENCH_TASKS (60), BENCH_TESTS (25: will-run tests per side,
+# job size and series; a repetition has two series),
+# BENCH_SCALES ("5000 10000 20000"), BENCH_SKIP_THROUGHPUT=1,
+# PSIPLACE_BUILD_DIR (default: cluster.sh build-dir).
 # The scale nodes are measured right after start: a few seconds after it
 # slurmctld sends every node a registration request, and as the requests
 # fail (about 25 s for 20,000 absent nodes) it marks the nodes not
 # responding and stops offering them (a 64-node will-run then fails, a
-# 1-node one costs 2 ms instead of 20).  Their
+# 1-node one costs 2 ms instead of 20).  So each repetition of a scale
+# starts the pair afresh.  Their
 # slurmctld runs with SlurmdTimeout=3600: with 30 s it pinged the absent
 # nodes every 10 s from agent threads, whose CPU time (thread creation,
 # connects) was counted in the decisions' slurmctld CPU: at 20,000 nodes
@@ -26,7 +42,12 @@
 set -euo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cluster=$src/contrib/testbed/cluster.sh
-rounds=${BENCH_ROUNDS:-4} tasks=${BENCH_TASKS:-60} tests=${BENCH_TESTS:-25}
+repeats=${BENCH_REPEATS:-3} rounds=${BENCH_ROUNDS:-2} tasks=${BENCH_TASKS:-60} tests=${BENCH_TESTS:-25}
+for v in "$repeats" "$rounds" "$tasks" "$tests"; do
+  case $v in
+    '' | *[!0-9]* | 0) echo "bench_sched: BENCH_REPEATS, BENCH_ROUNDS, BENCH_TASKS, BENCH_TESTS: '$v' is not a positive number" >&2; exit 2 ;;
+  esac
+done
 A=${BENCH_INSTANCE_A:-20} B=${BENCH_INSTANCE_B:-21}
 export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}
 # the release's own clients (sbatch, squeue) for 24.11/26.05
@@ -34,26 +55,71 @@ if [ "$PSIPLACE_SLURM" != 22.05 ]; then
   eval "$("$cluster" env | grep '^export PATH=')"
 fi
 rel=_slurm$PSIPLACE_SLURM
+PSIPLACE_BUILD_DIR=${PSIPLACE_BUILD_DIR:-$("$cluster" build-dir)}
+export PSIPLACE_BUILD_DIR
 
 start_pair() { # extra nodes
   local timeout=30
   [ "$1" -eq 0 ] || timeout=3600
   export PSIPLACE_SLURMD_TIMEOUT=$timeout
-  PSIPLACE_INSTANCE=$A PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE "$cluster" start
-  PSIPLACE_INSTANCE=$B PSIPLACE_POLICY=none PSIPLACE_SELECT=select/cons_tres PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE "$cluster" start
+  PSIPLACE_INSTANCE=$A PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE timeout 300 "$cluster" start
+  PSIPLACE_INSTANCE=$B PSIPLACE_POLICY=none PSIPLACE_SELECT=select/cons_tres PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE timeout 300 "$cluster" start
 }
-stop_pair() { PSIPLACE_INSTANCE=$A "$cluster" stop; PSIPLACE_INSTANCE=$B "$cluster" stop; }
+stop_pair() { PSIPLACE_INSTANCE=$A timeout 60 "$cluster" stop; PSIPLACE_INSTANCE=$B timeout 60 "$cluster" stop; }
 trap 'stop_pair >/dev/null 2>&1' EXIT
 conf() { echo "/tmp/psiplace-testbed-$1/etc/slurm.conf"; }
 now() { date +%s.%N; }
+load1() { awk '{print $1}' /proc/loadavg; }
 
-queue_empty() { [ -z "$(SLURM_CONF=$(conf "$1") squeue -h -o %i)" ]; }
+# "median spread" of the numbers given (spread = max - min).
+stats() {
+  printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1}
+    END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[NR] - v[1]}'
+}
+# bench: NAME and NAME_spread lines: name, printf format of the value, unit, values...
+figure() {
+  local name=$1 fmt=$2 unit=$3 med spread
+  shift 3
+  read -r med spread < <(stats "$@")
+  printf "bench: %s $fmt %s\n" "$name" "$med" "$unit"
+  printf "bench: %s_spread $fmt %s\n" "$name" "$spread" "$unit"
+}
+
+# The build the plugins come from, as bench_rank's header says it: buildtype,
+# optimization and the -O/-march/-f flags of c_args (path remapping flags
+# left out), read from meson's introspection file; and its source commit.
+# One option's value from meson's intro-buildoptions.json (one line of
+# {"name": N, "value": V, ...} objects), arrays as blank-separated words.
+meson_opt() {
+  grep -o "{\"name\": \"$2\", \"value\": \(\"[^\"]*\"\|\[[^]]*\]\)" "$1" |
+    sed 's/.*"value": //; s/^\[//; s/\]$//; s/", "/ /g; s/"//g'
+}
+build_type() {
+  local f=$1/meson-info/intro-buildoptions.json desc flags dir
+  [ -f "$f" ] || { echo "unknown (no $f)"; return; }
+  desc="$(meson_opt "$f" buildtype) optimization=$(meson_opt "$f" optimization)"
+  flags=$(meson_opt "$f" c_args | tr ' ' '\n' | grep -E '^-(O|march|f)' |
+          grep -vE '^-f(file|debug|macro)-prefix-map' | paste -sd' ' -) || true
+  [ -z "$flags" ] || desc="$desc c_args: $flags"
+  dir=$(grep -o '"source": "[^"]*"' "$1/meson-info/meson-info.json" 2>/dev/null | sed 's/.*: "//; s/"$//') || true
+  echo "$desc ($1, source ${dir:-unknown} at $(git -C "${dir:-/nonexistent}" describe --always --dirty 2>/dev/null || echo unknown))"
+}
+slurm_version=$(timeout 10 slurmctld -V | awk '{print $2}') || slurm_version=unknown
+printf 'bench_sched: build type %s, Slurm %s, load average %s, figures: median of %d repetitions and spread (max - min)\n' \
+  "$(build_type "$PSIPLACE_BUILD_DIR")" "$slurm_version" "$(load1)" "$repeats"
+
+# Non-zero when the queue is not empty or squeue did not answer.
+queue_empty() {
+  local out
+  out=$(SLURM_CONF=$(conf "$1") timeout 10 squeue -h -o %i) || return 1
+  [ -z "$out" ]
+}
 
 # Seconds for one array of $tasks one-CPU tasks to be scheduled, run and leave the queue.
 array_seconds() {
   local inst=$1 t0 deadline
   t0=$(now)
-  SLURM_CONF=$(conf "$inst") sbatch -Q --array=1-"$tasks" -n1 -o /dev/null --wrap true >/dev/null
+  SLURM_CONF=$(conf "$inst") timeout 30 sbatch -Q --array=1-"$tasks" -n1 -o /dev/null --wrap true >/dev/null
   deadline=$((SECONDS + 300))
   until queue_empty "$inst"; do
     [ $SECONDS -lt $deadline ] || { echo "bench: array on instance $inst did not finish" >&2; exit 1; }
@@ -66,18 +132,19 @@ array_seconds() {
 ctld_ticks() { awk '{print $14 + $15}' "/proc/$(cat "/tmp/psiplace-testbed-$1/pids/slurmctld")/stat"; }
 tick=$(getconf CLK_TCK)
 
-# "wall_seconds ctld_cpu_seconds" for $tests will-run tests of an N-node job.
+# "wall_seconds ctld_cpu_seconds" for $tests will-run tests of an N-node job;
+# what names the series in warnings.
 test_seconds() {
-  local inst=$1 nodes=$2 part=$3 t0 c0 i failed=0
+  local inst=$1 nodes=$2 part=$3 what=$4 t0 c0 i failed=0
   t0=$(now); c0=$(ctld_ticks "$inst")
   for ((i = 0; i < tests; i++)); do
     # sbatch --test-only exits 1 when it cannot run (it always can here): a
     # failure is a time-out or an error, reported instead of ending silently
-    SLURM_CONF=$(conf "$inst") sbatch --test-only -p "$part" -N"$nodes" --wrap true >/dev/null 2>&1 ||
+    SLURM_CONF=$(conf "$inst") timeout 30 sbatch --test-only -p "$part" -N"$nodes" --wrap true >/dev/null 2>&1 ||
       failed=$((failed + 1))
   done
   if [ "$failed" -gt 0 ]; then
-    echo "bench: warning instance $inst N$nodes: $failed of $tests will-run tests failed" >&2
+    echo "bench: warning instance $inst $what: $failed of $tests will-run tests failed" >&2
   fi
   local w c
   w=$(echo "$(now) - $t0" | bc -l)
@@ -85,41 +152,73 @@ test_seconds() {
   # sbatch runs between the decisions: slurmctld's CPU cannot exceed the
   # wall time unless something else ran in it meanwhile
   if [ "$(echo "$c > $w" | bc -l)" = 1 ]; then
-    echo "bench: warning instance $inst N$nodes: slurmctld CPU $c s > wall $w s (background work counted)" >&2
+    echo "bench: warning instance $inst $what: slurmctld CPU $c s > wall $w s (background work counted)" >&2
   fi
   echo "$w $c"
 }
 
+# The sides in the order of pass $1 of a repetition: A first, then B first.
+order() { if (($1 % 2)); then echo "$B $A"; else echo "$A $B"; fi; }
+
 if [ "${BENCH_SKIP_THROUGHPUT:-0}" != 1 ]; then
-start_pair 0 >/dev/null
-ta=0 tb=0
-for ((r = 0; r < rounds; r++)); do
-  if ((r % 2)); then tb=$(echo "$tb + $(array_seconds $B)" | bc -l); ta=$(echo "$ta + $(array_seconds $A)" | bc -l)
-  else ta=$(echo "$ta + $(array_seconds $A)" | bc -l); tb=$(echo "$tb + $(array_seconds $B)" | bc -l); fi
-done
-printf "bench: sched_throughput_psiplace$rel %.1f jobs/s\n" "$(echo "$rounds * $tasks / $ta" | bc -l)"
-printf "bench: sched_throughput_cons_tres$rel %.1f jobs/s\n" "$(echo "$rounds * $tasks / $tb" | bc -l)"
-printf "bench: sched_throughput_ratio$rel %.3f psiplace/cons_tres\n" "$(echo "$tb / $ta" | bc -l)"
-stop_pair >/dev/null
+  l0=$(load1)
+  start_pair 0 >/dev/null
+  ra=() rb=() rr=()
+  for ((k = 0; k < repeats; k++)); do
+    ta=0 tb=0
+    for ((r = 0; r < rounds; r++)); do
+      for inst in $(order $r); do
+        s=$(array_seconds "$inst")
+        if [ "$inst" = "$A" ]; then ta=$(echo "$ta + $s" | bc -l); else tb=$(echo "$tb + $s" | bc -l); fi
+      done
+    done
+    ra+=("$(echo "$rounds * $tasks / $ta" | bc -l)")
+    rb+=("$(echo "$rounds * $tasks / $tb" | bc -l)")
+    rr+=("$(echo "$tb / $ta" | bc -l)")
+  done
+  stop_pair >/dev/null
+  echo "bench_sched: sched_throughput$rel: load average $l0 at start, $(load1) at end"
+  figure "sched_throughput_psiplace$rel" %.1f jobs/s "${ra[@]}"
+  figure "sched_throughput_cons_tres$rel" %.1f jobs/s "${rb[@]}"
+  figure "sched_throughput_ratio$rel" %.3f psiplace/cons_tres "${rr[@]}"
 fi
 
 for extra in ${BENCH_SCALES:-5000 10000 20000}; do
-  start_pair "$extra" >/dev/null
-  for n in 1 64; do
-    a=0 b=0 ca=0 cb=0
-    for ((r = 0; r < 2; r++)); do # alternating which side goes first
-      for inst in $( ((r % 2)) && echo "$B $A" || echo "$A $B"); do
-        read -r w c < <(test_seconds "$inst" $n scale) ||
-          { echo "bench: will-run series on instance $inst failed" >&2; exit 1; }
-        if [ "$inst" = "$A" ]; then a=$(echo "$a + $w" | bc -l); ca=$(echo "$ca + $c" | bc -l)
-        else b=$(echo "$b + $w" | bc -l); cb=$(echo "$cb + $c" | bc -l); fi
+  l0=$(load1)
+  # per job size: per-repetition wall and CPU ms per decision of A and B, ratio
+  declare -A wa=() wb=() ca=() cb=() ratio=()
+  for ((k = 0; k < repeats; k++)); do
+    # a fresh pair per repetition: the scale nodes are offered only for
+    # about 25 s after the start (see above)
+    start_pair "$extra" >/dev/null
+    for n in 1 64; do
+      a=0 b=0 xa=0 xb=0
+      for ((r = 0; r < 2; r++)); do # alternating which side goes first
+        for inst in $(order $r); do
+          read -r w c < <(test_seconds "$inst" $n scale "${extra}nodes N$n repetition $((k + 1))/$repeats pass $((r + 1))") ||
+            { echo "bench: will-run series on instance $inst failed" >&2; exit 1; }
+          if [ "$inst" = "$A" ]; then a=$(echo "$a + $w" | bc -l); xa=$(echo "$xa + $c" | bc -l)
+          else b=$(echo "$b + $w" | bc -l); xb=$(echo "$xb + $c" | bc -l); fi
+        done
       done
+      wa[$n]+=" $(echo "1000 * $a / (2 * $tests)" | bc -l)"
+      wb[$n]+=" $(echo "1000 * $b / (2 * $tests)" | bc -l)"
+      ca[$n]+=" $(echo "1000 * $xa / (2 * $tests)" | bc -l)"
+      cb[$n]+=" $(echo "1000 * $xb / (2 * $tests)" | bc -l)"
+      ratio[$n]+=" $(echo "$b / $a" | bc -l)"
     done
-    printf "bench: willrun_%dnodes_N%d_psiplace$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $a / (2 * $tests)" | bc -l)"
-    printf "bench: willrun_%dnodes_N%d_cons_tres$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $b / (2 * $tests)" | bc -l)"
-    printf "bench: willrun_%dnodes_N%d_ratio$rel %.3f cons_tres/psiplace\n" "$extra" "$n" "$(echo "$b / $a" | bc -l)"
-    printf "bench: willrun_%dnodes_N%d_ctld_cpu_psiplace$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $ca / (2 * $tests)" | bc -l)"
-    printf "bench: willrun_%dnodes_N%d_ctld_cpu_cons_tres$rel %.2f ms\n" "$extra" "$n" "$(echo "1000 * $cb / (2 * $tests)" | bc -l)"
+    stop_pair >/dev/null
   done
-  stop_pair >/dev/null
+  echo "bench_sched: willrun_${extra}nodes$rel: load average $l0 at start, $(load1) at end"
+  for n in 1 64; do
+    p=willrun_${extra}nodes_N$n
+    # shellcheck disable=SC2086 # the lists are blank-separated numbers
+    {
+      figure "${p}_psiplace$rel" %.2f ms ${wa[$n]}
+      figure "${p}_cons_tres$rel" %.2f ms ${wb[$n]}
+      figure "${p}_ratio$rel" %.3f cons_tres/psiplace ${ratio[$n]}
+      figure "${p}_ctld_cpu_psiplace$rel" %.2f ms ${ca[$n]}
+      figure "${p}_ctld_cpu_cons_tres$rel" %.2f ms ${cb[$n]}
+    }
+  done
 done
