@@ -91,6 +91,10 @@ static struct {
 	 * and reconfigure, both under the node write lock. */
 	struct psiplace_nodecache cache;
 	uint64_t table_gen, conf_gen, metrics_gen;
+	/* slurm.conf lets cons_tres choose greedily by weight (no LLN,
+	 * busy-first, serial packing or topology plugin): set at init and
+	 * reconfigure, which is when slurm.conf is read */
+	bool conf_greedy;
 } ctx;
 
 static const struct {
@@ -246,6 +250,20 @@ static const struct psiplace_node *cached_rows(unsigned fields)
 	return ctx.cache.rows;
 }
 
+/* What of tier_first_ok() slurm.conf decides. */
+static bool conf_greedy(void)
+{
+	const char *topo = slurm_conf.topology_plugin;
+
+	if (slurm_conf.select_type_param & PSIPLACE_SELECT_LLN)
+		return false;
+	if (xstrcasestr(slurm_conf.sched_params, "bf_busy_nodes") ||
+	    xstrcasestr(slurm_conf.sched_params, "pack_serial_at_end"))
+		return false;
+	return !topo || !topo[0] || !strcmp(topo, "topology/none") ||
+	       !strcmp(topo, "topology/default") || !strcmp(topo, "topology/flat");
+}
+
 extern int init(void)
 {
 	psiplace_error_t err;
@@ -255,6 +273,7 @@ extern int init(void)
 		return SLURM_SUCCESS;
 	if (site_load(&ctx.site, &err) < 0)
 		fatal("%s: %s", plugin_type, err.text);
+	ctx.conf_greedy = conf_greedy();
 	if (site_reader_start(ctx.site.psiconf.metrics_file, &err) < 0)
 		error("%s: %s; the metrics file is not read until reconfigure starts the "
 		      "reader", plugin_type, err.text);
@@ -355,35 +374,37 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Will-run on 23.11+: cons_tres rebuilds sched_weight from node_ptr->weight
  * (a uint32), so the order goes there as a dense, order-preserving ordinal
- * of the same (Weight, rank) key the sched_weight encoding carries. */
-static void inject_node_weights(struct cands *c)
+ * of the same (Weight, rank) key the sched_weight encoding carries, over
+ * the first `upto` nodes of the order. */
+static void inject_node_weights(struct cands *c, uint32_t upto)
 {
-	uint64_t *keys = xcalloc(c->n, sizeof(*keys)), *sorted = xcalloc(c->n, sizeof(*sorted));
+	uint64_t *keys = xcalloc(upto, sizeof(*keys)), *sorted = xcalloc(upto, sizeof(*sorted));
 	uint32_t i, nu = 0;
 
-	for (i = 0; i < c->n; i++)
-		keys[i] = node_record_table_ptr[c->node_inx[i]]->sched_weight >> 8;
-	memcpy(sorted, keys, c->n * sizeof(*keys));
-	qsort(sorted, c->n, sizeof(*sorted), cmp_u64);
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < upto; i++)
+		keys[i] = node_record_table_ptr[c->node_inx[c->order[i]]]->sched_weight >> 8;
+	memcpy(sorted, keys, upto * sizeof(*keys));
+	qsort(sorted, upto, sizeof(*sorted), cmp_u64);
+	for (i = 0; i < upto; i++)
 		if (!nu || sorted[nu - 1] != sorted[i])
 			sorted[nu++] = sorted[i];
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < upto; i++) {
 		uint64_t *at = bsearch(&keys[i], sorted, nu, sizeof(*sorted), cmp_u64);
 
-		node_record_table_ptr[c->node_inx[i]]->weight = (uint32_t)(at - sorted) + 1;
+		node_record_table_ptr[c->node_inx[c->order[i]]]->weight = (uint32_t)(at - sorted) + 1;
 	}
 	xfree(keys);
 	xfree(sorted);
 }
 
-/* Distinct weights for the first `distinct` nodes of the order, one tier
+/* Weights for the first `upto` nodes of the order (all candidates, or the
+ * ranked tier offered alone): distinct for the first `distinct`, one tier
  * behind them for the rest. */
-static void inject(struct cands *c, uint32_t distinct, uint16_t mode)
+static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t mode)
 {
 	uint32_t i;
 
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < upto; i++) {
 		uint32_t pos = c->order[i];
 
 		node_record_table_ptr[c->node_inx[pos]]->sched_weight =
@@ -391,20 +412,22 @@ static void inject(struct cands *c, uint32_t distinct, uint16_t mode)
 						     ctx.site.conf.policy_overrides_weight);
 	}
 	if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && mode == SELECT_MODE_WILL_RUN)
-		inject_node_weights(c);
+		inject_node_weights(c, upto);
 }
 
-/* Every path that injected restores both fields (node weights are only
- * changed in will-run mode, but restoring them always is as cheap). */
-static void restore(struct cands *c)
+/* Every path that injected restores both fields of the same nodes (node
+ * weights are only changed in will-run mode, but restoring them always is
+ * as cheap). */
+static void restore(struct cands *c, uint32_t upto)
 {
 	uint32_t i;
 
-	for (i = 0; i < c->n; i++) {
-		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[i]];
+	for (i = 0; i < upto; i++) {
+		uint32_t pos = c->order[i];
+		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
 
-		node_ptr->sched_weight = c->saved[i];
-		node_ptr->weight = c->saved_weight[i];
+		node_ptr->sched_weight = c->saved[pos];
+		node_ptr->weight = c->saved_weight[pos];
 	}
 }
 
@@ -589,7 +612,6 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 {
 	job_record_t *job_ptr = a->job_ptr;
 	__typeof__(job_ptr->details) d = job_ptr->details; /* job_details_t from 23.02 */
-	const char *topo = slurm_conf.topology_plugin;
 	uint64_t free_cpus = 0;
 	uint32_t i;
 
@@ -604,15 +626,8 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 	if (d->req_node_bitmap || d->contiguous || job_ptr->req_switch ||
 	    (job_ptr->bit_flags & SPREAD_JOB) || PSIPLACE_FEATURE_COUNTS(d))
 		return false;
-	if ((slurm_conf.select_type_param & PSIPLACE_SELECT_LLN) ||
+	if (!ctx.conf_greedy || ctx.site.topology_yaml ||
 	    (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN)))
-		return false;
-	if (xstrcasestr(slurm_conf.sched_params, "bf_busy_nodes") ||
-	    xstrcasestr(slurm_conf.sched_params, "pack_serial_at_end"))
-		return false;
-	if (ctx.site.topology_yaml ||
-	    (topo && topo[0] && strcmp(topo, "topology/none") && strcmp(topo, "topology/default") &&
-	     strcmp(topo, "topology/flat")))
 		return false;
 	for (i = 0; i < distinct; i++) {
 		uint32_t pos = c->order[i];
@@ -632,9 +647,7 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 }
 
 /* Offer cons_tres the first `distinct` nodes of the order only, weighted
- * in that order (in will-run on 23.11+ through node_ptr->weight, whose
- * order is the tier's own: its nodes are up, so no state flag reorders
- * them).  Only the tier's records are written and restored.  Returns
+ * in that order; only their records are written and restored.  Returns
  * cons_tres's answer, with bitmap set to its choice on success; on failure
  * bitmap is unchanged and the caller decides over the whole set. */
 static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, uint32_t distinct)
@@ -643,24 +656,11 @@ static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, u
 	uint32_t i;
 	int rc;
 
-	for (i = 0; i < distinct; i++) {
-		uint32_t pos = c->order[i];
-		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
-
-		bit_set(tier, c->node_inx[pos]);
-		node_ptr->sched_weight = psiplace_select_sched_weight(
-			c->saved[pos], i, ctx.site.conf.policy_overrides_weight);
-		if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && a->mode == SELECT_MODE_WILL_RUN)
-			node_ptr->weight = i + 1;
-	}
+	for (i = 0; i < distinct; i++)
+		bit_set(tier, c->node_inx[c->order[i]]);
+	inject(c, distinct, distinct, a->mode);
 	rc = cons_tres(a, tier);
-	for (i = 0; i < distinct; i++) {
-		uint32_t pos = c->order[i];
-		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
-
-		node_ptr->sched_weight = c->saved[pos];
-		node_ptr->weight = c->saved_weight[pos];
-	}
+	restore(c, distinct);
 	/* DebugFlags=SelectType shows which way each decision went */
 	log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes offered first: %s",
 		 plugin_type, a->job_ptr, distinct, c->n,
@@ -695,9 +695,9 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 	distinct = psiplace_select_distinct(need, ctx.site.conf.ranked_tier, c->n);
 	if (tier_first_ok(a, c, distinct) && tier_first(a, c, bitmap, distinct) == SLURM_SUCCESS)
 		return SLURM_SUCCESS;
-	inject(c, distinct, a->mode);
+	inject(c, c->n, distinct, a->mode);
 	rc = cons_tres(a, bitmap);
-	restore(c);
+	restore(c, c->n);
 	return rc;
 }
 
@@ -751,9 +751,9 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 			    (rc = tier_first(a, c, bitmap, distinct)) == SLURM_SUCCESS)
 				break;
 		}
-		inject(c, distinct, a->mode);
+		inject(c, c->n, distinct, a->mode);
 		rc = cons_tres(a, bitmap);
-		restore(c);
+		restore(c, c->n);
 		/* Widen when cons_tres had to reach into the trailing tier, whose
 		 * order is its own, not the policy's (only for a real start with no
 		 * preemption, which a second call could duplicate). */
@@ -864,6 +864,7 @@ extern int select_p_reconfigure(void)
 	if (running_in_slurmctld()) {
 		/* also called when nodes are created or deleted */
 		ctx.table_gen++;
+		ctx.conf_greedy = conf_greedy();
 		site_paths(&plugstack, &psiconf);
 		if (site_reader_reload(plugstack, psiconf) < 0) {
 			psiplace_error_t err = { .text = "" };
