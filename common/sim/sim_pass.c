@@ -114,6 +114,22 @@ static void resv_patch(struct sim *s, bool on)
 	}
 }
 
+/* The reservation's nodes that have room for j now but not beside it. */
+static uint32_t resv_taken(const struct sim *s, const struct sjob *j)
+{
+	uint32_t k = 0;
+
+	for (uint32_t r = 0; r < s->resv.k; r++) {
+		uint32_t i = s->resv.nodes[r], f = s->nodefree[i];
+
+		if (j->excl)
+			k += s->alloc[i] == 0;
+		else
+			k += f >= j->ppn && (s->resv.extra[r] < f ? s->resv.extra[r] : f) < j->ppn;
+	}
+	return k;
+}
+
 static void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
 {
 	struct sjob *j = &s->jobs[q];
@@ -154,16 +170,22 @@ static int try_now(struct sim *s, uint32_t q)
 {
 	struct sjob *j = &s->jobs[q];
 	bool patch = s->resv.active && s->t + j->limit > s->resv.t, ok;
+	uint32_t room = fit_count(s, j->ppn, j->excl);
 
-	if (failed_before(s, j) || fit_count(s, j->ppn, j->excl) < j->k)
+	if (failed_before(s, j, false) || room < j->k)
 		return 0;
+	if (patch && (failed_before(s, j, true) || room - resv_taken(s, j) < j->k))
+		return -1;
 	if (patch)
 		resv_patch(s, true);
 	ok = choose(s, j, j->excl ? s->idle : s->now, 0, s->pick);
 	if (patch)
 		resv_patch(s, false);
-	if (!ok)
+	if (!ok) {
+		if (patch) /* pass() remembers the others */
+			remember_fail(s, j, true);
 		return patch ? -1 : 0;
+	}
 	start_job(s, q, s->pick);
 	if (patch) /* what it holds at T is not the reservation's */
 		for (uint32_t a = 0; a < j->k; a++)
@@ -223,7 +245,7 @@ void pass(struct sim *s)
 		if (rc == 1)
 			continue;
 		if (rc == 0) {
-			remember_fail(s, j);
+			remember_fail(s, j, false);
 			if (s->free_total >= (int64_t)j->k * j->ppn)
 				s->r->res[j->trace].shape_wait = true;
 		}

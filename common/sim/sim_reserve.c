@@ -93,21 +93,21 @@ void running_remove(struct sim *s, uint32_t q)
 	}
 }
 
-bool failed_before(const struct sim *s, const struct sjob *j)
+bool failed_before(const struct sim *s, const struct sjob *j, bool patched)
 {
 	for (size_t i = 0; i < s->nfail; i++) {
 		const struct shape *f = &s->fail[i];
 
-		if (j->k >= f->k && j->ppn >= f->ppn && j->mem >= f->mem && (j->excl || !f->excl))
+		if ((patched || !f->patched) && j->k >= f->k && j->ppn >= f->ppn && j->mem >= f->mem && (j->excl || !f->excl))
 			return true;
 	}
 	return false;
 }
 
-void remember_fail(struct sim *s, const struct sjob *j)
+void remember_fail(struct sim *s, const struct sjob *j, bool patched)
 {
 	if (s->nfail < SIM_MAXFAIL)
-		s->fail[s->nfail++] = (struct shape){ j->k, j->ppn, j->mem, j->excl };
+		s->fail[s->nfail++] = (struct shape){ j->k, j->ppn, j->mem, j->excl, patched };
 }
 
 /* Room for j on node i once rel[i] CPUs are released. */

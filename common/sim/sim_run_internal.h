@@ -23,7 +23,7 @@ struct heap {
 struct shape {
 	uint32_t k, ppn;
 	uint64_t mem;
-	bool excl;
+	bool excl, patched; /* patched: found no room beside the reservation */
 };
 
 #define SIM_MAXFAIL 8
@@ -67,8 +67,10 @@ void running_remove(struct sim *s, uint32_t q);
  * start. */
 int reserve(struct sim *s, uint32_t q);
 
-bool failed_before(const struct sim *s, const struct sjob *j);
-void remember_fail(struct sim *s, const struct sjob *j);
+/* A shape at least j's found no room in this pass (patched: beside the
+ * reservation too). */
+bool failed_before(const struct sim *s, const struct sjob *j, bool patched);
+void remember_fail(struct sim *s, const struct sjob *j, bool patched);
 
 /* sim_pass.c */
 void node_sync(struct sim *s, uint32_t i);
