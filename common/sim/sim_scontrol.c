@@ -68,7 +68,7 @@ static void scan(const char *line, size_t n, const char **v, size_t *vl)
 static int number(const char *file, int line, const char *what, const char *s, size_t n,
 		  uint64_t *out, psiplace_error_t *err)
 {
-	char q[80];
+	char q[80], v[68];
 
 	if (!s || !n) {
 		*out = 0;
@@ -76,8 +76,10 @@ static int number(const char *file, int line, const char *what, const char *s, s
 	}
 	if (psiplace_parse_u64(s, n, UINT32_MAX, out))
 		return 0;
-	psiplace_quote(q, sizeof(q), s, n < 64 ? n : 64);
-	return psiplace_seterr_linef(err, file, line, "%s=%s is not an unsigned integer", what, q);
+	memcpy(v, s, n < 65 ? n : 65); /* one byte more than shown: quote marks the cut */
+	v[n < 65 ? n : 65] = '\0';
+	psiplace_quote(q, sizeof(q), v, 64);
+	return psiplace_seterr_linef(err, file, line, "%s='%s' is not an unsigned integer", what, q);
 }
 
 /* One CSV row; 0 or -1 (err). */
