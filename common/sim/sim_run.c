@@ -93,7 +93,7 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < s->njob; i++)
-		if (s->jobs[i].k > maxk)
+		if (s->jobs[i].fits && s->jobs[i].k > maxk)
 			maxk = s->jobs[i].k;
 	s->n = n;
 	s->now = calloc(n + 1, sizeof(*s->now));
