@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "sim_output.h"
@@ -279,6 +280,13 @@ static int read_trace(const struct sim_args *a, enum psiplace_sim_format tf,
 	return 0;
 }
 
+/* The progress line on a terminal: the policy and the jobs started. */
+static void progress(void *arg, size_t started, size_t jobs)
+{
+	fprintf(stderr, "\rpsiplace: simulate: %s: %zu of %zu jobs started", (const char *)arg,
+		started, jobs);
+}
+
 int cmd_simulate(int argc, char **argv)
 {
 	struct sim_args a = { 0 };
@@ -311,10 +319,16 @@ int cmd_simulate(int argc, char **argv)
 		psiplace_error_t err;
 
 		o.rank.policy = pol[i];
+		if (isatty(STDERR_FILENO)) {
+			o.progress = progress;
+			o.progress_arg = (void *)psiplace_policy_name(pol[i]);
+		}
 		if (psiplace_sim_run(&t, c.t.nodes, c.t.n, &o, &reps[i], &err) < 0) {
 			fprintf(stderr, "psiplace: error: %s: %s\n", psiplace_policy_name(pol[i]), err.text);
 			rc = 1;
 		}
+		if (o.progress && reps[i].jobs >= 10000)
+			fputs("\r\033[K", stderr); /* the line is cleared */
 	}
 	if (rc == 0)
 		rc = sim_print(stdout, fmt, a.trace, &t, &c.t, pol, reps, np, &o, c.site.policy);

@@ -160,7 +160,8 @@ static void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
 	j->limit_end = s->t + j->limit;
 	heap_push(&s->ends, j->end, q);
 	running_add(s, q);
-	s->started++;
+	if (++s->started % 10000 == 0 && s->opts->progress)
+		s->opts->progress(s->opts->progress_arg, s->started, s->njob);
 }
 
 /* Try job q now; with a reservation, a job still running at T only where

@@ -93,6 +93,9 @@ struct psiplace_sim_opts {
 	double speed_ref;      /* > 0: runtimes scaled by speed_ref / slowest node's Speed */
 	bool exclusive;        /* every job takes whole nodes */
 	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
+	/* Called every 10,000 started jobs (a progress line); NULL: none. */
+	void (*progress)(void *arg, size_t started, size_t jobs);
+	void *progress_arg;
 };
 
 /* What happened to one job under one policy. */
