@@ -13,7 +13,7 @@ BEGIN {
 		p = 2 ^ int(rnd() * 10)            # 1 .. 512 CPUs
 		run = int(60 * exp(rnd() * log(240)))
 		lim = int(run * (1.2 + 1.8 * rnd()))
-		printf "%d %d -1 %d %d -1 -1 %d %d -1 1 1 1 -1 1 -1 -1 -1\n", i, t, run, p, p, lim
-		t += int(2 * rnd() * p * run / (load * nodes * cpus)) # mean spacing: the job's share
+		printf "%d %d -1 %d %d -1 -1 %d %d -1 1 1 1 -1 1 -1 -1 -1\n", i, int(t), run, p, p, lim
+		t += 2 * rnd() * p * run / (load * nodes * cpus) # mean spacing: the job's share
 	}
 }
