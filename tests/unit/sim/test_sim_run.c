@@ -19,9 +19,12 @@ struct fixture {
 static void run(struct fixture *f, const char *nodes_csv, const char *jobs,
 		const struct psiplace_sim_opts *o)
 {
-	char swf[4096] = "", line[256];
+	static char swf[65536];
+	char line[256];
 	const char *p = jobs;
 	psiplace_error_t err;
+
+	swf[0] = '\0';
 
 	while (*p) {
 		long id, sub, rn, cpus, lim;
@@ -30,6 +33,7 @@ static void run(struct fixture *f, const char *nodes_csv, const char *jobs,
 		cr_assert_eq(sscanf(p, "%ld %ld %ld %ld %ld;%n", &id, &sub, &rn, &cpus, &lim, &used), 5);
 		snprintf(line, sizeof(line), "%ld %ld -1 %ld %ld -1 -1 %ld %ld -1 1 1 1 -1 1 -1 -1 -1\n",
 			 id, sub, rn, cpus, cpus, lim);
+		cr_assert_lt(strlen(swf) + strlen(line), sizeof(swf));
 		strcat(swf, line);
 		p += used;
 		while (*p == ' ')
@@ -178,4 +182,66 @@ Test(sim_run, job_larger_than_the_cluster_never_starts)
 	cr_assert_eq(f.r.res[1].start, 0);
 	cr_assert_eq(f.r.jobs, 1);
 	done(&f);
+}
+
+/* Random traces under every policy: no node ever holds more CPUs or
+ * memory than it has, no job starts before it is eligible, each runs its
+ * traced time on as many nodes as it asked. */
+Test(sim_run, random_traces_never_overcommit_a_node)
+{
+	const char *nodes = "name,cpus,real_memory\nn1,4,4000\nn2,8,8000\nn3,8,2000\nn4,16,16000\n"
+			    "n5,4,4000\nn6,2,1000\n";
+	char jobs[8192] = "", line[128];
+	uint64_t seed = 7;
+
+	for (int i = 0; i < 120; i++) {
+		long sub, run, cpus, lim;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		sub = (long)(seed >> 33) % 2000;
+		run = 1 + (long)(seed >> 20) % 300;
+		cpus = 1 + (long)(seed >> 45) % 12;
+		lim = run + (long)(seed >> 10) % 200;
+		snprintf(line, sizeof(line), "%d %ld %ld %ld %ld; ", i + 1, sub, run, cpus, lim);
+		strcat(jobs, line);
+	}
+	for (int p = PSIPLACE_POLICY_FIRSTAVAILABLE; p < PSIPLACE_POLICY_COUNT; p++) {
+		for (int excl = 0; excl < 2; excl++) {
+			struct psiplace_sim_opts o = { .rank = { .policy = (enum psiplace_policy)p },
+						       .exclusive = excl };
+			struct fixture f;
+
+			run(&f, nodes, jobs, &o);
+			cr_assert_eq(f.r.jobs, 120, "%d", p);
+			for (size_t j = 0; j < f.t.n; j++) {
+				const struct psiplace_sim_result *r = &f.r.res[j];
+
+				cr_assert_geq(r->start, f.t.jobs[j].eligible);
+				cr_assert_eq(r->end - r->start, f.t.jobs[j].runtime);
+			}
+			/* at each start, the CPUs in use on each node */
+			for (size_t j = 0; j < f.t.n; j++) {
+				int64_t t = f.r.res[j].start;
+				uint32_t used[6] = { 0 };
+
+				for (size_t k = 0; k < f.t.n; k++) {
+					const struct psiplace_sim_result *r = &f.r.res[k];
+					uint32_t nn = r->nnodes, per = (f.t.jobs[k].cpus + nn - 1) / nn;
+
+					if (r->start > t || r->end <= t)
+						continue;
+					for (uint32_t a = 0; a < nn; a++) {
+						uint32_t i = f.r.alloc[r->nfirst + a];
+
+						used[i] += excl ? f.nt.nodes[i].cpus : per;
+					}
+				}
+				for (int i = 0; i < 6; i++)
+					cr_assert_leq(used[i], f.nt.nodes[i].cpus,
+						      "policy %d excl %d: node %d holds %u CPUs at %lld", p,
+						      excl, i, used[i], (long long)t);
+			}
+			done(&f);
+		}
+	}
 }
