@@ -90,7 +90,19 @@ bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *vie
 
 	o.job = &pj;
 	s->engine_calls++;
-	return psiplace_choose(&o, view, s->n, j->k, out, NULL) == (int)j->k;
+	if (psiplace_choose(&o, view, s->n, j->k, out, NULL) == (int)j->k)
+		return true;
+	/* A set policy without a set (CONTIGUOUS: no run of k): the select
+	 * plugin ranks all candidates then, and so does the model. */
+	if (!psiplace_policy_is_set(o.policy) ||
+	    psiplace_rank_partial(&o, view, s->n, j->k, s->rankbuf, NULL) < 0)
+		return false;
+	for (uint32_t i = 0; i < j->k; i++) {
+		if (!psiplace_node_eligible(&view[s->rankbuf[i]], &pj))
+			return false;
+		out[i] = s->rankbuf[i];
+	}
+	return true;
 }
 
 /* For a job still running at T: the reservation's nodes keep only what it

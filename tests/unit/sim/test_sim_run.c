@@ -245,3 +245,20 @@ Test(sim_run, random_traces_never_overcommit_a_node)
 		}
 	}
 }
+
+/* CONTIGUOUS finds no run of 2 free nodes (n2 and n4 free at 10): the
+ * select plugin then ranks all candidates, and so does the model. */
+Test(sim_run, set_policy_without_a_set_falls_back_to_the_ranking)
+{
+	struct psiplace_sim_opts o = { .rank = { .policy = PSIPLACE_POLICY_CONTIGUOUS } };
+	struct fixture f;
+
+	run(&f, "name,cpus\nn1,4\nn2,4\nn3,4\nn4,4\n",
+	    "1 0 100 4 100; 2 0 10 4 10; 3 0 100 4 100; 4 0 10 4 10; 5 1 10 8 10", &o);
+	cr_assert_str_eq(node_of(&f, 1, 0), "n2");
+	cr_assert_str_eq(node_of(&f, 3, 0), "n4");
+	cr_assert_eq(f.r.res[4].start, 10, "%lld", (long long)f.r.res[4].start);
+	cr_assert_str_eq(node_of(&f, 4, 0), "n2");
+	cr_assert_str_eq(node_of(&f, 4, 1), "n4");
+	done(&f);
+}
