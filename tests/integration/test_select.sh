@@ -93,15 +93,23 @@ restart
 for tier in 0 1000000; do
   set_tier "$tier"
   scontrol setdebugflags +SelectType # reconfigure resets DebugFlags
-  # B1: a node range whose tier (n4, n3) has CPUs but on n4 not the memory:
-  # offered the tier, cons_tres's consecutive pass succeeds with min_nodes
-  # (n3 alone); the whole set gives req_nodes = 2 (n3 and n2).
-  b1[$tier]=$(run_nodes -N1-2 -n2 --mem=5000)
+  # A job holds one CPU and 3000 of n4's 4000 MB: n4 stays a candidate
+  # for 2500 MB (slurmctld filters by RealMemory only), with 11 free CPUs.
+  settle
+  m=$(hold -w n4 -n1 --mem=3000)
+  poll 30 job_running "$m" || not_ok "B1: the job holding n4's memory runs"
+  SETTLE_KEEP=$m
+  # B1: a node range whose tier (n4, n3) has CPUs but on n4 not the free
+  # memory: offered the tier, cons_tres's consecutive pass succeeds with
+  # min_nodes (n3 alone); the whole set gives req_nodes = 2 (n3 and n2).
+  b1[$tier]=$(run_nodes -N1-2 -n2 --mem=2500)
   # B2: the job's memory in eligibility: n4 lacks it, so the tier of one
   # node is n3, and cons_tres takes it (before: the tier was n4, not enough).
   taken=$(tier_line taken)
-  b2[$tier]=$(run_nodes -N1 -n1 --mem=5000)
+  b2[$tier]=$(run_nodes -N1 -n1 --mem=2500)
   b2t[$tier]=$(( $(tier_line taken) - taken ))
+  scancel "$m"
+  SETTLE_KEEP= settle
   # B3: a suspended job holding 3000 MB of n4 (idle to slurmctld: no
   # running job, no allocated CPU): will-run of a job needing 2500 MB and
   # 9 CPUs (only n4 and n3 have them).  Offered n4 alone, cons_tres fails
@@ -121,30 +129,32 @@ for tier in 0 1000000; do
   scancel "$s"
   SETTLE_KEEP= settle
 done
-check_eq "B1: -N1-2 --mem=5000 under CR_Core_Memory: the tier's answer is the full decision's (${b1[1000000]})" \
+check_eq "B1: -N1-2 --mem=2500 under CR_Core_Memory: the tier's answer is the full decision's (${b1[1000000]})" \
   "${b1[1000000]}" "${b1[0]}"
 check_eq "B1: the full decision gives req_nodes (2) nodes" 2 "$(count "${b1[1000000]}")"
-check_eq "B2: -N1 --mem=5000: the tier's answer is the full decision's (${b2[1000000]})" "${b2[1000000]}" "${b2[0]}"
+check_eq "B2: -N1 --mem=2500: the tier's answer is the full decision's (${b2[1000000]})" "${b2[1000000]}" "${b2[0]}"
 check_eq "B2: with the job's memory in eligibility the one-node tier (n3) is taken" 1 "${b2t[0]}"
 check_eq "B3: will-run with a suspended job on n4: the tier's answer is the full decision's (${b3[1000000]})" \
   "${b3[1000000]}" "${b3[0]}"
 check_eq "B3: the full decision starts it now on n3" "n3 now" "${b3[1000000]}"
 
-# B4: OverSubscribe=YES:2 and --oversubscribe: n4 has one free core; a job of
-# two nodes with two tasks each fits n4 only by sharing cores (cons_tres's
-# step 2).  Offered the tier (n4, n3) it shares n4; the whole set gives two
-# idle nodes at step 1 (n3, n2).  Without --oversubscribe the tier is offered.
+# B4: OverSubscribe=YES:2 and --oversubscribe: a sharing job holds 11 of
+# n4's 12 cores (one free, on one socket); a job of two nodes with cores on
+# both sockets (--sockets-per-node=2) fits n4 only by sharing cores
+# (cons_tres's later steps: an empty row).  Offered the tier (n4, n3) it
+# shares n4; the whole set gives two idle nodes at step 1 (n3, n2).
+# Without --oversubscribe the job cannot share, and the tier is offered.
 unset PSIPLACE_SELECT_PARAMS
 export PSIPLACE_PARTITION_ARGS=OverSubscribe=YES:2
 restart
 for tier in 0 1000000; do
   set_tier "$tier"
   settle
-  h=$(hold -w n4 -n11)
+  h=$(hold -w n4 -n11 --oversubscribe)
   poll 30 job_running "$h" || not_ok "B4: the job holding 11 CPUs of n4 runs"
   SETTLE_KEEP=$h
-  b4[$tier]=$(run_nodes -N2 --ntasks-per-node=2 -n4 --oversubscribe)
-  b4n[$tier]=$(run_nodes -N2 --ntasks-per-node=2 -n4)
+  b4[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2 --oversubscribe)
+  b4n[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2)
   scancel "$h"
   SETTLE_KEEP= settle
 done
