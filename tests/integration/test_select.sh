@@ -145,23 +145,33 @@ check_eq "B3: the full decision starts it now on n3" "n3 now" "${b3[1000000]}"
 # shares n4; the whole set gives two idle nodes at step 1 (n3, n2).
 # Without --oversubscribe the job cannot share, and the tier is offered.
 unset PSIPLACE_SELECT_PARAMS
-export PSIPLACE_PARTITION_ARGS=OverSubscribe=YES:2
-restart
-for tier in 0 1000000; do
-  set_tier "$tier"
-  settle
-  h=$(hold -w n4 -n11 --oversubscribe)
-  poll 30 job_running "$h" || not_ok "B4: the job holding 11 CPUs of n4 runs"
-  SETTLE_KEEP=$h
-  b4[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2 --oversubscribe)
-  b4n[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2)
-  scancel "$h"
-  SETTLE_KEEP= settle
-done
-unset PSIPLACE_PARTITION_ARGS
-check_eq "B4: OverSubscribe=YES:2, --oversubscribe: the tier's answer is the full decision's (${b4[1000000]})" \
-  "${b4[1000000]}" "${b4[0]}"
-check_eq "B4: the full decision takes two idle nodes" "n[2-3]" "${b4[1000000]}"
-check_eq "B4: without --oversubscribe the same answer (${b4n[1000000]})" "${b4n[1000000]}" "${b4n[0]}"
+share_case() { # LABEL PARTITION_ARGS SHARE_FLAG [NO_SHARE: also a job that cannot share]
+  local label=$1 flag=$3 noshare=${4:-} tier h
+  local -A got got_n
+  export PSIPLACE_PARTITION_ARGS=$2
+  restart
+  for tier in 0 1000000; do
+    set_tier "$tier"
+    settle
+    # shellcheck disable=SC2086
+    h=$(hold -w n4 -n11 $flag)
+    poll 30 job_running "$h" || not_ok "$label: the job holding 11 CPUs of n4 runs"
+    SETTLE_KEEP=$h
+    # shellcheck disable=SC2086
+    got[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2 $flag)
+    [ -z "$noshare" ] || got_n[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2)
+    scancel "$h"
+    SETTLE_KEEP= settle
+  done
+  unset PSIPLACE_PARTITION_ARGS
+  check_eq "$label: the tier's answer is the full decision's (${got[1000000]})" "${got[1000000]}" "${got[0]}"
+  check_eq "$label: the full decision takes two idle nodes" "n[2-3]" "${got[1000000]}"
+  [ -z "$noshare" ] ||
+    check_eq "$label: without it (cannot share, the tier is offered) the same answer (${got_n[1000000]})" \
+      "${got_n[1000000]}" "${got_n[0]}"
+}
+share_case "B4: OverSubscribe=YES:2, --oversubscribe" OverSubscribe=YES:2 --oversubscribe noshare
+# FORCE: every job shares, no flag needed (gang scheduling needs FORCE too)
+share_case "B5: OverSubscribe=FORCE:2" OverSubscribe=FORCE:2 ""
 
 tb_finish
