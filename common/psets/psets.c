@@ -281,14 +281,14 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 			      const char *distribution, const char *layout, uint32_t *node_of,
 			      psiplace_error_t *err)
 {
-	uint32_t *left, r = 0, n, sum = 0, plane = 0;
-	uint64_t u;
+	uint32_t *left, r = 0, n, plane = 0;
+	uint64_t u, sum = psiplace_counts_sum(tasks_per_node, nnodes);
 
-	for (n = 0; n < nnodes; n++)
-		sum += tasks_per_node[n];
+	/* 64 bits: a 32-bit sum of 2^20 counts of 10^6 wraps to any ntasks
+	 * (the loops below are bounded by ntasks all the same). */
 	if (sum != ntasks)
-		return psiplace_seterr(err, "the tasks per node add up to %u, the step has %u", sum,
-				       ntasks);
+		return psiplace_seterr(err, "the tasks per node add up to %llu, the step has %u",
+				       (unsigned long long)sum, ntasks);
 	if (layout) {
 		uint32_t *seq, nseq, i;
 
@@ -313,7 +313,7 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 	}
 	if (!distribution || !*distribution || !strncmp(distribution, "block", 5)) {
 		for (n = 0; n < nnodes; n++)
-			for (uint32_t k = 0; k < tasks_per_node[n]; k++)
+			for (uint32_t k = 0; k < tasks_per_node[n] && r < ntasks; k++)
 				node_of[r++] = n;
 		return 0;
 	}
