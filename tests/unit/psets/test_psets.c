@@ -293,6 +293,19 @@ Test(psets_rank_nodes, writes_exactly_ntasks_entries_below_nnodes)
 	}
 }
 
+/* A node index past the node list is refused, not counted into memory
+ * beyond the node sets. */
+Test(psets_step, rank_on_a_node_beyond_the_list_refused)
+{
+	static const char *const names[] = { "a", "b" };
+	static const uint32_t node_of[] = { 0, 1, 2 };
+	struct psiplace_psets out;
+
+	cr_assert_lt(psiplace_psets_step(NULL, 3, 2, names, node_of, &out, &err), 0);
+	cr_assert_str_eq(err.text, "rank 2 is on node 2 of 2");
+	cr_assert_eq(out.n, 0);
+}
+
 Test(psets_step, user_all_and_node_sets)
 {
 	struct psiplace_psets user, out;
