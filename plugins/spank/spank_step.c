@@ -56,7 +56,7 @@ static const char *job_getenv(const char *name, void *arg)
  * that environment.  The job's environment (S_JOB_ENV: SLURM_STEP_NODELIST,
  * its SLURMD_NODENAME) is srun's, which is not setuid: the user can write
  * it, and TopologyFile=...%n would then make slurmstepd parse a file of
- * their choosing (doc/spank.md). */
+ * their choosing (doc/psiplace.8, TopologyFile). */
 static void node_name(void)
 {
 	const char *name = getenv("SLURMD_NODENAME");
@@ -142,6 +142,28 @@ static int build_bind_list(void)
 	return 0;
 }
 
+/* The step's node names for psiplace://node/NAME.  SLURM_STEP_NODELIST is
+ * the user's copy as well: used only with Slurm's node count and this
+ * node's own name (slurmd's) at this node's index; else a note. */
+static bool step_node_names(const char *list, struct psiplace_hostlist *hl)
+{
+	const struct psiplace_step *s = &ctx.step;
+	psiplace_error_t e;
+
+	if (!list || !s->tasks_per_node)
+		return false;
+	if (psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", hl, &e) < 0) {
+		snprintf(ctx.note, sizeof(ctx.note), "no per-node process sets: %.400s", e.text);
+		return false;
+	}
+	if (hl->n == s->nnodes && s->node < hl->n && !strcmp(hl->host[s->node], ctx.node_name))
+		return true;
+	snprintf(ctx.note, sizeof(ctx.note),
+		 "no per-node process sets: SLURM_STEP_NODELIST does not name the step's %u node%s with this node (%.64s) as node %u",
+		 s->nnodes, s->nnodes == 1 ? "" : "s", ctx.node_name, s->node);
+	return false;
+}
+
 /* The step's process sets (doc/psets.md): step-wide ones from the layout,
  * the node's topology ones from the placement when psiplace placed. */
 static int publish_psets(spank_t sp, char **env, const struct psiplace_user_request *r, bool placed,
@@ -163,12 +185,7 @@ static int publish_psets(spank_t sp, char **env, const struct psiplace_user_requ
 	l.nlocal = ctx.step.nlocal;
 	l.gtids = ctx.step.gtids;
 	l.node = ctx.step.node_name;
-	/* The node names are the user's copy too: used only when they agree
-	 * with Slurm's node count and this node's own name. */
-	if (list && ctx.step.tasks_per_node &&
-	    psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, &e) == 0 &&
-	    hl.n == ctx.step.nnodes && ctx.step.node < hl.n &&
-	    !strcmp(hl.host[ctx.step.node], ctx.node_name) && (l.node_of = calloc(l.ntasks ? l.ntasks : 1, sizeof(uint32_t)))) {
+	if (step_node_names(list, &hl) && (l.node_of = calloc(l.ntasks ? l.ntasks : 1, sizeof(uint32_t)))) {
 		l.nnodes = ctx.step.nnodes;
 		l.node_names = hl.host;
 		if (psiplace_psets_rank_nodes(ctx.step.tasks_per_node, l.nnodes, l.ntasks,
@@ -339,6 +356,8 @@ int spank_step_task_init(spank_t sp)
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = 0;
 	if (!ctx.place) {
+		if (local == 0 && ctx.report_psets && ctx.note[0])
+			fprintf(stderr, "psiplace: %s: %s\n", ctx.node_name, ctx.note);
 		if (local == 0)
 			report_psets();
 		return 0;

@@ -61,5 +61,7 @@ check_match "n3 with SLURM_STEP_NODELIST=n1: the step's sets are published" \
   'psiplace: n3: process set psiplace://all: ranks 0-1' "$out"
 check_eq "n3 with SLURM_STEP_NODELIST=n1: no node set named after n1" "" \
   "$(grep 'psiplace://node/n1' <<<"$out")" "$out"
+check_match "n3 with SLURM_STEP_NODELIST=n1: --psi-verbose says why" \
+  "^psiplace: n3: no per-node process sets: SLURM_STEP_NODELIST does not name the step's 1 node with this node \(n3\) as node 0$" "$out"
 
 tb_finish
