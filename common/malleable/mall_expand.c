@@ -303,8 +303,7 @@ int mall_adopt(psiplace_mall_t *m, MPI_Comm merged, int key, int world, psiplace
 		return mall_mpi_err(err, rc, "malleable: expand: reordering the ranks");
 	m->comm = next;
 	m->world = world;
-	if (old != MPI_COMM_NULL)
-		mall_disconnect(&old);
+	mall_drop_comm(&old);
 	if (next == MPI_COMM_NULL) {
 		m->leaving = 1; /* a source replaced under Baseline */
 		return 0;
@@ -360,6 +359,10 @@ int psiplace_mall_expand(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_s
 	if (nnodes < 1 || nnodes > m->nalloc)
 		return psiplace_seterr(err, "malleable: expand to %zu nodes: the allocation has "
 				       "%zu nodes (1..%zu accepted)", nnodes, m->nalloc, m->nalloc);
+	if (strategy == PSIPLACE_MALL_MERGE && method == PSIPLACE_SPAWN_BASELINE)
+		return psiplace_seterr(err, "malleable: expand to %zu nodes: the plain Merge strategy "
+				       "spawns only the new processes; --method baseline needs the "
+				       "hypercube, diffusive or sequential strategy", nnodes);
 	if (psiplace_mall_nnodes(m) > nnodes)
 		return psiplace_seterr(err, "malleable: expand to %zu nodes: the job already runs on "
 				       "%zu nodes; shrink instead", nnodes, psiplace_mall_nnodes(m));

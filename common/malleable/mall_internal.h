@@ -52,6 +52,7 @@ void mall_free_argv(char **argv);
 int mall_mpi_err(psiplace_error_t *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void mall_disconnect(MPI_Comm *c);
+void mall_drop_comm(MPI_Comm *c);
 /* The info for spawning size processes on host: "host" = host[:size]. */
 MPI_Info mall_host_info(const char *host, int size);
 

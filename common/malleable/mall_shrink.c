@@ -69,7 +69,7 @@ int psiplace_mall_shrink(psiplace_mall_t *m, size_t nnodes, psiplace_error_t *er
 	/* Collective over the whole job: afterwards nothing connects the
 	 * leaving groups to the survivors. */
 	mall_watchdog_phase(w, "disconnecting the leaving groups");
-	mall_disconnect(&m->comm);
+	mall_drop_comm(&m->comm);
 	m->comm = next;
 	m->resizes++;
 	if (leave) {
