@@ -9,8 +9,10 @@
  *  - expand: every process that exists spawns at most one group per step
  *    (MPI_Comm_spawn on MPI_COMM_SELF, info "host" = the group's node), as
  *    psiplace_spawn_child() says; the groups synchronise (upside/downside,
- *    4.3), connect pairwise in log2 steps (4.4), reorder (4.5) and connect
- *    to the sources.  The result is one intracommunicator in which every
+ *    4.3), connect in as many levels as the plan has steps (4.4: along the
+ *    spawn tree, each group merged with its spawner, not over published
+ *    ports as in the paper — see mall_expand.c for why), reorder (4.5) and
+ *    join the sources.  The result is one intracommunicator in which every
  *    process's rank is the plan's merged rank.  Baselines: the plain Merge
  *    method (one spawn of all new processes, one MPI_COMM_WORLD over all new
  *    nodes) and the sequential strategy (one spawner, one group at a time).
