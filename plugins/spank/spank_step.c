@@ -235,13 +235,13 @@ static bool het_component(spank_t sp, char **env)
 	       (!env_u32(env, "SLURM_JOB_ID", &first) || first != id);
 }
 
-/* The error once, from the first node of the first component. */
+/* The error once: from the first node of the step's first component. */
 static bool het_reporter(spank_t sp, char **env)
 {
 	uint32_t node = 1;
 
-	return !het_component(sp, env) && spank_get_item(sp, S_JOB_NODEID, &node) == ESPANK_SUCCESS &&
-	       node == 0;
+	return (!het_step(sp, env) || !het_component(sp, env)) &&
+	       spank_get_item(sp, S_JOB_NODEID, &node) == ESPANK_SUCCESS && node == 0;
 }
 
 static int refuse_het(spank_t sp, char **env, const struct psiplace_user_request *r,
