@@ -15,6 +15,7 @@
 #include "psiplace/hostlist.h"
 #include "psiplace/psets.h"
 #include "psiplace/lama_launch.h"
+#include "psiplace/request_launch.h"
 #include "psiplace/textparse.h"
 
 static int parse_tpn_count(const char *s, unsigned long *v)

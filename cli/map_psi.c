@@ -6,7 +6,7 @@
 #include "map_backend.h"
 #include "psiplace/error.h"
 #include "psiplace/psi_slots.h"
-#include "psiplace/user_request.h"
+#include "psiplace/request_launch.h"
 
 static void add_param(struct map_result *out, const char *name, const char *text)
 {

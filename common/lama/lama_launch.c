@@ -8,39 +8,6 @@
 #include "psiplace/error.h"
 #include "psiplace/intvec.h"
 #include "psiplace/lama_launch.h"
-#include "psiplace/options.h"
-
-int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct psiplace_lama_opts *o,
-				  psiplace_error_t *err)
-{
-	const struct psiplace_lama_strings *l = &r->lama_strings;
-	const char *from[] = { l->map_by_from, l->map_from, l->bind_to_from, l->bind_from,
-			       l->mppr_from, l->order_from };
-	const char *val[] = { l->map_by, l->map, l->bind_to, l->bind, l->mppr, l->order };
-	unsigned i, pass;
-
-	psiplace_lama_opts_init(o);
-	/* Options ("--psi-...") first: a variable then never replaces them. */
-	for (pass = 0; pass < 2; pass++)
-		for (i = 0; i < sizeof(val) / sizeof(val[0]); i++)
-			if (val[i] && from[i] && (from[i][0] == '-') == (pass == 0) &&
-			    psiplace_lama_apply(o, from[i], val[i], err) < 0)
-				return -1;
-	if (l->oversubscribe &&
-	    psiplace_lama_apply(o, psiplace_opt_table[PSIPLACE_OPT_OVERSUBSCRIBE].dashed, NULL, err) < 0)
-		return -1;
-	return psiplace_lama_finish(o, err);
-}
-
-int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psiplace_lama_dist *dist,
-			       psiplace_error_t *err)
-{
-	struct psiplace_lama_opts o;
-
-	if (psiplace_lama_opts_of_request(r, &o, err) < 0)
-		return -1;
-	return psiplace_lama_choose_dist(&o, 0, NULL, NULL, dist, NULL, err);
-}
 
 static size_t step_sum(const struct psiplace_step *s)
 {
@@ -305,20 +272,19 @@ static void lama_summary(const struct psiplace_lama_opts *o, const struct psipla
 		 : mask == 2 ? "cyclic" : s->lama_layout ? "arbitrary, as psiplace asked" : "arbitrary");
 }
 
-int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct psiplace_topo *t,
-			     const struct psiplace_step *s, struct psiplace_binding *out,
-			     char *summary, size_t sumlen, psiplace_error_t *err)
+int psiplace_lama_place_node(const struct psiplace_lama_opts *o, bool pin, bool bindmem,
+			     const struct psiplace_topo *t, const struct psiplace_step *s,
+			     struct psiplace_binding *out, char *summary, size_t sumlen,
+			     psiplace_error_t *err)
 {
-	struct psiplace_lama_opts o;
 	hwloc_bitmap_t *cpus = NULL, *mems = NULL;
 	uint32_t *g = NULL, i, k;
 	int rc = -1;
 
-	if (psiplace_lama_opts_of_request(r, &o, err) < 0 ||
-	    psiplace_lama_check_step(&o, t, s, err) < 0)
+	if (psiplace_lama_check_step(o, t, s, err) < 0)
 		return -1;
 	if (summary && sumlen)
-		lama_summary(&o, s, summary, sumlen);
+		lama_summary(o, s, summary, sumlen);
 	cpus = calloc(s->nlocal ? s->nlocal : 1, sizeof(*cpus));
 	mems = calloc(s->nlocal ? s->nlocal : 1, sizeof(*mems));
 	if (!cpus || !mems || !(g = sorted_gtids(s))) {
@@ -331,15 +297,15 @@ int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct
 		cpus[k] = out[i].cpus;
 		mems[k] = out[i].mems;
 	}
-	if (psiplace_lama_map_local(&o, t, s->nlocal, cpus, mems, err) < 0) {
+	if (psiplace_lama_map_local(o, t, s->nlocal, cpus, mems, err) < 0) {
 		/* 22.05 gives a step outside an allocation only its tasks' CPUs: say how many. */
 		psiplace_error_append(err, " (Slurm gave the step %u CPUs on this node)", t->npus);
 		goto out;
 	}
 	for (i = 0; i < s->nlocal; i++) {
-		if (!r->pin)
+		if (!pin)
 			hwloc_bitmap_zero(out[i].cpus);
-		if (!r->bindmem || !r->pin)
+		if (!bindmem || !pin)
 			hwloc_bitmap_zero(out[i].mems);
 	}
 	rc = 0;

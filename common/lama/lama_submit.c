@@ -46,13 +46,12 @@ static int load_topologies(const char *pattern, const struct psiplace_hostlist *
  * is arbitrary and fits; *ask false otherwise (LAMA cannot map, it does not
  * fit, or block or cyclic serve: the step reports what applies).  -1 only
  * when out of memory. */
-static int layout_over(const struct psiplace_user_request *r, const uint32_t *cpus, size_t ntasks,
+static int layout_over(const struct psiplace_lama_opts *o, const uint32_t *cpus, size_t ntasks,
 		       const struct psiplace_topo *t, struct psiplace_lama_ask *a, bool *ask,
 		       psiplace_error_t *err)
 {
 	const struct psiplace_topo **tp = calloc(a->hosts.n, sizeof(*tp));
 	unsigned *seq = malloc(ntasks * sizeof(*seq));
-	struct psiplace_lama_opts o;
 	enum psiplace_lama_dist d;
 	psiplace_error_t e;
 	size_t i;
@@ -66,8 +65,7 @@ static int layout_over(const struct psiplace_user_request *r, const uint32_t *cp
 	}
 	for (i = 0; i < a->hosts.n; i++)
 		tp[i] = &t[i];
-	if (psiplace_lama_opts_of_request(r, &o, &e) < 0 ||
-	    psiplace_lama_alloc_layout(&o, (unsigned)a->hosts.n, tp, (const unsigned *)cpus, ntasks,
+	if (psiplace_lama_alloc_layout(o, (unsigned)a->hosts.n, tp, (const unsigned *)cpus, ntasks,
 				       &fits, &d, seq, &e) < 0 ||
 	    !fits || d != PSIPLACE_LAMA_DIST_ARBITRARY)
 		goto out;
@@ -86,14 +84,14 @@ out:
 	return rc;
 }
 
-int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct psiplace_slurm_cmdline *sl,
+int psiplace_lama_ask_load(const struct psiplace_lama_opts *o, long ntasks_given, long nnodes_given,
 			   const char *topology_file, psiplace_getenv_fn get, void *arg,
 			   struct psiplace_lama_ask *a, bool *ask, psiplace_error_t *err)
 {
 	const char *list = get("SLURM_JOB_NODELIST", arg), *cpn = get("SLURM_JOB_CPUS_PER_NODE", arg);
 	const char *nt = get("SLURM_NTASKS", arg);
 	uint64_t u;
-	long ntasks = sl && sl->ntasks > 0 ? sl->ntasks
+	long ntasks = ntasks_given > 0 ? ntasks_given
 		      : nt && psiplace_parse_u64(nt, strlen(nt), INT32_MAX, &u) ? (long)u : -1;
 	struct psiplace_topo *t = NULL;
 	uint32_t *cpus = NULL, ncpus = 0;
@@ -107,13 +105,13 @@ int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct p
 	if (!list || !cpn || ntasks <= 0 || ntasks > PSIPLACE_STEP_MAX_NODES ||
 	    psiplace_hostlist_expand(list, "SLURM_JOB_NODELIST", &a->hosts, &e) < 0)
 		return 0;
-	if ((!sl || sl->nnodes <= 0 || (size_t)sl->nnodes == a->hosts.n) &&
+	if ((nnodes_given <= 0 || (size_t)nnodes_given == a->hosts.n) &&
 	    psiplace_tasks_per_node_parse(cpn, "SLURM_JOB_CPUS_PER_NODE", &cpus, &ncpus, &e) == 0 &&
 	    ncpus == a->hosts.n) {
 		if (!(t = calloc(a->hosts.n, sizeof(*t))))
 			rc = psiplace_seterr(err, "LAMA: out of memory for %zu nodes", a->hosts.n);
 		else if (load_topologies(topology_file, &a->hosts, t) == 0) {
-			rc = layout_over(r, cpus, (size_t)ntasks, t, a, ask, err);
+			rc = layout_over(o, cpus, (size_t)ntasks, t, a, ask, err);
 			for (i = 0; i < a->hosts.n; i++)
 				psiplace_topo_free(&t[i]);
 		}

@@ -6,20 +6,6 @@
 
 #include "psiplace/error.h"
 #include "psiplace/psi_slots.h"
-#include "psiplace/user_request.h"
-
-void psiplace_psi_opts_of_request(const struct psiplace_user_request *r, struct psiplace_psi_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->tpp = r->tpp ? r->tpp : 1;
-	o->cpumap = r->cpumap;
-	o->ncpumap = r->ncpumap;
-	o->cpumap_from = r->cpumap_from;
-	o->overbook = r->overbook;
-	o->loop_nodes_first = r->loop_nodes_first;
-	o->pin = r->pin;
-	o->bindmem = r->bindmem;
-}
 
 /* Slots of one node as seen by the layout: with a cpumap only the mapped
  * CPUs that exist count. */

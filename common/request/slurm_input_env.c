@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "psiplace/textparse.h"
-#include "psiplace/lama_launch.h"
+#include "psiplace/request_launch.h"
 #include "psiplace/user_request.h"
 
 struct tr {

@@ -1,8 +1,8 @@
 /* psiplace — LAMA at step launch: what the SPANK plugin does on each node
  * (in a step, each node places its own tasks), and what it
- * sets at submission.  Pure: no Slurm headers; the plugin passes the
- * gathered request, the node's topology and the step as Slurm laid it
- * out. */
+ * sets at submission.  Pure: no Slurm headers; the plugin passes the LAMA
+ * options of the gathered request (psiplace/request_launch.h), the node's
+ * topology and the step as Slurm laid it out. */
 #ifndef PSIPLACE_LAMA_LAUNCH_H
 #define PSIPLACE_LAMA_LAUNCH_H
 
@@ -12,20 +12,13 @@
 #include "psiplace/binding.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/lama.h"
-#include "psiplace/user_request.h"
+#include "psiplace/readfile.h"
 #include "psiplace/step_layout.h"
 #include "psiplace/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The LAMA options of a gathered request: its strings applied (options
- * before OMPI_MCA_rmaps_lama_* variables, so an option always wins and a
- * bad variable an option overrides is never parsed), then
- * psiplace_lama_finish().  -1 with one error line naming the string. */
-int psiplace_lama_opts_of_request(const struct psiplace_user_request *r, struct psiplace_lama_opts *o,
-				  psiplace_error_t *err);
 
 /* Which of Slurm's distributions the step's layout is, as far as this
  * node sees it: the node's global task ids (any order) compared with
@@ -46,20 +39,17 @@ int psiplace_lama_step_dists(const struct psiplace_step *s);
 int psiplace_lama_check_step(const struct psiplace_lama_opts *o, const struct psiplace_topo *t,
 			     const struct psiplace_step *s, psiplace_error_t *err);
 
-/* The node's part of the step: the layout checked, then out[i] (from
- * psiplace_bindings_new, s->nlocal entries) the CPU and NUMA sets of local
- * task i.  --psi-no-pinproc / --psi-no-bindmem empty the sets.  summary
+/* The node's part of the step under the LAMA options o (finished): the
+ * layout checked, then out[i] (from psiplace_bindings_new, s->nlocal
+ * entries) the CPU and NUMA sets of local task i.  pin false
+ * (--psi-no-pinproc) empties both sets, bindmem false (--psi-no-bindmem)
+ * the NUMA sets.  summary
  * (may be NULL) receives one line for --psi-verbose: the effective map,
  * bind, MPPR, order and the layout seen. */
-int psiplace_lama_place_node(const struct psiplace_user_request *r, const struct psiplace_topo *t,
-			     const struct psiplace_step *s, struct psiplace_binding *out,
-			     char *summary, size_t sumlen, psiplace_error_t *err);
-
-/* The Slurm distribution (block or cyclic) that yields LAMA's node order
- * for a request, from its strings alone (psiplace_lama_choose_dist
- * without topologies).  -1 with err when the LAMA strings are bad. */
-int psiplace_lama_request_dist(const struct psiplace_user_request *r, enum psiplace_lama_dist *dist,
-			       psiplace_error_t *err);
+int psiplace_lama_place_node(const struct psiplace_lama_opts *o, bool pin, bool bindmem,
+			     const struct psiplace_topo *t, const struct psiplace_step *s,
+			     struct psiplace_binding *out, char *summary, size_t sumlen,
+			     psiplace_error_t *err);
 
 /* Submission inside a known allocation (srun in a job): LAMA's own layout
  * of ntasks tasks over the allocation's nodes (topo[i]; cpus[i] CPUs of
@@ -87,15 +77,17 @@ struct psiplace_lama_ask {
 	struct psiplace_hostlist hosts; /* the allocation's nodes */
 };
 
-/* Read the allocation (get: SLURM_JOB_NODELIST, SLURM_JOB_CPUS_PER_NODE,
- * -n from sl or SLURM_NTASKS; -N in sl must be the whole allocation) and
- * every node's topology from topology_file (TopologyFile: %n per node),
- * and compute LAMA's layout over it.  0 with *ask true and *a filled when
- * that layout is arbitrary and fits the allocated CPUs; 0 with *ask false
- * and *a empty when there is nothing to ask (a value or a topology
- * missing, block or cyclic, LAMA fails: the step reports that); -1 with
- * err only when out of memory.  Free with psiplace_lama_ask_free. */
-int psiplace_lama_ask_load(const struct psiplace_user_request *r, const struct psiplace_slurm_cmdline *sl,
+/* Read the allocation (get: SLURM_JOB_NODELIST, SLURM_JOB_CPUS_PER_NODE;
+ * ntasks: the command line's -n, SLURM_NTASKS when <= 0; nnodes: the
+ * command line's -N, which must be the whole allocation, <= 0 when not
+ * given) and every node's topology from topology_file (TopologyFile: %n
+ * per node), and compute the layout of the LAMA options o over it.  0
+ * with *ask true and *a filled when that layout is arbitrary and fits the
+ * allocated CPUs; 0 with *ask false and *a empty when there is nothing to
+ * ask (a value or a topology missing, block or cyclic, LAMA fails: the
+ * step reports that); -1 with err only when out of memory.  Free with
+ * psiplace_lama_ask_free. */
+int psiplace_lama_ask_load(const struct psiplace_lama_opts *o, long ntasks, long nnodes,
 			   const char *topology_file, psiplace_getenv_fn get, void *arg,
 			   struct psiplace_lama_ask *a, bool *ask, psiplace_error_t *err);
 void psiplace_lama_ask_free(struct psiplace_lama_ask *a);

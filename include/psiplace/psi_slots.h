@@ -49,10 +49,6 @@ int psiplace_psi_place_node(const struct psiplace_topo *t, const struct psiplace
 int psiplace_psi_layout(const unsigned *slots, unsigned nnodes, const struct psiplace_psi_opts *o,
 			unsigned ntasks, unsigned *node_of, psiplace_error_t *err);
 
-struct psiplace_user_request;
-/* The placement options of a gathered request. */
-void psiplace_psi_opts_of_request(const struct psiplace_user_request *r, struct psiplace_psi_opts *o);
-
 /* A whole step on nnodes nodes (topo[i]: node i's topology; nodes may
  * differ) — the `psiplace map` dry run: node_of[0..ntasks-1] and
  * b[0..ntasks-1] filled; the k-th task of a node is its local task k.

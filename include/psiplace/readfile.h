@@ -1,4 +1,5 @@
-/* psiplace — reading a whole configuration or data file, bounded. */
+/* psiplace — reading the inputs: a whole configuration or data file,
+ * bounded, and variables through a lookup function. */
 #ifndef PSIPLACE_READFILE_H
 #define PSIPLACE_READFILE_H
 
@@ -19,6 +20,10 @@ enum {
 	 * read inside Slurm's daemons always use it. */
 	PSIPLACE_READ_REGULAR = 1 << 0,
 };
+
+/* Read a variable (of the environment, a job's or a step's); NULL when
+ * undefined. */
+typedef const char *(*psiplace_getenv_fn)(const char *name, void *arg);
 
 /* Read at most max + 1 bytes of the file at path (one byte more than a
  * caller accepts, so that its parser can tell "too large" from "exactly

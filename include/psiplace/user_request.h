@@ -20,6 +20,7 @@
 #include "psiplace/policy.h"
 #include "psiplace/psi_values.h"
 #include "psiplace/plugstack_line.h"
+#include "psiplace/readfile.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -89,9 +90,6 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 #define PSIPLACE_SCRIPT_MAX (1 << 20)
 int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opts *opts,
 			       struct psiplace_slurm_cmdline *slurm, psiplace_error_t *err);
-
-/* Read a variable; NULL when undefined. */
-typedef const char *(*psiplace_getenv_fn)(const char *name, void *arg);
 
 /* Options inherited from an enclosing sbatch/salloc: SPANK exports them
  * as SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_<name> (job env) and

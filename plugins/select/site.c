@@ -11,59 +11,11 @@
 #include "site.h"
 
 
-static int load_plugstack(struct site *s, const char *path, psiplace_error_t *err)
-{
-	int rc = 0;
-
-	if (path && access(path, R_OK) == 0)
-		rc = psiplace_siteconf_read_plugstack(path, &s->conf, err);
-	if (rc == 0 && s->conf.priority_function &&
-	    psiplace_priorityf_compile(s->conf.priority_function, "PriorityFunction",
-				       &s->cluster_prio, err) < 0) {
-		psiplace_error_t msg;
-
-		msg = *err;
-		rc = psiplace_seterr(err, "%s: %s", path, msg.text);
-	}
-	return rc;
-}
-
-/* Does a file `name` exist in the directory of `path`? */
-static bool beside_exists(const char *path, const char *name)
-{
-	const char *slash = path ? strrchr(path, '/') : NULL;
-	char *p = NULL;
-	bool yes;
-
-	if (!slash)
-		return false;
-	xstrfmtcat(p, "%.*s/%s", (int)(slash - path), path, name);
-	yes = access(p, F_OK) == 0;
-	xfree(p);
-	return yes;
-}
-
 void site_paths(char **plugstack, char **psiconf)
 {
 	*plugstack = slurm_conf.plugstack ? xstrdup(slurm_conf.plugstack)
 					  : get_extra_conf_path("plugstack.conf");
 	*psiconf = get_extra_conf_path("psiplace.conf");
-}
-
-int site_load_paths(struct site *s, const char *plugstack, const char *psiconf,
-		    psiplace_error_t *err)
-{
-	memset(s, 0, sizeof(*s));
-	psiplace_siteconf_init(&s->conf);
-	psiplace_psiconf_init(&s->psiconf);
-	s->indexed = 0;
-	if (load_plugstack(s, plugstack, err) < 0 ||
-	    psiplace_psiconf_read_file(psiconf, true, &s->psiconf, err) < 0) {
-		site_free(s);
-		return -1;
-	}
-	s->topology_yaml = beside_exists(psiconf, "topology.yaml");
-	return 0;
 }
 
 int site_load(struct site *s, psiplace_error_t *err)
@@ -82,11 +34,7 @@ void site_free(struct site *s)
 {
 	xfree(s->conf_of);
 	xfree(s->metrics_of);
-	psiplace_siteconf_free(&s->conf);
-	psiplace_priorityf_free(s->cluster_prio);
-	psiplace_psiconf_free(&s->psiconf);
-	site_reader_free(s->metrics);
-	memset(s, 0, sizeof(*s));
+	site_files_free(s);
 }
 
 bool site_refresh_metrics(struct site *s)

@@ -51,13 +51,16 @@ struct site {
 /* Load everything a site configures; -1 with err "FILE[:LINE]: ..." on a
  * bad file (the caller decides: fatal at start, keep the old at reconfigure).
  * site_paths() names the files from slurm.conf (xmalloc'd; no file is
- * touched), site_load_paths() reads them (the reader thread's part: it
- * uses nothing of slurmctld's state), site_load() does both. */
+ * touched), site_load_paths() reads them (the reader thread's part,
+ * site_files.c: libc and libpsiplace only), site_load() does both.
+ * site_free() frees a site a decision used; site_files_free() one that
+ * never had its node index built (what the reader publishes). */
 int site_load(struct site *s, psiplace_error_t *err);
 void site_paths(char **plugstack, char **psiconf);
 int site_load_paths(struct site *s, const char *plugstack, const char *psiconf,
 		    psiplace_error_t *err);
 void site_free(struct site *s);
+void site_files_free(struct site *s);
 
 /* Take the metrics the reader thread published since the last call, if
  * any (one atomic exchange: never reads a file); true when it took some. */

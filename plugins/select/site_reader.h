@@ -19,7 +19,10 @@ struct site;
 int site_reader_start(const char *metrics_path, psiplace_error_t *err);
 
 /* Stop the thread and free what it published and nobody took (fini).
- * Safe when it never started. */
+ * Safe when it never started.  Waits at most 5 s: a thread stuck longer
+ * (a hung file system) is detached and keeps its own generation (pipe,
+ * path, pending results), which it frees when it returns; nothing it
+ * publishes from then on is ever taken. */
 void site_reader_stop(void);
 
 /* Ask the thread to read the plugstack.conf line and psiplace.conf again
@@ -31,15 +34,20 @@ void site_reader_stop(void);
  * running (the caller reads the files itself). */
 int site_reader_reload(const char *plugstack_path, const char *psiconf_path);
 
-/* The newest configuration / metrics published since the last call, or
- * NULL: one atomic exchange, never a wait.  The caller owns it
- * (site_reader_free_site / site_reader_free). */
+/* The newest configuration / metrics published since the last call by
+ * the running generation, or NULL: one atomic exchange, never a wait.  The
+ * caller owns it (site_reader_free_site / site_reader_free).  When a
+ * configuration names another metrics file, the metrics published before
+ * it are replaced by an empty result (published just before the
+ * configuration), so that values of the old file are never installed
+ * with or after the new configuration. */
 struct site *site_reader_take_site(void);
 struct psiplace_metrics *site_reader_take(void);
 void site_reader_free(struct psiplace_metrics *m);
 void site_reader_free_site(struct site *s);
 
-/* Configurations and metrics results published so far (tests, logs). */
+/* Configurations and metrics results the running generation published
+ * so far (tests, logs); 0 when none runs. */
 unsigned long site_reader_published(void);
 
 #endif

@@ -13,6 +13,7 @@
 #include "psiplace/hostlist.h"
 #include "psiplace/lama_launch.h"
 #include "psiplace/psi_slots.h"
+#include "psiplace/request_launch.h"
 #include "psiplace/textparse.h"
 #include "spank_ctx.h"
 #include "spank_psets.h"
@@ -35,7 +36,12 @@ static int spank_lama_backend(const struct psiplace_user_request *r, const struc
 			      const struct psiplace_step *step, struct psiplace_binding *out,
 			      psiplace_error_t *err)
 {
-	return psiplace_lama_place_node(r, t, step, out, ctx.note, sizeof(ctx.note), err);
+	struct psiplace_lama_opts o;
+
+	if (psiplace_lama_opts_of_request(r, &o, err) < 0)
+		return -1;
+	return psiplace_lama_place_node(&o, r->pin, r->bindmem, t, step, out, ctx.note,
+					sizeof(ctx.note), err);
 }
 
 /* Variables of the job, not of slurmstepd. */

@@ -14,6 +14,7 @@
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
 #include "psiplace/lama_launch.h"
+#include "psiplace/request_launch.h"
 #include "spank_ctx.h"
 
 #define ctx psiplace_spank
@@ -127,11 +128,17 @@ static int setenv_said(const char *name, const char *value, bool verbose, psipla
 static int lama_over_allocation(const struct psiplace_user_request *r,
 				const struct psiplace_slurm_cmdline *sl, bool verbose, psiplace_error_t *err)
 {
+	struct psiplace_lama_opts o;
 	struct psiplace_lama_ask a;
+	psiplace_error_t e;
 	bool ask;
 	int rc = 0;
 
-	if (psiplace_lama_ask_load(r, sl, ctx.site.topology_file, real_getenv, NULL, &a, &ask, err) < 0)
+	/* Bad LAMA strings: nothing to ask here, the step reports them. */
+	if (psiplace_lama_opts_of_request(r, &o, &e) < 0)
+		return 0;
+	if (psiplace_lama_ask_load(&o, sl ? sl->ntasks : -1, sl ? sl->nnodes : -1, ctx.site.topology_file,
+				   real_getenv, NULL, &a, &ask, err) < 0)
 		return -1;
 	if (!ask)
 		return 0;

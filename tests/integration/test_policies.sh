@@ -119,6 +119,41 @@ check_eq "LASTAVAILABLE, 10-hour job: n3 is blocked by its reservation, n4" n4 "
 scontrol delete ReservationName=later
 check_eq "LASTAVAILABLE without reservations: n4" n4 "$(srun_node -t 60)"
 
+# --- a reservation by node count under a policy (doc/select.md, "Reservations").
+# Up to 23.02 slurmctld picks its nodes with select_g_resv_test, which the
+# plugin forwards to cons_tres: index order, n[1-2], not the policy's n[3-4].
+# From 23.11 reservation.c:_resv_select asks select_g_job_test (will-run)
+# with a job record of its own, which goes through the policy and the
+# ranked tier: the nodes a 2-node exclusive job gets.  Either way slurmctld
+# stays up, a job in the reservation runs on its nodes and will-run answers
+# inside and outside it.
+hosts() { scontrol show hostnames "$1" 2>/dev/null | paste -sd,; }
+resv_nodes() { scontrol show reservation "$1" 2>/dev/null | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p'; }
+# the nodes a will-run answer names: "... on nodes n[1-2] in partition ..."
+willrun_nodes() { hosts "$(printf '%s\n' "$1" | sed -n 's/.* on nodes \([^ ]*\) in partition.*/\1/p')"; }
+policy_pair=$(nodes_of -N2 --exclusive)
+out=$(scontrol create reservation ReservationName=cnt NodeCnt=2 StartTime=now Duration=10 Users=root 2>&1)
+check_match "a NodeCnt=2 reservation under LASTAVAILABLE is created" '^Reservation created: cnt' "$out"
+rnodes=$(hosts "$(resv_nodes cnt)")
+case $PSIPLACE_SLURM in
+  22.05|23.02)
+    check_eq "$PSIPLACE_SLURM: the reservation gets cons_tres's resv_test nodes (index order), not the policy's ($policy_pair)" \
+      "n1,n2" "$rnodes" ;;
+  *)
+    check_eq "$PSIPLACE_SLURM: the reservation gets the policy's nodes for a 2-node exclusive job" \
+      "$policy_pair" "$rnodes" ;;
+esac
+check_match "slurmctld is up after the reservation" 'UP' "$(scontrol ping)"
+check_eq "a job in the reservation runs on its nodes" "$rnodes" "$(nodes_of --reservation=cnt -N2)"
+out=$(timeout 60 srun --test-only --reservation=cnt -N2 true 2>&1)
+check_eq "srun --test-only in the reservation: its nodes" "$rnodes" "$(willrun_nodes "$out")" "$out"
+out=$(timeout 60 sbatch --test-only -N2 -o /dev/null --wrap true 2>&1)
+others=$(comm -23 <(printf 'n1\nn2\nn3\nn4\n') <(printf '%s\n' "${rnodes//,/$'\n'}") | paste -sd,)
+check_eq "sbatch --test-only outside the reservation: the two other nodes" "$others" \
+  "$(willrun_nodes "$out")" "$out"
+scontrol delete ReservationName=cnt
+check_match "slurmctld is up after the reservation is deleted" 'UP' "$(scontrol ping)"
+
 # --- LASTAVAILABLE in backfill's plans fits from the planned start, not from
 # now (RELIABILITY R4).  n3 and n4 are busy for an hour with one core free
 # each (the engine ranks only nodes with a CPU free); a 2-CPU, 1-hour job

@@ -9,6 +9,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/lama_launch.h"
+#include "psiplace/request_launch.h"
 
 static psiplace_error_t err;
 
@@ -254,6 +255,18 @@ static const char *lists(const struct psiplace_binding *b, unsigned n, int mems)
 	return buf;
 }
 
+/* The step plugin's way: the request's LAMA options, then the node. */
+static int place_req(const struct psiplace_user_request *r, const struct psiplace_topo *t,
+		     const struct psiplace_step *s, struct psiplace_binding *b, char *sum, size_t len,
+		     psiplace_error_t *e)
+{
+	struct psiplace_lama_opts o;
+
+	if (psiplace_lama_opts_of_request(r, &o, e) < 0)
+		return -1;
+	return psiplace_lama_place_node(&o, r->pin, r->bindmem, t, s, b, sum, len, e);
+}
+
 Test(lama_step, changeset_example_on_one_node, .init = load, .fini = unload)
 {
 	uint32_t c8[] = { 8 }, g[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
@@ -263,7 +276,7 @@ Test(lama_step, changeset_example_on_one_node, .init = load, .fini = unload)
 	char sum[PSIPLACE_ERRLEN];
 
 	request(NULL, ENV("--psi-map-by=socket", "--psi-bind-to=core"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), &err), 0, "%s", err.text);
+	cr_assert_eq(place_req(&r, &topo2x4, &s, b, sum, sizeof(sum), &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 8, 0), "0 4 1 5 2 6 3 7");
 	cr_assert_str_eq(lists(b, 8, 1), "0 0 0 0 0 0 0 0");
 	cr_assert_str_eq(sum, "LAMA map sbnch bind 1c mppr none order natural, Slurm layout one node");
@@ -280,7 +293,7 @@ Test(lama_step, local_tasks_get_the_sets_of_their_global_ids, .init = load, .fin
 	char sum[PSIPLACE_ERRLEN];
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, sum, sizeof(sum), &err), 0, "%s", err.text);
+	cr_assert_eq(place_req(&r, &topo2x4, &s, b, sum, sizeof(sum), &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 2, 0), "4 0");
 	cr_assert_str_eq(sum, "LAMA map nsbch bind 1c mppr none order natural, Slurm layout cyclic");
 	psiplace_bindings_free(b, 2);
@@ -295,12 +308,12 @@ Test(lama_step, no_pinproc_and_bind_none_leave_tasks_unbound, .init = load, .fin
 	struct psiplace_user_request r;
 
 	request(NULL, ENV("--psi-map-by=core", "--psi-no-pinproc"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
+	cr_assert_eq(place_req(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 2, 0), "- -");
 	cr_assert_str_eq(lists(b, 2, 1), "- -");
 	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-bind-to=none"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
+	cr_assert_eq(place_req(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 2, 0), "- -");
 	psiplace_user_request_free(&r);
 	psiplace_bindings_free(b, 2);
@@ -314,11 +327,11 @@ Test(lama_step, mppr_oversubscription_fails_the_node, .init = load, .fini = unlo
 	struct psiplace_user_request r;
 
 	request(NULL, ENV("--psi-lama-mppr=1:s"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), -1);
+	cr_assert_eq(place_req(&r, &topo2x4, &s, b, NULL, 0, &err), -1);
 	cr_assert_str_eq(err.text, "LAMA detected oversubscription after mapping 2 of 4 processes (map cL1L2L3sNbnh, bind 1c, mppr 1:s, order n); --psi-oversubscribe allows it (Slurm gave the step 8 CPUs on this node)");
 	psiplace_user_request_free(&r);
 	request(NULL, ENV("--psi-lama-mppr=1:s", "--psi-oversubscribe"), &r);
-	cr_assert_eq(psiplace_lama_place_node(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
+	cr_assert_eq(place_req(&r, &topo2x4, &s, b, NULL, 0, &err), 0, "%s", err.text);
 	cr_assert_str_eq(lists(b, 4, 0), "0 4 0 1");
 	psiplace_user_request_free(&r);
 	psiplace_bindings_free(b, 4);
@@ -399,7 +412,7 @@ static void ask(const char *const *env, long n, long N, const char *topofile, co
 		int want_rc, const char *want_hosts, const char *want_layout)
 {
 	struct psiplace_user_request r;
-	struct psiplace_slurm_cmdline sl = { 0, n, N, 1, false, -1 };
+	struct psiplace_lama_opts o;
 	struct psiplace_lama_ask a;
 	char hosts[256] = "", m[64];
 	bool asked;
@@ -407,7 +420,8 @@ static void ask(const char *const *env, long n, long N, const char *topofile, co
 
 	snprintf(m, sizeof(m), "--psi-lama-map=%s", map);
 	request(NULL, ENV(m), &r);
-	cr_assert_eq(psiplace_lama_ask_load(&r, &sl, topofile, fake_getenv, (void *)env, &a, &asked, &err), 0,
+	cr_assert_eq(psiplace_lama_opts_of_request(&r, &o, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_lama_ask_load(&o, n, N, topofile, fake_getenv, (void *)env, &a, &asked, &err), 0,
 		     "%s", err.text);
 	cr_assert_eq(asked, want_rc == 0);
 	for (i = 0; i < a.ntasks; i++)
