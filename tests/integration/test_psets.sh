@@ -182,7 +182,8 @@ stepd_of() { # NODE: this testbed's slurmstepd of NODE (it holds NODE's slurmd l
   done
   return 1
 }
-found_stepd() { pid=$(stepd_of n1); }
+# found once it has loaded psiplace.so (a stepd starts without its plugins)
+found_stepd() { pid=$(stepd_of n1) && grep -q psiplace.so "/proc/$pid/maps" 2>/dev/null; }
 watch_maps() { # pid: "mapped" if psiplace.so stays in the maps to the end
   local maps
   while [ -e "/proc/$1" ]; do
