@@ -18,8 +18,11 @@
  * PSET_CLIENT_MODE selects another test instead:
  *   mixed  one PMIx_Query_info call with a pset key and a key that is no
  *          pset key (PMIX_QUERY_NAMESPACES): "R mixed STATUS num N|none"
- *   storm  PSET_CLIENT_QUERIES (200) non-blocking pset queries, then the
- *          process ends at once, its queries in flight while the step ends
+ *   storm  PSET_CLIENT_QUERIES (200) non-blocking pset queries at once;
+ *          the process ends (without PMIx_Finalize) when all are answered
+ *          (at most 60 s): "R storm N-answered".  Not before: a query
+ *          still unanswered when slurmstepd finalizes its PMIx server can
+ *          deadlock libpmix 4.2.2 (doc/psets.md, Limits)
  *   hold   rank 0 queries once and exits; the others query in a loop until
  *          the file PSET_CLIENT_RELEASE exists (at most 120 s):
  *          "R hold N-queries-ok|FAILED-AFTER-N STATUS" */
@@ -224,8 +227,10 @@ static void report_mixed(void)
 		PMIX_INFO_FREE(res, nres);
 }
 
-static void ignore_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
-			  pmix_release_cbfunc_t release_fn, void *release_cbdata)
+static volatile int answered;
+
+static void count_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+			 pmix_release_cbfunc_t release_fn, void *release_cbdata)
 {
 	(void)status;
 	(void)info;
@@ -233,9 +238,11 @@ static void ignore_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo,
 	(void)cbdata;
 	if (release_fn)
 		release_fn(release_cbdata);
+	__atomic_add_fetch(&answered, 1, __ATOMIC_RELEASE);
 }
 
-/* Queries in flight when the process ends: the step ends under them. */
+/* A burst of queries, then the end of the process: many short steps in
+ * a row end while the server is still busy with their ranks. */
 static void storm(void)
 {
 	static const char *keys[] = { PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
@@ -253,9 +260,19 @@ static void storm(void)
 		PMIX_INFO_CREATE(q->qualifiers, 1);
 		q->nqual = 1;
 		PMIX_INFO_LOAD(&q->qualifiers[0], PMIX_PSET_NAME, "psiplace://all", PMIX_STRING);
-		/* q is never freed: the process ends with the queries out */
-		PMIx_Query_info_nb(q, 1, ignore_answer, NULL);
+		/* q is never freed: the process ends without releasing it */
+		if (PMIx_Query_info_nb(q, 1, count_answer, NULL) != PMIX_SUCCESS)
+			__atomic_add_fetch(&answered, 1, __ATOMIC_RELEASE);
 	}
+	{
+		time_t deadline = time(NULL) + 60;
+		struct timespec ms = { 0, 1000000 };
+
+		while (__atomic_load_n(&answered, __ATOMIC_ACQUIRE) < n && time(NULL) < deadline)
+			nanosleep(&ms, NULL);
+	}
+	printf("%u storm %d-answered\n", me.rank, __atomic_load_n(&answered, __ATOMIC_ACQUIRE));
+	fflush(stdout);
 	_exit(0);
 }
 
