@@ -186,10 +186,15 @@ stepd_of() { # NODE: this testbed's slurmstepd of NODE (it holds NODE's slurmd l
 # waits until the watcher has seen it
 found_stepd() { pid=$(cat "$work/stepd.pid" 2>/dev/null) && [ -n "$pid" ]; }
 watch_maps() { # pid: "mapped" if psiplace.so stays in the maps to the end
-  local maps
+  # (an exiting process's maps shrink while they are read: only an intact
+  # map, libpmix still in and not half of it gone, counts)
+  local maps lines full
+  full=$(grep -c '' "/proc/$1/maps" 2>/dev/null)
   while [ -e "/proc/$1" ]; do
-    maps=$(cat "/proc/$1/maps" 2>/dev/null)
-    [[ $maps == *psiplace.so* || $maps != *slurmstepd* ]] || { echo unmapped; return; }
+    { maps=$(<"/proc/$1/maps"); } 2>/dev/null
+    [[ $maps == *psiplace.so* || $maps != *libpmix.so* || $maps != *libc.so* ]] && continue
+    lines=$(grep -c '' <<<"$maps")
+    [ $((lines * 2)) -gt "$full" ] && { echo unmapped; return; }
   done
   echo mapped
 }
