@@ -420,21 +420,38 @@ int psiplace_siteconf_read_plugstack(const char *path, struct psiplace_siteconf 
 	return read_one(&r, path) < 0 ? -1 : 0;
 }
 
-void psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len)
+int psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len,
+			   psiplace_error_t *err)
 {
 	size_t o = 0;
+	char q[80];
 
 	if (!len)
-		return;
-	for (; *pattern && o + 1 < len; pattern++) {
-		if (pattern[0] == '%' && pattern[1] == 'n') {
-			o += (size_t)snprintf(buf + o, len - o, "%s", node);
-			if (o >= len)
-				o = len - 1;
-			pattern++;
-		} else {
-			buf[o++] = *pattern;
-		}
+		return psiplace_seterr(err, "TopologyFile: no room for the path");
+	buf[0] = '\0';
+	if (strstr(pattern, "%n") &&
+	    (!node || !*node || strchr(node, '/') || !strcmp(node, ".") || !strcmp(node, ".."))) {
+		psiplace_quote(q, sizeof(q), node ? node : "", 60);
+		return psiplace_seterr(err,
+				       "TopologyFile: node name '%s' is not accepted for %%n; accepted: a name without '/', not '.' or '..'",
+				       q);
 	}
-	buf[o] = '\0';
+	for (; *pattern; pattern++) {
+		int w = 1;
+
+		if (pattern[0] == '%' && pattern[1] == 'n') {
+			w = snprintf(buf + o, len - o, "%s", node);
+			pattern++;
+		} else if (o + 1 < len) {
+			buf[o] = *pattern;
+			buf[o + 1] = '\0';
+		}
+		if (w < 0 || o + (size_t)w >= len) {
+			buf[0] = '\0';
+			return psiplace_seterr(err, "TopologyFile: the path for node '%.60s' is longer than %zu bytes",
+					       node ? node : "", len - 1);
+		}
+		o += (size_t)w;
+	}
+	return 0;
 }

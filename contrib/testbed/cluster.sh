@@ -29,6 +29,11 @@
 #   PSIPLACE_POLICY          NodeAllocationPolicy on the plugstack line (default LASTAVAILABLE; "none" omits it)
 #   PSIPLACE_PLUGSTACK_ARGS  further arguments for the plugstack line
 #   PSIPLACE_SELECT          SelectType (default select/psiplace_cons_tres)
+#   PSIPLACE_SELECT_PARAMS   SelectTypeParameters (default CR_Core; e.g. CR_Core_Memory,
+#                            CR_Core,CR_Pack_Nodes)
+#   PSIPLACE_SCHED_PARAMS    SchedulerParameters (default: none; e.g. pack_serial_at_end)
+#   PSIPLACE_PREEMPT_MODE    PreemptMode (default: none, Slurm's OFF; e.g. GANG)
+#   PSIPLACE_PARTITION_ARGS  further arguments of the debug partition (e.g. OverSubscribe=FORCE:2)
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
 #   PSIPLACE_SLURMD_TIMEOUT  SlurmdTimeout (default 30); slurmctld pings nodes every third of it
@@ -61,7 +66,7 @@ die() { log "error: $*"; exit 1; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc
+packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc openmpi-bin libopenmpi-dev
           libmunge-dev libcriterion-dev meson ninja-build pkg-config gcc clang
           libclang-rt-14-dev dpkg-dev autoconf automake libtool make
           librsvg2-bin python3 hyperfine bc curl libpmix-dev libjson-c-dev libjansson-dev)
@@ -247,7 +252,7 @@ ReturnToService=2
 MailProg=/bin/true
 SchedulerType=sched/backfill
 SelectType=$select
-SelectTypeParameters=CR_Core
+SelectTypeParameters=${PSIPLACE_SELECT_PARAMS:-CR_Core}
 SlurmdParameters=config_overrides
 SlurmdTimeout=${PSIPLACE_SLURMD_TIMEOUT:-30}
 InactiveLimit=0
@@ -262,6 +267,8 @@ NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 2)) Sockets=2 Core
 NodeName=n3 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 3)) Sockets=2 CoresPerSocket=8 RealMemory=16000 TmpDisk=400 Features=amd,gpu,fast Gres=gpu:2
 NodeName=n4 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 4)) Sockets=2 CoresPerSocket=6 RealMemory=4000 TmpDisk=100 Features=intel,fast
 CONF
+  [ -n "${PSIPLACE_SCHED_PARAMS:-}" ] && echo "SchedulerParameters=$PSIPLACE_SCHED_PARAMS" >>"$conf"
+  [ -n "${PSIPLACE_PREEMPT_MODE:-}" ] && echo "PreemptMode=$PSIPLACE_PREEMPT_MODE" >>"$conf"
   local nodes="n[1-4]"
   if [ "${PSIPLACE_REAL_NODE:-0}" = 1 ]; then
     # n5 is declared exactly like this machine, for real binding checks.
@@ -274,7 +281,7 @@ CONF
     echo "NodeName=x[1-$PSIPLACE_EXTRA_NODES] NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 6)) Sockets=2 CoresPerSocket=8 RealMemory=1000 State=${PSIPLACE_EXTRA_STATE:-UNKNOWN}" >>"$conf"
     echo "PartitionName=scale Nodes=$nodes,x[1-$PSIPLACE_EXTRA_NODES] Default=NO MaxTime=INFINITE State=UP" >>"$conf"
   fi
-  echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP" >>"$conf"
+  echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP ${PSIPLACE_PARTITION_ARGS:-}" >>"$conf"
   cat >"$dir/etc/gres.conf" <<CONF
 NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]
 CONF

@@ -70,8 +70,11 @@ int psiplace_siteconf_read_plugstack(const char *path,
 void psiplace_argv_free(char **argv);
 
 /* TopologyFile for one node: every "%n" of pattern replaced by node's
- * name, into buf (truncated to len). */
-void psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len);
+ * name, into buf.  A name that would leave the pattern's directory (one
+ * holding '/', ".", "..", empty or missing) is refused when the pattern
+ * has %n, as is a path longer than len: -1 with one line in err. */
+int psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len,
+			   psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

@@ -248,12 +248,39 @@ Test(siteconf, plugstack_self_include_is_bounded)
 
 Test(siteconf, topology_path_replaces_every_percent_n)
 {
+	psiplace_error_t err;
 	char buf[64];
 
-	psiplace_topology_path("/etc/topo/%n/%n.xml", "n3", buf, sizeof(buf));
+	cr_assert_eq(psiplace_topology_path("/etc/topo/%n/%n.xml", "n3", buf, sizeof(buf), &err), 0);
 	cr_assert_str_eq(buf, "/etc/topo/n3/n3.xml");
-	psiplace_topology_path("pack:2 core:4", "n3", buf, sizeof(buf));
+	cr_assert_eq(psiplace_topology_path("pack:2 core:4", "n3", buf, sizeof(buf), &err), 0);
 	cr_assert_str_eq(buf, "pack:2 core:4");
-	psiplace_topology_path("/t/%n.xml", "node-with-a-long-name", buf, 10);
-	cr_assert_str_eq(buf, "/t/node-w");
+	cr_assert_eq(psiplace_topology_path("pack:2 core:4", NULL, buf, sizeof(buf), &err), 0);
+	cr_assert_str_eq(buf, "pack:2 core:4");
+	cr_assert_eq(psiplace_topology_path("/t/%n.xml", "node-with-a-long-name", buf, 10, &err), -1);
+	cr_assert_str_eq(buf, "");
+	cr_assert_str_eq(err.text, "TopologyFile: the path for node 'node-with-a-long-name' is longer than 9 bytes");
+}
+
+/* %n comes from slurmd, yet a name never leads out of the directory
+ * (issue 18 finding 7: "..", "../../tmp/x" were taken as they came). */
+Test(siteconf, topology_path_refuses_names_leaving_the_directory)
+{
+	psiplace_error_t err;
+	static const char *const bad[] = { "..", ".", "../../tmp/x", "a/b", "/etc/passwd", "" };
+	char buf[64], want[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(psiplace_topology_path("/etc/topo/%n.xml", bad[i], buf, sizeof(buf), &err), -1,
+			     "%s accepted", bad[i]);
+		snprintf(want, sizeof(want),
+			 "TopologyFile: node name '%s' is not accepted for %%n; accepted: a name without '/', not '.' or '..'",
+			 bad[i]);
+		cr_assert_str_eq(err.text, want);
+		cr_assert_str_eq(buf, "");
+	}
+	cr_assert_eq(psiplace_topology_path("/etc/topo/%n.xml", NULL, buf, sizeof(buf), &err), -1);
+	cr_assert_eq(psiplace_topology_path("/etc/topo/%n.xml", "..n1", buf, sizeof(buf), &err), 0);
+	cr_assert_str_eq(buf, "/etc/topo/..n1.xml");
 }
