@@ -279,11 +279,8 @@ static bool het_reporter(spank_t sp, char **env)
 static int refuse_het(spank_t sp, char **env, const struct psiplace_user_request *r,
 		      psiplace_error_t *err)
 {
-	uint32_t node = 0;
-
 	ctx.quiet_error = !het_reporter(sp, env);
-	if (spank_get_item(sp, S_JOB_NODEID, &node) == ESPANK_SUCCESS)
-		node_name(env, node);
+	node_name();
 	return psiplace_seterr(err, "%s: psiplace does not support heterogeneous jobs or steps (components separated by ':', or srun --het-group): run each component as a job or step of its own, or drop the --psi-* options and PSI_* variables",
 			       r->psets ? "--psi-pset" : r->place_why ? r->place_why : "psiplace placement");
 }
