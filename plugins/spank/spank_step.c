@@ -14,6 +14,7 @@
 #include "psiplace/lama_launch.h"
 #include "psiplace/psi_slots.h"
 #include "psiplace/request_launch.h"
+#include "psiplace/textparse.h"
 #include "spank_ctx.h"
 #include "spank_psets.h"
 
@@ -229,6 +230,61 @@ out:
 	return rc;
 }
 
+/* Heterogeneous jobs: mpi/pmix names every step of one
+ * slurm.pmix.HETJOB.STEP (HETJOB the first component's job id) and numbers
+ * a step's ranks across its components, while Slurm tells each
+ * component's stepd only the component's own job id, ranks and task
+ * count.  psiplace refuses them (srun does before submission; this is the
+ * backstop).  srun writes the whole step's task count and the first
+ * component's job id into the launch environment. */
+static bool env_u32(char **env, const char *name, uint64_t *v)
+{
+	const char *s = job_getenv(name, env);
+
+	return s && psiplace_parse_u64(s, strlen(s), UINT32_MAX, v);
+}
+
+/* A step of several components. */
+static bool het_step(spank_t sp, char **env)
+{
+	uint32_t mine = 0;
+	uint64_t all;
+
+	if (!job_getenv("SLURM_STEP_NUM_TASKS", env) ||
+	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &mine) != ESPANK_SUCCESS)
+		return false;
+	return !env_u32(env, "SLURM_STEP_NUM_TASKS", &all) || all != mine;
+}
+
+/* A step in a component other than the first: its namespace is not its
+ * own job id's. */
+static bool het_component(spank_t sp, char **env)
+{
+	uint32_t id = 0;
+	uint64_t first;
+
+	return job_getenv("SLURM_JOB_ID", env) && spank_get_item(sp, S_JOB_ID, &id) == ESPANK_SUCCESS &&
+	       (!env_u32(env, "SLURM_JOB_ID", &first) || first != id);
+}
+
+/* The error once: from the first node of the step's first component. */
+static bool het_reporter(spank_t sp, char **env)
+{
+	uint32_t node = 1;
+
+	return (!het_step(sp, env) || !het_component(sp, env)) &&
+	       spank_get_item(sp, S_JOB_NODEID, &node) == ESPANK_SUCCESS && node == 0;
+}
+
+static int refuse_het(spank_t sp, char **env, const struct psiplace_user_request *r,
+		      psiplace_error_t *err)
+{
+	ctx.quiet_error = !het_reporter(sp, env);
+	node_name();
+	return psiplace_seterr(err, "%s: psiplace does not support heterogeneous jobs or steps (components separated by ':', or srun --het-group): run each component as a job or step of its own, or drop the --psi-* options and PSI_* variables",
+			       r->psets ? "--psi-pset" : r->place_why ? r->place_why : "psiplace placement");
+}
+
 static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 {
 	struct psiplace_user_request_src src = { job_getenv, env, &ctx.cbopts, &ctx.site, false };
@@ -246,6 +302,11 @@ static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 		return 0;
 	if (psiplace_user_request_gather(&src, &r, err) < 0)
 		return -1;
+	if (((r.place || r.psets) && het_step(sp, env)) || (r.psets && het_component(sp, env))) {
+		refuse_het(sp, env, &r, err);
+		psiplace_user_request_free(&r);
+		return -1;
+	}
 	ctx.place = r.place;
 	ctx.dry_run = r.dry_run;
 	ctx.report = r.verbose || r.dry_run || ctx.verbose;
@@ -289,6 +350,7 @@ int spank_step_user_init(spank_t sp)
 	char **env = NULL;
 
 	ctx.step_error.text[0] = '\0';
+	ctx.quiet_error = false;
 	ctx.note[0] = '\0';
 	ctx.place = false;
 	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS)
@@ -369,7 +431,7 @@ int spank_step_task_init(spank_t sp)
 		return 0;
 	}
 	if (ctx.step_error.text[0]) {
-		if (local == 0)
+		if (local == 0 && !ctx.quiet_error)
 			fprintf(stderr, "psiplace: error: %s: %s\n", ctx.node_name[0] ? ctx.node_name : "?",
 				ctx.step_error.text);
 		return -1;
