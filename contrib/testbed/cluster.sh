@@ -42,7 +42,7 @@
 #                            pids/slurmd-NODE, where stop finds it), SuspendProgram stops it by
 #                            that PID only; each call appends "resume|suspend NODE" to
 #                            log/power.log.  start waits for all nodes idle, then powers down
-#                            PSIPLACE_POWER_DOWN (default "n1 n2") and waits for them idle~.
+#                            PSIPLACE_POWER_DOWN (default "n3 n4") and waits for them idle~.
 #                            slurmctld runs both programs as SlurmUser (root here) with
 #                            SLURM_CONF as the only environment.
 #   PSIPLACE_SUSPEND_TIME    SuspendTime with power saving (default 60 s of idleness)
@@ -377,7 +377,7 @@ CONF
 # Power down PSIPLACE_POWER_DOWN and wait until each is idle~ (powered down).
 power_down_start_nodes() {
   power_save || return 0
-  local nodes=${PSIPLACE_POWER_DOWN-n1 n2} n deadline=$((SECONDS + 60)) got want
+  local nodes=${PSIPLACE_POWER_DOWN-n3 n4} n deadline=$((SECONDS + 60)) got want
   [ -n "$nodes" ] || return 0
   scontrol update NodeName="$(echo $nodes | tr ' ' ,)" State=POWER_DOWN
   want=$(echo $nodes | wc -w)

@@ -413,11 +413,14 @@ static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t m
 		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
 		uint64_t orig = c->saved[pos];
 
-		/* slurmctld marks a powered-down node "boot required" (bit 41),
-		 * which cons_tres puts behind every powered-up node whatever the
-		 * weights: PreferPoweredUp=no leaves the order to the policy */
-		if (!ctx.site.conf.prefer_powered_up && IS_NODE_POWERED_DOWN(node_ptr))
-			orig &= ~SLURM_BOOT_REQUIRED_BIT;
+		/* slurmctld gives a powered-down node the reboot weight and
+		 * "boot required" (bit 41), which put it behind every powered-up
+		 * node whatever the policy: PreferPoweredUp=no leaves the order
+		 * to the policy (its Weight back), and a node whose resume a job
+		 * already caused is up for the next */
+		if (site_boot_weight_dropped(&ctx.site, node_ptr))
+			orig = (orig & ~(SLURM_BOOT_REQUIRED_BIT | (0xffffffffULL << 8))) |
+			       ((uint64_t)c->saved_weight[pos] << 8);
 		node_ptr->sched_weight =
 			psiplace_select_sched_weight(orig, i < distinct ? i : distinct,
 						     ctx.site.conf.policy_overrides_weight);
