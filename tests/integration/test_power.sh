@@ -52,6 +52,10 @@ for mode in cons_tres last_no last_yes; do
     "$(grep '^resume ' "$power_log" 2>/dev/null | sort | uniq -d | paste -sd' ')"
   if [ "$mode" = last_yes ]; then
     check_eq "PreferPoweredUp=yes: no resume while an up node has room" 0 "${figure[$mode]%% *}"
+    # A job's PRIORITYF that favours powered-down nodes still gets an up one.
+    got=$(timeout 120 srun -Q -N1 -n1 --psi-alloc-priority='1 - POWER' printenv SLURMD_NODENAME 2>&1)
+    check_match "PreferPoweredUp=yes: a job asking for '1 - POWER' still gets an up node ($got)" '^n[12]$' "$got"
+    check_eq "PreferPoweredUp=yes: ... and wakes none" 0 "$(resumes)"
     # Fill n1 and n2 (12 CPUs), then three one-CPU jobs in a burst: the
     # first wakes a node, the next two go to that node (being resumed, it
     # counts as up), so there is exactly one resume.
@@ -68,6 +72,16 @@ for mode in cons_tres last_no last_yes; do
   fi
   if [ "$mode" = last_no ]; then
     check_match "PreferPoweredUp=no: LASTAVAILABLE's first node n4 is woken" 'n4x1' "${figure[$mode]}"
+    # PRIORITYF's POWER sees the power state: n3 is made the one node down
+    # (the stream may have woken it too).
+    if ! sinfo -h -n n3 -o %t | grep -qx 'idle~'; then
+      poll 60 empty
+      scontrol update NodeName=n3 State=POWER_DOWN
+      poll 60 bash -c 'sinfo -h -n n3 -o %t | grep -qx "idle~"' || not_ok "n3 powers down again"
+    fi
+    got=$(timeout 120 srun -Q -N1 -n1 --psi-alloc-priority='1 - POWER' printenv SLURMD_NODENAME 2>&1)
+    check_eq "PreferPoweredUp=no: '1 - POWER' picks the powered-down node n3 and wakes it" \
+      "n3 resume n3" "$got $(grep '^resume ' "$power_log" | tail -1)"
   fi
 done
 "$cluster" stop >/dev/null 2>&1
