@@ -426,7 +426,7 @@ wait_idle() {
   local want deadline=$((SECONDS + ${1:-60})) got
   want=$(node_names | wc -w)
   while :; do
-    got=$(sinfo -h -N -p debug -o '%N %t' 2>/dev/null | awk '$2=="idle"' | sort -u | wc -l)
+    got=$(sinfo -h -N -p debug -o '%N %t' 2>/dev/null | awk '$2=="idle" || $2=="idle~"' | sort -u | wc -l)
     [ "$got" -ge "$want" ] && return 0
     if [ $SECONDS -ge $deadline ]; then
       sinfo -N -p debug >&2 || true
