@@ -42,10 +42,10 @@ const char plugin_type[] = "select/psiplace_cons_tres";
 const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-#define WARNED_JOBS 4096
+#define WARNED_JOBS 4096 /* malformed requests remembered (R8: once per job) */
 /* node_scheduler.c's _set_sched_weight(): "requires boot" (reboot or
  * powered down), every release 22.05-26.05 */
-#define SLURM_BOOT_REQUIRED_BIT 0x20000000000ULL /* malformed requests remembered (R8: once per job) */
+#define SLURM_BOOT_REQUIRED_BIT 0x20000000000ULL
 
 /* The weights injected for cons_tres: psiplace_select_sched_weight() and
  * psiplace_select_distinct() (policy.h), shared with `psiplace rank
