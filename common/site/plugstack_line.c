@@ -25,6 +25,7 @@ void psiplace_siteconf_init(struct psiplace_siteconf *c)
 	c->placement = PSIPLACE_PLACEMENT_SLURM;
 	c->pset_query = true;
 	c->ranked_tier = PSIPLACE_SELECT_MIN_DISTINCT;
+	c->prefer_powered_up = true;
 }
 
 void psiplace_siteconf_free(struct psiplace_siteconf *c)
@@ -125,7 +126,7 @@ oom:
 static const char accepted_keys[] =
 	"NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, "
 	"PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, "
-	"Verbose";
+	"PreferPoweredUp, Verbose";
 
 static int set_string(char **slot, const char *key, const char *v, psiplace_error_t *err)
 {
@@ -212,6 +213,8 @@ static int apply_arg(struct psiplace_siteconf *c, const char *arg, psiplace_erro
 		return parse_bool("PolicyOverridesWeight", v, &c->policy_overrides_weight, err);
 	if (!strcasecmp(key, "AllowUserCpumap"))
 		return parse_bool("AllowUserCpumap", v, &c->allow_user_cpumap, err);
+	if (!strcasecmp(key, "PreferPoweredUp"))
+		return parse_bool("PreferPoweredUp", v, &c->prefer_powered_up, err);
 	if (!strcasecmp(key, "PsetQuery"))
 		return parse_bool("PsetQuery", v, &c->pset_query, err);
 	if (!strcasecmp(key, "RankedTier")) {

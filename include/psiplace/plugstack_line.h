@@ -32,11 +32,13 @@ struct psiplace_siteconf {
 	uint32_t ranked_tier;            /* RankedTier: distinct ranks beyond the nodes a job
 					  * needs (default PSIPLACE_SELECT_MIN_DISTINCT) */
 	char *topology_file;             /* TopologyFile (owned) */
+	bool prefer_powered_up;          /* PreferPoweredUp (default yes): powered-up nodes
+					  * before powered-down ones in every policy */
 	bool verbose;                    /* Verbose */
 };
 
 /* Defaults: no policy, slurm placement, PsetQuery=yes, RankedTier=16,
- * every other flag off. */
+ * PreferPoweredUp=yes, every other flag off. */
 void psiplace_siteconf_init(struct psiplace_siteconf *c);
 void psiplace_siteconf_free(struct psiplace_siteconf *c);
 

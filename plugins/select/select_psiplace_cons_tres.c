@@ -43,6 +43,9 @@ const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define WARNED_JOBS 4096 /* malformed requests remembered (R8: once per job) */
+/* node_scheduler.c's _set_sched_weight(): "requires boot" (reboot or
+ * powered down), every release 22.05-26.05 */
+#define SLURM_BOOT_REQUIRED_BIT 0x20000000000ULL
 
 /* The weights injected for cons_tres: psiplace_select_sched_weight() and
  * psiplace_select_distinct() (policy.h), shared with `psiplace rank
@@ -407,9 +410,19 @@ static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t m
 
 	for (i = 0; i < upto; i++) {
 		uint32_t pos = c->order[i];
+		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
+		uint64_t orig = c->saved[pos];
 
-		node_record_table_ptr[c->node_inx[pos]]->sched_weight =
-			psiplace_select_sched_weight(c->saved[pos], i < distinct ? i : distinct,
+		/* slurmctld gives a powered-down node the reboot weight and
+		 * "boot required" (bit 41), which put it behind every powered-up
+		 * node whatever the policy: PreferPoweredUp=no leaves the order
+		 * to the policy (its Weight back), and a node whose resume a job
+		 * already caused is up for the next */
+		if (site_boot_weight_dropped(&ctx.site, node_ptr))
+			orig = (orig & ~(SLURM_BOOT_REQUIRED_BIT | (0xffffffffULL << 8))) |
+			       ((uint64_t)c->saved_weight[pos] << 8);
+		node_ptr->sched_weight =
+			psiplace_select_sched_weight(orig, i < distinct ? i : distinct,
 						     ctx.site.conf.policy_overrides_weight);
 	}
 	if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && mode == SELECT_MODE_WILL_RUN)
@@ -446,6 +459,8 @@ static bool used_tail(const struct cands *c, const bitstr_t *chosen, uint32_t di
 /* What one decision does for a job. */
 struct plan {
 	enum psiplace_policy policy;     /* NONE: no engine ranking */
+	/* the PartitionName line of the partition Slurm tries, or NULL */
+	const struct psiplace_partconf *part;
 	struct psiplace_priorityf *prio; /* the job's own function */
 	bitstr_t *only;                  /* PSI node set: the allowed nodes; NULL: all */
 	uint32_t *fixed;                 /* PSI order (slurm node indexes), final; NULL: none */
@@ -558,6 +573,13 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 
 	memset(p, 0, sizeof(*p));
 	p->policy = ctx.site.conf.policy;
+	/* job_ptr->part_ptr is the partition being tried: for a job submitted
+	 * to several (-p a,b) slurmctld sets it to each in turn before it
+	 * calls select_g_job_test (doc/cluster-features.md) */
+	if (job_ptr->part_ptr && ctx.site.psiconf.nparts &&
+	    (p->part = psiplace_psiconf_partition(&ctx.site.psiconf, job_ptr->part_ptr->name)) &&
+	    p->part->has_policy)
+		p->policy = p->part->policy;
 	if (psiplace_ctld_request_from_env_nodes((const char *const *)job_ptr->spank_job_env,
 					   job_ptr->spank_job_env_size, &req, &err) < 0) {
 		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
@@ -939,7 +961,12 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	opts.policy = p.fixed ? PSIPLACE_POLICY_FIRSTAVAILABLE : p.policy;
 	opts.job = &job;
 	opts.policy_overrides_weight = ctx.site.conf.policy_overrides_weight;
-	opts.cluster_priorityf = ctx.site.cluster_prio;
+	opts.cluster_priorityf = p.part && p.part->priorityf ? p.part->priorityf
+							     : ctx.site.cluster_prio;
+	opts.ignore_power = !ctx.site.conf.prefer_powered_up;
+	log_flag(SELECT_TYPE, "%s: %pJ: partition %s: %s%s", plugin_type, job_ptr,
+		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
+		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
 	collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
 	if (c->n == 0)

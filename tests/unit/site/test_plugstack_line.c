@@ -43,16 +43,18 @@ Test(siteconf, every_key_case_insensitive)
 	psiplace_error_t err;
 
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(parse(&c, &err, 9, "nodeallocationpolicy=lastavailable", "PriorityFunction=SPEED",
+	cr_assert(c.prefer_powered_up, "PreferPoweredUp defaults to yes");
+	cr_assert_eq(parse(&c, &err, 10, "nodeallocationpolicy=lastavailable", "PriorityFunction=SPEED",
 			   "NodesSort=load", "DefaultPlacement=PSI", "PsiStrict=yes",
 			   "PolicyOverridesWeight=true", "AllowUserCpumap=1", "TopologyFile=/t/%n.xml",
-			   "Verbose"),
+			   "preferpoweredup=no", "Verbose"),
 		     0, "%s", err.text);
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_LASTAVAILABLE);
 	cr_assert_str_eq(c.priority_function, "SPEED");
 	cr_assert_str_eq(c.nodes_sort, "load");
 	cr_assert_eq(c.placement, PSIPLACE_PLACEMENT_PSI);
 	cr_assert(c.psi_strict && c.policy_overrides_weight && c.allow_user_cpumap && c.verbose);
+	cr_assert(!c.prefer_powered_up);
 	cr_assert_str_eq(c.topology_file, "/t/%n.xml");
 	psiplace_siteconf_free(&c);
 }
@@ -118,12 +120,13 @@ Test(siteconf, errors_name_argument_value_and_accepted)
 	static const struct {
 		const char *arg, *msg;
 	} cases[] = {
-		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" },
+		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, PreferPoweredUp, Verbose" },
 		{ "PsiStrict=maybe", "PsiStrict: 'maybe' is not yes or no" },
+		{ "PreferPoweredUp=sometimes", "PreferPoweredUp: 'sometimes' is not yes or no" },
 		{ "DefaultPlacement=lama", "DefaultPlacement: 'lama' is not slurm or psi" },
 		{ "NodeAllocationPolicy=fast", "NodeAllocationPolicy: 'fast' is not a policy; accepted: FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority" },
 		{ "TopologyFile=", "TopologyFile: empty value" },
-		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" },
+		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, PreferPoweredUp, Verbose" },
 		{ "PriorityFunction=\"SPEED", "'PriorityFunction=\"SPEED': unterminated double quote" },
 		{ "Verbose=\x01", "Verbose: '\\x01' is not yes or no" },
 	};
