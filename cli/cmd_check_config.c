@@ -38,6 +38,7 @@ static void print_site(const struct psiplace_siteconf *c)
 	printf("AllowUserCpumap=%s\n", c->allow_user_cpumap ? "yes" : "no");
 	printf("TopologyFile=%s\n", c->topology_file ? c->topology_file : "");
 	printf("RankedTier=%u\n", c->ranked_tier);
+	printf("PreferPoweredUp=%s\n", c->prefer_powered_up ? "yes" : "no");
 	printf("Verbose=%s\n", c->verbose ? "yes" : "no");
 }
 
@@ -59,6 +60,16 @@ static int check_psiconf(const char *path)
 		return 1;
 	}
 	printf("psiplace.conf=%s (%zu nodes)\n", path, pc.n);
+	/* what a job tried in each partition gets unless it asks otherwise */
+	for (size_t i = 0; i < pc.nparts; i++) {
+		const struct psiplace_partconf *p = &pc.parts[i];
+
+		printf("PartitionName=%s NodeAllocationPolicy=%s", p->name,
+		       p->has_policy ? psiplace_policy_name(p->policy) : "(cluster default)");
+		if (p->priority_function)
+			printf(" PriorityFunction=\"%s\"", p->priority_function);
+		printf("\n");
+	}
 	if (pc.metrics_file) {
 		if (psiplace_metrics_read_file(pc.metrics_file, &m, warn_line, NULL, &err) < 0) {
 			/* Not fatal for the daemons either: it is re-read when it appears. */

@@ -23,7 +23,8 @@
 #include "psiplace/psiplace_conf.h"
 
 struct rank_args {
-	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics, *plugstack;
+	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics, *plugstack,
+		*partition;
 	int explain, as_select;
 	uint32_t ranked_tier; /* RankedTier of --plugstack, else the default */
 };
@@ -31,7 +32,7 @@ struct rank_args {
 static const char rank_usage[] =
 	"rank --policy POLICY [--priority EXPR] --table TABLE.csv "
 	"[--job nodes=K,cpus=C,mem=M] [--seed N] [--explain] [--psiconf FILE] [--metrics FILE] "
-	"[--plugstack FILE] [--as-select]";
+	"[--plugstack FILE] [--partition NAME] [--as-select]";
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -72,7 +73,7 @@ static int parse_job(const char *s, struct psiplace_job *job)
 }
 
 enum { OPT_POLICY = 256, OPT_PRIORITY, OPT_TABLE, OPT_JOB, OPT_SEED, OPT_PSICONF, OPT_METRICS,
-       OPT_PLUGSTACK, OPT_EXPLAIN, OPT_AS_SELECT };
+       OPT_PLUGSTACK, OPT_EXPLAIN, OPT_AS_SELECT, OPT_PARTITION };
 
 static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
@@ -85,6 +86,7 @@ static const struct option longopts[] = {
 	{ "plugstack", required_argument, NULL, OPT_PLUGSTACK },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "as-select", no_argument, NULL, OPT_AS_SELECT },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -116,6 +118,7 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 		case OPT_SEED: slot = &a->seed; break;
 		case OPT_PSICONF: slot = &a->psiconf; break;
 		case OPT_METRICS: slot = &a->metrics; break;
+		case OPT_PARTITION: slot = &a->partition; break;
 		default: slot = &a->plugstack; break;
 		}
 		if (*slot)
@@ -125,9 +128,12 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 	if (optind < argc)
 		return cli_usage_error("rank: unknown argument '%s'; usage: psiplace %s", argv[optind],
 				       rank_usage);
-	if (!a->policy && !a->priority && !a->plugstack)
-		return cli_usage_error("rank: --policy (or --plugstack) is required; usage: psiplace %s",
-				       rank_usage);
+	if (!a->policy && !a->priority && !a->plugstack && !a->partition)
+		return cli_usage_error("rank: --policy (or --plugstack, --partition) is required; "
+				       "usage: psiplace %s", rank_usage);
+	if (a->partition && !a->psiconf)
+		return cli_usage_error("rank: --partition '%s' needs --psiconf (the file with the "
+				       "PartitionName lines)", a->partition);
 	if (!a->table)
 		return cli_usage_error("rank: --table is required; usage: psiplace %s", rank_usage);
 	return 0;
@@ -181,8 +187,11 @@ static void print_as_select(const struct psiplace_rank_opts *o, const struct psi
 	for (i = 0; i < candidates; i++) {
 		const struct psiplace_node *n = &t->nodes[order[i]];
 		uint32_t rank = i < distinct ? (uint32_t)i : distinct;
-		uint64_t w = psiplace_select_sched_weight((n->weight << 8) | 0xff, rank,
-							  o->policy_overrides_weight);
+		/* slurmctld's "requires boot" bit of a powered-down node stays
+		 * unless PreferPoweredUp=no (the plugin clears it then) */
+		uint64_t orig = (n->weight << 8) | 0xff | (!n->power && !o->ignore_power
+							       ? 0x20000000000ULL : 0);
+		uint64_t w = psiplace_select_sched_weight(orig, rank, o->policy_overrides_weight);
 
 		printf("%s %s %u sched_weight=0x%016llx\n", n->name, i < distinct ? "rank" : "tier",
 		       rank, (unsigned long long)w);
@@ -221,6 +230,29 @@ static int overlay(const struct rank_args *a, struct psiplace_nodetable *t,
 	return 0;
 }
 
+/* --partition: its PartitionName line's policy and function, as the
+ * select plugin takes them for a job Slurm tries in that partition; a
+ * job's own --policy or --priority wins.  A partition without a line
+ * keeps the cluster default (--plugstack). */
+static int apply_partition(const struct rank_args *a, const struct psiplace_psiconf *pc,
+			   struct psiplace_rank_opts *o)
+{
+	const struct psiplace_partconf *part;
+
+	if (!a->partition)
+		return 0;
+	part = psiplace_psiconf_partition(pc, a->partition);
+	if (part && part->priorityf)
+		o->cluster_priorityf = part->priorityf;
+	if (part && part->has_policy && !a->policy && !a->priority)
+		o->policy = part->policy;
+	if (o->policy == PSIPLACE_POLICY_NONE)
+		return cli_usage_error("rank: partition '%s' has no NodeAllocationPolicy in %s%s; "
+				       "give --policy", a->partition, a->psiconf,
+				       a->plugstack ? " nor in --plugstack" : "");
+	return 0;
+}
+
 static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 	       struct psiplace_job *job)
 {
@@ -249,6 +281,13 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 		psiplace_nodetable_free(&t);
 		return 1;
 	}
+	if (apply_partition(a, &pc, o) != 0) {
+		free(order);
+		psiplace_psiconf_free(&pc);
+		psiplace_metrics_free(&m);
+		psiplace_nodetable_free(&t);
+		return 2;
+	}
 	k = job->nodes;
 	if (!k && psiplace_policy_is_set(o->policy))
 		k = 1;
@@ -258,7 +297,7 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 		uint32_t distinct;
 
 		for (i = 0; i < t.n; i++)
-			candidates += psiplace_node_eligible(&t.nodes[i], job);
+			candidates += psiplace_node_eligible_opts(o, &t.nodes[i]);
 		distinct = psiplace_select_distinct(need, a->ranked_tier, (uint32_t)candidates);
 		if (psiplace_policy_is_set(o->policy))
 			rc = psiplace_choose(o, t.nodes, t.n, need, order, &err);
@@ -273,7 +312,7 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 		rc = psiplace_choose(o, t.nodes, t.n, k, order, &err);
 	} else if ((rc = psiplace_rank(o, t.nodes, t.n, order, &err)) == 0) {
 		for (size_t i = 0; i < t.n; i++) /* every eligible node */
-			rc += psiplace_node_eligible(&t.nodes[i], job);
+			rc += psiplace_node_eligible_opts(o, &t.nodes[i]);
 	}
 	if (!a->as_select) {
 		if (rc < 0)
@@ -315,6 +354,7 @@ int cmd_rank(int argc, char **argv)
 		}
 		o.policy = site.policy;
 		o.policy_overrides_weight = site.policy_overrides_weight;
+		o.ignore_power = !site.prefer_powered_up;
 		a.ranked_tier = site.ranked_tier;
 		if (site.priority_function &&
 		    psiplace_priorityf_compile(site.priority_function, "PriorityFunction", &cluster_f,
@@ -324,7 +364,7 @@ int cmd_rank(int argc, char **argv)
 			return 1;
 		}
 		o.cluster_priorityf = cluster_f;
-		if (!a.policy && !a.priority && site.policy == PSIPLACE_POLICY_NONE) {
+		if (!a.policy && !a.priority && !a.partition && site.policy == PSIPLACE_POLICY_NONE) {
 			psiplace_priorityf_free(cluster_f);
 			psiplace_siteconf_free(&site);
 			return cli_usage_error("rank: %s sets no NodeAllocationPolicy; give --policy",

@@ -13,6 +13,7 @@ int cmd_spawn_plan(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_rank(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_release(int argc, char **argv);
 
 /* Shared by subcommands: print "psiplace: error: MSG" and return 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -16,6 +16,8 @@ static const struct {
 	  "check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]  validate the site configuration as the plugins read it" },
 	{ "spawn-plan", cmd_spawn_plan,
 	  "spawn-plan [OPTIONS]            parallel spawn plan of a malleable MPI expansion" },
+	{ "release", cmd_release,
+	  "release [--job J] [--dry-run] [--allow-step S] [--wait-idle SECONDS] NODELIST  give a running job's nodes back to Slurm" },
 	{ "map", cmd_map,
 	  "map --topology DESC [--nodes N] -n NTASKS [--psi-* options] [--env] [--format plain|json|svg]  (see psiplace map --help)" },
 	{ "rank", cmd_rank,

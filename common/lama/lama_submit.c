@@ -30,8 +30,8 @@ static int load_topologies(const char *pattern, const struct psiplace_hostlist *
 	size_t i;
 
 	for (i = 0; pattern && *pattern && i < hl->n; i++) {
-		psiplace_topology_path(pattern, hl->host[i], path, sizeof(path));
-		if ((strstr(pattern, "%n") && access(path, R_OK) != 0) ||
+		if (psiplace_topology_path(pattern, hl->host[i], path, sizeof(path), &e) < 0 ||
+		    (strstr(pattern, "%n") && access(path, R_OK) != 0) ||
 		    psiplace_topo_load(path, NULL, &t[i], &e) < 0)
 			break;
 	}

@@ -33,6 +33,17 @@ bool psiplace_node_eligible(const struct psiplace_node *n, const struct psiplace
 	return true;
 }
 
+bool psiplace_node_eligible_opts(const struct psiplace_rank_opts *o, const struct psiplace_node *n)
+{
+	struct psiplace_node up;
+
+	if (!o->ignore_power || n->power)
+		return psiplace_node_eligible(n, o->job);
+	up = *n;
+	up.power = true;
+	return psiplace_node_eligible(&up, o->job);
+}
+
 /* Order-preserving map of a double onto uint64_t (ascending); NaN sorts
  * last, -0 equals +0. */
 uint64_t psiplace_dkey(double d)
@@ -294,7 +305,7 @@ static void rate(const struct psiplace_rank_opts *o, const struct psiplace_node 
  * candidates already: all of them count. */
 static bool candidate(const struct psiplace_rank_opts *o, const struct psiplace_node *n)
 {
-	return !o->job || psiplace_node_eligible(n, o->job);
+	return !o->job || psiplace_node_eligible_opts(o, n);
 }
 
 /* Rate the eligible nodes into r (allocated, *m entries). */

@@ -123,7 +123,7 @@ static size_t key_block(const struct psiplace_rank_opts *o, const struct psiplac
 		size_t r = clo + i;
 
 		k1[i] = keyed ? desc(s[i]) : 0;
-		elig[i] = !job || (c->power[r] && c->free_cpus[r] && c->free_cpus[r] >= job->cpus &&
+		elig[i] = !job || ((c->power[r] || o->ignore_power) && c->free_cpus[r] && c->free_cpus[r] >= job->cpus &&
 				   c->free_mem[r] >= job->mem);
 		m += elig[i];
 	}

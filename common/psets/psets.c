@@ -281,14 +281,14 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 			      const char *distribution, const char *layout, uint32_t *node_of,
 			      psiplace_error_t *err)
 {
-	uint32_t *left, r = 0, n, sum = 0, plane = 0;
-	uint64_t u;
+	uint32_t *left, r = 0, n, plane = 0;
+	uint64_t u, sum = psiplace_counts_sum(tasks_per_node, nnodes);
 
-	for (n = 0; n < nnodes; n++)
-		sum += tasks_per_node[n];
+	/* 64 bits: a 32-bit sum of 2^20 counts of 10^6 wraps to any ntasks
+	 * (the loops below are bounded by ntasks all the same). */
 	if (sum != ntasks)
-		return psiplace_seterr(err, "the tasks per node add up to %u, the step has %u", sum,
-				       ntasks);
+		return psiplace_seterr(err, "the tasks per node add up to %llu, the step has %u",
+				       (unsigned long long)sum, ntasks);
 	if (layout) {
 		uint32_t *seq, nseq, i;
 
@@ -313,7 +313,7 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 	}
 	if (!distribution || !*distribution || !strncmp(distribution, "block", 5)) {
 		for (n = 0; n < nnodes; n++)
-			for (uint32_t k = 0; k < tasks_per_node[n]; k++)
+			for (uint32_t k = 0; k < tasks_per_node[n] && r < ntasks; k++)
 				node_of[r++] = n;
 		return 0;
 	}
@@ -337,11 +337,55 @@ int psiplace_psets_rank_nodes(const uint32_t *tasks_per_node, uint32_t nnodes, u
 	return 0;
 }
 
+/* psiplace://node/NAME of every node, each sized to its ranks: ranks per
+ * node counted first (a set of ntasks entries per node held nnodes x ntasks
+ * in every slurmstepd of a large step). */
+static int node_sets(uint32_t ntasks, uint32_t nnodes, const char *const *node_names,
+		     const uint32_t *node_of, struct psiplace_psets *out, psiplace_error_t *err)
+{
+	uint32_t *count = calloc(nnodes ? nnodes : 1, sizeof(*count)), r, n;
+	size_t first = out->n;
+
+	if (!count)
+		return psiplace_seterr(err, "out of memory");
+	for (r = 0; r < ntasks; r++) {
+		if (node_of[r] >= nnodes) {
+			free(count);
+			return psiplace_seterr(err, "rank %u is on node %u of %u", r, node_of[r], nnodes);
+		}
+		count[node_of[r]]++;
+	}
+	for (n = 0; n < nnodes; n++) {
+		size_t len = strlen(PSIPLACE_PSET_PREFIX "node/") + strlen(node_names[n]) + 1;
+		char *name = malloc(len);
+		uint32_t *ranks = malloc((count[n] ? count[n] : 1) * sizeof(*ranks));
+
+		if (!name || !ranks) {
+			free(name);
+			free(ranks);
+			free(count);
+			return psiplace_seterr(err, "out of memory");
+		}
+		snprintf(name, len, PSIPLACE_PSET_PREFIX "node/%s", node_names[n]);
+		if (add_set(out, name, ranks, 0, err) < 0) {
+			free(count);
+			return -1;
+		}
+	}
+	free(count);
+	for (r = 0; r < ntasks; r++) {
+		struct psiplace_pset *p = &out->set[first + node_of[r]];
+
+		p->ranks[p->n++] = r;
+	}
+	return 0;
+}
+
 int psiplace_psets_step(const struct psiplace_psets *user, uint32_t ntasks, uint32_t nnodes,
 			const char *const *node_names, const uint32_t *node_of,
 			struct psiplace_psets *out, psiplace_error_t *err)
 {
-	uint32_t *ranks, r, n;
+	uint32_t *ranks, r;
 	size_t i;
 	char *name;
 
@@ -372,20 +416,8 @@ int psiplace_psets_step(const struct psiplace_psets *user, uint32_t ntasks, uint
 		ranks[r] = r;
 	if (add_set(out, name, ranks, ntasks, err) < 0)
 		goto fail;
-	for (n = 0; node_of && n < nnodes; n++) {
-		size_t k = 0, len = strlen(PSIPLACE_PSET_PREFIX "node/") + strlen(node_names[n]) + 1;
-
-		if (!(name = malloc(len)) || !(ranks = malloc((ntasks ? ntasks : 1) * sizeof(*ranks)))) {
-			free(name);
-			goto oom;
-		}
-		snprintf(name, len, PSIPLACE_PSET_PREFIX "node/%s", node_names[n]);
-		for (r = 0; r < ntasks; r++)
-			if (node_of[r] == n)
-				ranks[k++] = r;
-		if (add_set(out, name, ranks, k, err) < 0)
-			goto fail;
-	}
+	if (node_of && node_sets(ntasks, nnodes, node_names, node_of, out, err) < 0)
+		goto fail;
 	return 0;
 oom:
 	psiplace_seterr(err, "out of memory");

@@ -203,12 +203,35 @@ int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 			       what, r->tpp, r->tpp, r->tpp, client_name(client));
 }
 
+/* --het-group=LIST (or its old name --pack-group, or a prefix getopt
+ * accepts: --het, --pack): a step in a heterogeneous job, which mpi/pmix
+ * names after the job's first component even when LIST names one. */
+static bool het_group_option(const char *arg)
+{
+	static const char *const names[] = { "het-group", "pack-group" };
+	static const size_t shortest[] = { 3, 4 }; /* "--he" is --help's too */
+	const char *eq;
+	size_t i, len;
+
+	if (strncmp(arg, "--", 2))
+		return false;
+	arg += 2;
+	eq = strchr(arg, '=');
+	len = eq ? (size_t)(eq - arg) : strlen(arg);
+	for (i = 0; i < 2; i++) {
+		if (len >= shortest[i] && len <= strlen(names[i]) && !strncmp(arg, names[i], len))
+			return true;
+	}
+	return false;
+}
+
 bool psiplace_cmdline_is_het(int argc, char *const *argv)
 {
 	int i;
 
 	for (i = 1; i < argc; i++)
-		if (argv[i] && !strcmp(argv[i], ":"))
+		if (argv[i] && (!strcmp(argv[i], ":") ||
+				het_group_option(argv[i])))
 			return true;
 	return false;
 }

@@ -25,6 +25,7 @@ void psiplace_siteconf_init(struct psiplace_siteconf *c)
 	c->placement = PSIPLACE_PLACEMENT_SLURM;
 	c->pset_query = true;
 	c->ranked_tier = PSIPLACE_SELECT_MIN_DISTINCT;
+	c->prefer_powered_up = true;
 }
 
 void psiplace_siteconf_free(struct psiplace_siteconf *c)
@@ -125,7 +126,7 @@ oom:
 static const char accepted_keys[] =
 	"NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, "
 	"PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, "
-	"Verbose";
+	"PreferPoweredUp, Verbose";
 
 static int set_string(char **slot, const char *key, const char *v, psiplace_error_t *err)
 {
@@ -212,6 +213,8 @@ static int apply_arg(struct psiplace_siteconf *c, const char *arg, psiplace_erro
 		return parse_bool("PolicyOverridesWeight", v, &c->policy_overrides_weight, err);
 	if (!strcasecmp(key, "AllowUserCpumap"))
 		return parse_bool("AllowUserCpumap", v, &c->allow_user_cpumap, err);
+	if (!strcasecmp(key, "PreferPoweredUp"))
+		return parse_bool("PreferPoweredUp", v, &c->prefer_powered_up, err);
 	if (!strcasecmp(key, "PsetQuery"))
 		return parse_bool("PsetQuery", v, &c->pset_query, err);
 	if (!strcasecmp(key, "RankedTier")) {
@@ -420,21 +423,38 @@ int psiplace_siteconf_read_plugstack(const char *path, struct psiplace_siteconf 
 	return read_one(&r, path) < 0 ? -1 : 0;
 }
 
-void psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len)
+int psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len,
+			   psiplace_error_t *err)
 {
 	size_t o = 0;
+	char q[80];
 
 	if (!len)
-		return;
-	for (; *pattern && o + 1 < len; pattern++) {
-		if (pattern[0] == '%' && pattern[1] == 'n') {
-			o += (size_t)snprintf(buf + o, len - o, "%s", node);
-			if (o >= len)
-				o = len - 1;
-			pattern++;
-		} else {
-			buf[o++] = *pattern;
-		}
+		return psiplace_seterr(err, "TopologyFile: no room for the path");
+	buf[0] = '\0';
+	if (strstr(pattern, "%n") &&
+	    (!node || !*node || strchr(node, '/') || !strcmp(node, ".") || !strcmp(node, ".."))) {
+		psiplace_quote(q, sizeof(q), node ? node : "", 60);
+		return psiplace_seterr(err,
+				       "TopologyFile: node name '%s' is not accepted for %%n; accepted: a name without '/', not '.' or '..'",
+				       q);
 	}
-	buf[o] = '\0';
+	for (; *pattern; pattern++) {
+		int w = 1;
+
+		if (pattern[0] == '%' && pattern[1] == 'n') {
+			w = snprintf(buf + o, len - o, "%s", node);
+			pattern++;
+		} else if (o + 1 < len) {
+			buf[o] = *pattern;
+			buf[o + 1] = '\0';
+		}
+		if (w < 0 || o + (size_t)w >= len) {
+			buf[0] = '\0';
+			return psiplace_seterr(err, "TopologyFile: the path for node '%.60s' is longer than %zu bytes",
+					       node ? node : "", len - 1);
+		}
+		o += (size_t)w;
+	}
+	return 0;
 }

@@ -19,6 +19,7 @@ enum { A_SPEED, A_PRIORITY, A_RATE, A_FUNCTION, NATTR };
 static const char *const attr_names[NATTR] = { "Speed", "Priority", "ChargeRate",
 					       "PriorityFunction" };
 static const char accepted[] = "MetricsFile, NodeName (with Speed, Priority, ChargeRate, "
+			       "PriorityFunction), PartitionName (with NodeAllocationPolicy, "
 			       "PriorityFunction)";
 
 /* One NodeName line's attributes before they are spread over its nodes. */
@@ -52,6 +53,9 @@ void psiplace_psiconf_free(struct psiplace_psiconf *c)
 		psiplace_priorityf_free(c->functions[i]);
 		free(c->function_texts[i]);
 	}
+	for (i = 0; i < c->nparts; i++)
+		free(c->parts[i].name);
+	free(c->parts);
 	free(c->functions);
 	free(c->function_texts);
 	free(c->nodes);
@@ -175,6 +179,74 @@ static int add_nodes(struct parse *p, const char *expr, const struct line_attrs 
 	return 0;
 }
 
+/* NodeAllocationPolicy= and PriorityFunction= of a PartitionName line. */
+static int parse_part_attr(struct parse *p, const char *word, struct psiplace_partconf *pc)
+{
+	struct line_attrs a = { .line = p->line };
+	psiplace_error_t e;
+	const char *v;
+	char what[96];
+
+	if (key_is(word, "NodeAllocationPolicy", &v)) {
+		if (pc->has_policy)
+			return lerr(p, "attribute given twice on one line:", word);
+		pc->has_policy = true;
+		if (!strcasecmp(v, "none"))
+			return 0;
+		snprintf(what, sizeof(what), "%s:%d: NodeAllocationPolicy", p->file, p->line);
+		if (psiplace_policy_parse(v, what, &pc->policy, &e) < 0) {
+			*p->err = e;
+			return -1;
+		}
+		return 0;
+	}
+	if (key_is(word, "PriorityFunction", &v)) {
+		if (pc->priorityf)
+			return lerr(p, "attribute given twice on one line:", word);
+		if (add_function(p, v, &a) < 0)
+			return -1;
+		pc->priorityf = p->c->functions[a.function];
+		pc->priority_function = p->c->function_texts[a.function];
+		return 0;
+	}
+	return lerr(p, "unknown PartitionName attribute (accepted: NodeAllocationPolicy, "
+		       "PriorityFunction):", word);
+}
+
+static int parse_partition(struct parse *p, const char *name, char **w, int n)
+{
+	struct psiplace_psiconf *c = p->c;
+	struct psiplace_partconf pc = { .line = p->line }, *np;
+	const char *s;
+	int i;
+
+	if (!*name || strlen(name) > 64)
+		return lerr(p, "PartitionName: not a partition name (1..64 characters):", name);
+	for (s = name; *s; s++)
+		if (*s == ',' || *s == '[' || *s == '=')
+			return lerr(p, "PartitionName: one partition per line, not:", name);
+	for (i = 0; i < (int)c->nparts; i++)
+		if (!strcmp(c->parts[i].name, name))
+			return psiplace_seterr_linef(p->err, p->file, p->line,
+						     "partition %s: already set at line %d", name,
+						     c->parts[i].line);
+	if (c->nparts >= PSIPLACE_PSICONF_MAXPARTS)
+		return lerr(p, "more than 65536 PartitionName lines", NULL);
+	if (n < 2)
+		return lerr(p, "PartitionName sets nothing (accepted: NodeAllocationPolicy, "
+			       "PriorityFunction):", name);
+	for (i = 1; i < n; i++)
+		if (parse_part_attr(p, w[i], &pc) < 0)
+			return -1;
+	if (!(np = realloc(c->parts, (c->nparts + 1) * sizeof(*np))))
+		return lerr(p, "out of memory", NULL);
+	c->parts = np;
+	if (!(pc.name = strdup(name)))
+		return lerr(p, "out of memory", NULL);
+	c->parts[c->nparts++] = pc;
+	return 0;
+}
+
 static int parse_line(struct parse *p, char *line)
 {
 	char *w[MAXWORDS];
@@ -198,6 +270,8 @@ static int parse_line(struct parse *p, char *line)
 			return lerr(p, "out of memory", NULL);
 		return 0;
 	}
+	if (key_is(w[0], "PartitionName", &v))
+		return parse_partition(p, v, w, n);
 	if (!key_is(w[0], "NodeName", &names)) {
 		char *eq = strchr(w[0], '=');
 
@@ -340,6 +414,17 @@ const struct psiplace_nodeconf *psiplace_psiconf_node(const struct psiplace_psic
 	if (!c->n || !name)
 		return NULL;
 	return bsearch(name, c->nodes, c->n, sizeof(*c->nodes), cmp_key);
+}
+
+const struct psiplace_partconf *psiplace_psiconf_partition(const struct psiplace_psiconf *c,
+							   const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < c->nparts; i++)
+		if (!strcmp(c->parts[i].name, name))
+			return &c->parts[i];
+	return NULL;
 }
 
 void psiplace_psiconf_apply(const struct psiplace_nodeconf *nc, struct psiplace_node *node)

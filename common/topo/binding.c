@@ -62,6 +62,27 @@ int psiplace_bitmap_list(hwloc_const_bitmap_t set, char *buf, size_t len)
 	return k < 0 || (size_t)k >= len ? -1 : k;
 }
 
+static char *list_of(hwloc_const_bitmap_t set)
+{
+	char *s = NULL;
+
+	if (hwloc_bitmap_iszero(set))
+		return strdup("-");
+	return hwloc_bitmap_list_asprintf(&s, set) < 0 ? NULL : s;
+}
+
+int psiplace_binding_lists(const struct psiplace_binding *b, char **cpus, char **mems)
+{
+	*cpus = list_of(b->cpus);
+	*mems = list_of(b->mems);
+	if (*cpus && *mems)
+		return 0;
+	free(*cpus);
+	free(*mems);
+	*cpus = *mems = NULL;
+	return -1;
+}
+
 int psiplace_bindings_mask_list(const struct psiplace_binding *b, size_t n, char **out)
 {
 	size_t cap = 64 + n * 32, o = 0, i;

@@ -29,10 +29,26 @@
 #   PSIPLACE_POLICY          NodeAllocationPolicy on the plugstack line (default LASTAVAILABLE; "none" omits it)
 #   PSIPLACE_PLUGSTACK_ARGS  further arguments for the plugstack line
 #   PSIPLACE_SELECT          SelectType (default select/psiplace_cons_tres)
+#   PSIPLACE_SELECT_PARAMS   SelectTypeParameters (default CR_Core; e.g. CR_Core_Memory,
+#                            CR_Core,CR_Pack_Nodes)
+#   PSIPLACE_SCHED_PARAMS    SchedulerParameters (default: none; e.g. pack_serial_at_end)
+#   PSIPLACE_PREEMPT_MODE    PreemptMode (default: none, Slurm's OFF; e.g. GANG)
+#   PSIPLACE_PARTITION_ARGS  further arguments of the debug partition (e.g. OverSubscribe=FORCE:2)
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
 #   PSIPLACE_SLURMD_TIMEOUT  SlurmdTimeout (default 30); slurmctld pings nodes every third of it
 #   PSIPLACE_CACHE           cache dir for the Slurm source (default ~/.cache/psiplace)
+#   PSIPLACE_POWER_SAVE=1    power saving: ResumeProgram starts a node's slurmd -N (its PID in
+#                            pids/slurmd-NODE, where stop finds it), SuspendProgram stops it by
+#                            that PID only; each call appends "resume|suspend NODE" to
+#                            log/power.log.  start waits for all nodes idle, then powers down
+#                            PSIPLACE_POWER_DOWN (default "n3 n4") and waits for them idle~.
+#                            slurmctld runs both programs as SlurmUser (root here) with
+#                            SLURM_CONF as the only environment.
+#   PSIPLACE_SUSPEND_TIME    SuspendTime with power saving (default 60 s of idleness)
+#   PSIPLACE_PARTITIONS      further partitions over the same nodes (names, blank-separated;
+#                            debug stays the default partition)
+#   PSIPLACE_PSICONF_EXTRA   lines appended to the testbed's psiplace.conf (e.g. PartitionName=...)
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,7 +77,7 @@ die() { log "error: $*"; exit 1; }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc
+packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc openmpi-bin libopenmpi-dev
           libmunge-dev libcriterion-dev meson ninja-build pkg-config gcc clang
           libclang-rt-14-dev dpkg-dev autoconf automake libtool make
           librsvg2-bin python3 hyperfine bc curl libpmix-dev libjson-c-dev libjansson-dev)
@@ -247,7 +263,7 @@ ReturnToService=2
 MailProg=/bin/true
 SchedulerType=sched/backfill
 SelectType=$select
-SelectTypeParameters=CR_Core
+SelectTypeParameters=${PSIPLACE_SELECT_PARAMS:-CR_Core}
 SlurmdParameters=config_overrides
 SlurmdTimeout=${PSIPLACE_SLURMD_TIMEOUT:-30}
 InactiveLimit=0
@@ -262,6 +278,8 @@ NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 2)) Sockets=2 Core
 NodeName=n3 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 3)) Sockets=2 CoresPerSocket=8 RealMemory=16000 TmpDisk=400 Features=amd,gpu,fast Gres=gpu:2
 NodeName=n4 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 4)) Sockets=2 CoresPerSocket=6 RealMemory=4000 TmpDisk=100 Features=intel,fast
 CONF
+  [ -n "${PSIPLACE_SCHED_PARAMS:-}" ] && echo "SchedulerParameters=$PSIPLACE_SCHED_PARAMS" >>"$conf"
+  [ -n "${PSIPLACE_PREEMPT_MODE:-}" ] && echo "PreemptMode=$PSIPLACE_PREEMPT_MODE" >>"$conf"
   local nodes="n[1-4]"
   if [ "${PSIPLACE_REAL_NODE:-0}" = 1 ]; then
     # n5 is declared exactly like this machine, for real binding checks.
@@ -274,7 +292,12 @@ CONF
     echo "NodeName=x[1-$PSIPLACE_EXTRA_NODES] NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 6)) Sockets=2 CoresPerSocket=8 RealMemory=1000 State=${PSIPLACE_EXTRA_STATE:-UNKNOWN}" >>"$conf"
     echo "PartitionName=scale Nodes=$nodes,x[1-$PSIPLACE_EXTRA_NODES] Default=NO MaxTime=INFINITE State=UP" >>"$conf"
   fi
-  echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP" >>"$conf"
+  echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP ${PSIPLACE_PARTITION_ARGS:-}" >>"$conf"
+  local part
+  for part in ${PSIPLACE_PARTITIONS:-}; do
+    echo "PartitionName=$part Nodes=$nodes Default=NO MaxTime=INFINITE State=UP" >>"$conf"
+  done
+  power_save_config
   cat >"$dir/etc/gres.conf" <<CONF
 NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]
 CONF
@@ -294,8 +317,79 @@ CONF
   lstopo -f --input "pack:2 core:4 pu:1" --of xml "$dir/etc/topo/n2.xml" 2>/dev/null
   lstopo -f --input "pack:2 core:8 pu:1" --of xml "$dir/etc/topo/n3.xml" 2>/dev/null
   lstopo -f --input "pack:2 core:6 pu:1" --of xml "$dir/etc/topo/n4.xml" 2>/dev/null
+  [ -z "${PSIPLACE_PSICONF_EXTRA:-}" ] || printf '%s\n' "$PSIPLACE_PSICONF_EXTRA" >>"$dir/etc/psiplace.conf"
   : >"$dir/etc/metrics"
   for n in n1 n2 n3 n4; do echo "$n load1=0 load5=0 load15=0" >>"$dir/etc/metrics"; done
+}
+
+power_save() { [ "${PSIPLACE_POWER_SAVE:-0}" = 1 ]; }
+
+# slurm.conf lines and the two programs for power saving (22.05 semantics:
+# a resumed node is POWERING_UP until its slurmd registers, at most
+# ResumeTimeout; a suspended one POWERING_DOWN for SuspendTimeout).
+power_save_config() {
+  power_save || return 0
+  local r=$dir/etc/resume.sh s=$dir/etc/suspend.sh
+  # slurmctld closes every descriptor and passes only SLURM_CONF: the
+  # programs set PATH and log to a file themselves.
+  cat >"$r" <<PROG
+#!/bin/bash
+# ResumeProgram of testbed instance $instance: start slurmd -N for each node
+# (-b: report a boot now, or slurmctld waits for one until ResumeTimeout).
+export PATH=$PATH
+exec >>"$dir/log/power.out" 2>&1
+for n in \$(scontrol show hostnames "\$1"); do
+  echo "resume \$n" >>"$dir/log/power.log"
+  mkdir -p "$dir/spool/\$n" "$dir/tmp/\$n" "$dir/pids"
+  setsid bash -c 'echo \$\$ >"\$0"; exec "\$@"' "$dir/pids/slurmd-\$n" \\
+    slurmd -b -D -N "\$n" -f "$conf" </dev/null >>"$dir/log/slurmd-\$n.out" 2>&1 &
+done
+exit 0
+PROG
+  cat >"$s" <<PROG
+#!/bin/bash
+# SuspendProgram of testbed instance $instance: stop the slurmd the
+# ResumeProgram or start recorded for each node, by that PID only.
+export PATH=$PATH
+exec >>"$dir/log/power.out" 2>&1
+for n in \$(scontrol show hostnames "\$1"); do
+  echo "suspend \$n" >>"$dir/log/power.log"
+  f="$dir/pids/slurmd-\$n"
+  p=\$(cat "\$f" 2>/dev/null) || continue
+  rm -f "\$f"
+  [ -n "\$p" ] && kill -TERM "\$p" 2>/dev/null
+done
+exit 0
+PROG
+  chmod 755 "$r" "$s"
+  cat >>"$conf" <<CONF
+ResumeProgram=$r
+SuspendProgram=$s
+SuspendTime=${PSIPLACE_SUSPEND_TIME:-60}
+SuspendTimeout=5
+ResumeTimeout=60
+ResumeRate=0
+SuspendRate=0
+SlurmctldParameters=power_save_interval=1,power_save_min_interval=0,idle_on_node_suspend
+CONF
+}
+
+# Power down PSIPLACE_POWER_DOWN and wait until each is idle~ (powered down).
+power_down_start_nodes() {
+  power_save || return 0
+  local nodes=${PSIPLACE_POWER_DOWN-n3 n4} n deadline=$((SECONDS + 60)) got want
+  [ -n "$nodes" ] || return 0
+  scontrol update NodeName="$(echo $nodes | tr ' ' ,)" State=POWER_DOWN
+  want=$(echo $nodes | wc -w)
+  while :; do
+    got=0
+    for n in $nodes; do
+      sinfo -h -n "$n" -o '%t' 2>/dev/null | grep -qx 'idle~' && got=$((got + 1))
+    done
+    [ "$got" -eq "$want" ] && break
+    [ $SECONDS -lt $deadline ] || { sinfo -N >&2; log_tail; die "nodes $nodes not idle~ after 60 s"; }
+    sleep 0.2
+  done
 }
 
 node_names() {
@@ -332,7 +426,7 @@ wait_idle() {
   local want deadline=$((SECONDS + ${1:-60})) got
   want=$(node_names | wc -w)
   while :; do
-    got=$(sinfo -h -N -p debug -o '%N %t' 2>/dev/null | awk '$2=="idle"' | sort -u | wc -l)
+    got=$(sinfo -h -N -p debug -o '%N %t' 2>/dev/null | awk '$2=="idle" || $2=="idle~"' | sort -u | wc -l)
     [ "$got" -ge "$want" ] && return 0
     if [ $SECONDS -ge $deadline ]; then
       sinfo -N -p debug >&2 || true
@@ -385,6 +479,7 @@ cmd_start() {
     spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
   done
   wait_idle 60
+  power_down_start_nodes
   log "up: Slurm $(slurmctld -V | awk '{print $2}'), $(node_names | wc -w) nodes idle, SLURM_CONF=$conf"
 }
 

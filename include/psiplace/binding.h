@@ -38,6 +38,11 @@ int psiplace_bindings_mask_list(const struct psiplace_binding *b, size_t n, char
  * or -1 when buf is too small. */
 int psiplace_bitmap_list(hwloc_const_bitmap_t set, char *buf, size_t len);
 
+/* Both lists of one binding (PSIPLACE_CPUS, PSIPLACE_MEMS) in that format,
+ * each malloc'd to fit, however many CPUs: both or neither.  0, or -1 out
+ * of memory with *cpus and *mems NULL. */
+int psiplace_binding_lists(const struct psiplace_binding *b, char **cpus, char **mems);
+
 #ifdef __cplusplus
 }
 #endif

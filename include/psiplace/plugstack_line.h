@@ -32,11 +32,13 @@ struct psiplace_siteconf {
 	uint32_t ranked_tier;            /* RankedTier: distinct ranks beyond the nodes a job
 					  * needs (default PSIPLACE_SELECT_MIN_DISTINCT) */
 	char *topology_file;             /* TopologyFile (owned) */
+	bool prefer_powered_up;          /* PreferPoweredUp (default yes): powered-up nodes
+					  * before powered-down ones in every policy */
 	bool verbose;                    /* Verbose */
 };
 
 /* Defaults: no policy, slurm placement, PsetQuery=yes, RankedTier=16,
- * every other flag off. */
+ * PreferPoweredUp=yes, every other flag off. */
 void psiplace_siteconf_init(struct psiplace_siteconf *c);
 void psiplace_siteconf_free(struct psiplace_siteconf *c);
 
@@ -70,8 +72,11 @@ int psiplace_siteconf_read_plugstack(const char *path,
 void psiplace_argv_free(char **argv);
 
 /* TopologyFile for one node: every "%n" of pattern replaced by node's
- * name, into buf (truncated to len). */
-void psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len);
+ * name, into buf.  A name that would leave the pattern's directory (one
+ * holding '/', ".", "..", empty or missing) is refused when the pattern
+ * has %n, as is a path longer than len: -1 with one line in err. */
+int psiplace_topology_path(const char *pattern, const char *node, char *buf, size_t len,
+			   psiplace_error_t *err);
 
 #ifdef __cplusplus
 }

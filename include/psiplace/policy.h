@@ -114,12 +114,22 @@ struct psiplace_rank_opts {
 	bool policy_overrides_weight; /* PolicyOverridesWeight=yes */
 	const struct psiplace_job *job; /* NULL: no job constraints */
 	const struct psiplace_priorityf *cluster_priorityf; /* PriorityFunction= */
+	/* PreferPoweredUp=no: a powered-down node is eligible and ranked by
+	 * the policy with the others (node->power still feeds PRIORITYF's
+	 * POWER term); by default powered-down nodes follow every eligible
+	 * powered-up one */
+	bool ignore_power;
 };
 
 /* Eligible for the job: powered, a free CPU, and the job's
  * per-node cpus and mem free. */
 bool psiplace_node_eligible(const struct psiplace_node *node,
 			    const struct psiplace_job *job);
+
+/* As psiplace_node_eligible(), the power state only when the options
+ * prefer powered-up nodes (opts->ignore_power false). */
+bool psiplace_node_eligible_opts(const struct psiplace_rank_opts *opts,
+				 const struct psiplace_node *node);
 
 /* Order n nodes for a policy: order[0..n-1] receives indexes into
  * nodes[] (not node->index), best first.  With opts->job, eligible nodes

@@ -4,7 +4,13 @@
  *   MetricsFile=/run/psiplace/metrics
  *   NodeName=n[1-2] Speed=2.0 Priority=10 ChargeRate=1.5
  *   NodeName=n3 PriorityFunction="2*SPEED - LOAD"
+ *   PartitionName=batch NodeAllocationPolicy=LASTAVAILABLE
+ *   PartitionName=fast NodeAllocationPolicy=PRIORITY PriorityFunction="SPEED"
  *
+ * A PartitionName line sets the policy (and the PRIORITY function) of the
+ * jobs Slurm tries in that partition: a job's own option wins over it, it
+ * wins over the plugstack line's cluster default.  Each partition has one
+ * line.
  * Keys are case-insensitive, '#' starts a comment outside double quotes,
  * NodeName takes a Slurm hostlist expression.  A node may appear on
  * several lines, but each attribute is set once.  Errors are fatal for
@@ -15,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
 #include "psiplace/error.h"
 
@@ -25,6 +32,7 @@ extern "C" {
 #define PSIPLACE_PSICONF_MAXBYTES (1 << 22) /* file size */
 #define PSIPLACE_PSICONF_MAXLINE 8192      /* bytes of one line */
 #define PSIPLACE_PSICONF_MAXNODES 1048576  /* node entries, all lines */
+#define PSIPLACE_PSICONF_MAXPARTS 65536    /* PartitionName lines */
 
 struct psiplace_nodeconf {
 	char *name;
@@ -36,6 +44,16 @@ struct psiplace_nodeconf {
 	int decl_line; /* the first NodeName line naming it */
 };
 
+/* One PartitionName line. */
+struct psiplace_partconf {
+	char *name;
+	enum psiplace_policy policy;               /* PSIPLACE_POLICY_NONE: not set */
+	bool has_policy;                           /* NodeAllocationPolicy= given (none too) */
+	const struct psiplace_priorityf *priorityf; /* NULL: none (owned by the conf) */
+	const char *priority_function;              /* its text */
+	int line;
+};
+
 struct psiplace_psiconf {
 	char *metrics_file; /* NULL: none */
 	struct psiplace_nodeconf *nodes; /* sorted by name, unique */
@@ -44,6 +62,8 @@ struct psiplace_psiconf {
 	struct psiplace_priorityf **functions;
 	char **function_texts;
 	size_t nfunctions;
+	struct psiplace_partconf *parts; /* in file order, unique names */
+	size_t nparts;
 };
 
 void psiplace_psiconf_init(struct psiplace_psiconf *c);
@@ -62,6 +82,11 @@ int psiplace_psiconf_read_file(const char *path, bool optional,
 /* The attributes of one node, or NULL. */
 const struct psiplace_nodeconf *psiplace_psiconf_node(const struct psiplace_psiconf *c,
 						      const char *name);
+
+/* The PartitionName line of partition `name` (exact, as Slurm's names
+ * are), or NULL. */
+const struct psiplace_partconf *psiplace_psiconf_partition(const struct psiplace_psiconf *c,
+							   const char *name);
 
 struct psiplace_node;
 

@@ -36,6 +36,22 @@ struct psiplace_step {
 int psiplace_tasks_per_node_parse(const char *s, const char *what, uint32_t **counts, uint32_t *n,
 				  psiplace_error_t *err);
 
+/* SLURM_STEP_TASKS_PER_NODE as slurmstepd reads it from the step's
+ * environment, which srun (not setuid) wrote and the user can change:
+ * parsed, then checked against Slurm's own counts of the step (S_JOB_NNODES,
+ * S_JOB_TOTAL_TASK_COUNT, this node's S_JOB_NODEID and
+ * S_JOB_LOCAL_TASK_COUNT).  Accepted only with one count per node, counts
+ * adding up (in 64 bits: 2^20 entries of 10^6 overflow 32) to ntasks, and
+ * nlocal on this node; every user of the vector may then rely on that.
+ * counts[0..nnodes-1] malloc'd; -1 with one line naming what, the value,
+ * what it gives, Slurm's counts and what is accepted. */
+int psiplace_step_tasks_per_node(const char *value, const char *what, uint32_t nnodes,
+				 uint32_t ntasks, uint32_t node, uint32_t nlocal, uint32_t **counts,
+				 psiplace_error_t *err);
+
+/* The sum of n counts, in 64 bits (it cannot wrap for n < 2^32). */
+uint64_t psiplace_counts_sum(const uint32_t *counts, uint32_t n);
+
 void psiplace_step_free(struct psiplace_step *s);
 
 #ifdef __cplusplus

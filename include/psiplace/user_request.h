@@ -219,8 +219,9 @@ int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 				     const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get,
 				     void *arg, psiplace_error_t *err);
 
-/* A heterogeneous job or step (srun/sbatch/salloc ... : ...): Slurm
- * splits the components at a lone ':' argument. */
+/* A heterogeneous job or step: srun/sbatch/salloc ... : ... (Slurm
+ * splits the components at a lone ':' argument), or srun with
+ * --het-group (--pack-group) in a heterogeneous job. */
 bool psiplace_cmdline_is_het(int argc, char *const *argv);
 
 /* psiplace places one job or step with one set of options: for a

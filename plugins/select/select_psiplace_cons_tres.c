@@ -43,6 +43,9 @@ const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define WARNED_JOBS 4096 /* malformed requests remembered (R8: once per job) */
+/* node_scheduler.c's _set_sched_weight(): "requires boot" (reboot or
+ * powered down), every release 22.05-26.05 */
+#define SLURM_BOOT_REQUIRED_BIT 0x20000000000ULL
 
 /* The weights injected for cons_tres: psiplace_select_sched_weight() and
  * psiplace_select_distinct() (policy.h), shared with `psiplace rank
@@ -328,9 +331,10 @@ static void cands_reserve(struct cands *c, uint32_t n)
 	c->cap = n;
 }
 
-static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, struct cands *c)
+static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, unsigned more,
+		    struct cands *c)
 {
-	unsigned fields = psiplace_policy_fields(policy);
+	unsigned fields = psiplace_policy_fields(policy) | more;
 	const struct psiplace_node *rows;
 	node_record_t *node_ptr;
 	bool resv = resv_list && list_count(resv_list) > 0;
@@ -406,9 +410,19 @@ static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t m
 
 	for (i = 0; i < upto; i++) {
 		uint32_t pos = c->order[i];
+		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
+		uint64_t orig = c->saved[pos];
 
-		node_record_table_ptr[c->node_inx[pos]]->sched_weight =
-			psiplace_select_sched_weight(c->saved[pos], i < distinct ? i : distinct,
+		/* slurmctld gives a powered-down node the reboot weight and
+		 * "boot required" (bit 41), which put it behind every powered-up
+		 * node whatever the policy: PreferPoweredUp=no leaves the order
+		 * to the policy (its Weight back), and a node whose resume a job
+		 * already caused is up for the next */
+		if (site_boot_weight_dropped(&ctx.site, node_ptr))
+			orig = (orig & ~(SLURM_BOOT_REQUIRED_BIT | (0xffffffffULL << 8))) |
+			       ((uint64_t)c->saved_weight[pos] << 8);
+		node_ptr->sched_weight =
+			psiplace_select_sched_weight(orig, i < distinct ? i : distinct,
 						     ctx.site.conf.policy_overrides_weight);
 	}
 	if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && mode == SELECT_MODE_WILL_RUN)
@@ -445,6 +459,8 @@ static bool used_tail(const struct cands *c, const bitstr_t *chosen, uint32_t di
 /* What one decision does for a job. */
 struct plan {
 	enum psiplace_policy policy;     /* NONE: no engine ranking */
+	/* the PartitionName line of the partition Slurm tries, or NULL */
+	const struct psiplace_partconf *part;
 	struct psiplace_priorityf *prio; /* the job's own function */
 	bitstr_t *only;                  /* PSI node set: the allowed nodes; NULL: all */
 	uint32_t *fixed;                 /* PSI order (slurm node indexes), final; NULL: none */
@@ -557,6 +573,13 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 
 	memset(p, 0, sizeof(*p));
 	p->policy = ctx.site.conf.policy;
+	/* job_ptr->part_ptr is the partition being tried: for a job submitted
+	 * to several (-p a,b) slurmctld sets it to each in turn before it
+	 * calls select_g_job_test (doc/cluster-features.md) */
+	if (job_ptr->part_ptr && ctx.site.psiconf.nparts &&
+	    (p->part = psiplace_psiconf_partition(&ctx.site.psiconf, job_ptr->part_ptr->name)) &&
+	    p->part->has_policy)
+		p->policy = p->part->policy;
 	if (psiplace_ctld_request_from_env_nodes((const char *const *)job_ptr->spank_job_env,
 					   job_ptr->spank_job_env_size, &req, &err) < 0) {
 		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
@@ -599,6 +622,22 @@ static int cons_tres(const struct call *a, bitstr_t *bitmap)
 	);
 }
 
+/* cons_tres's _get_job_node_req(): may the job share cores with running
+ * jobs (partition OverSubscribe=FORCE, or YES with --oversubscribe), or
+ * does gang scheduling let it (PreemptMode=GANG)? */
+static bool job_may_share(const job_record_t *job_ptr)
+{
+	const part_record_t *part = job_ptr->part_ptr;
+
+	if (slurm_conf.preempt_mode & PREEMPT_MODE_GANG)
+		return true;
+	if (!part)
+		return true; /* unknown: take the full decision */
+	if (part->max_share & SHARED_FORCE)
+		return true;
+	return part->max_share > 1 && job_ptr->details->share_res == 1;
+}
+
 /* cons_tres's node choice over a set, in the one case where it is greedy
  * in sched_weight order (_eval_nodes_consec: no topology, no
  * LLN, spread, busy-first or serial packing, no required nodes, no
@@ -616,6 +655,15 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 	uint32_t i;
 
 	if (distinct >= c->n || (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN))
+		return false;
+	/* A node range: cons_tres's consecutive pass ends with _enough_nodes(),
+	 * which succeeds with min_nodes where the whole set gives req_nodes. */
+	if (a->min_nodes < a->req_nodes)
+		return false;
+	/* A job that may share or gang: cons_tres's steps 2 and 3 (sharing
+	 * cores with running jobs) succeed on the tier where the whole set
+	 * succeeds at step 1 elsewhere. */
+	if (job_may_share(job_ptr))
 		return false;
 	if (a->preemptee_candidates && list_count(a->preemptee_candidates) > 0)
 		return false;
@@ -638,6 +686,11 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 		    IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_REBOOT_REQUESTED(node_ptr) ||
 		    IS_NODE_REBOOT_ISSUED(node_ptr) || IS_NODE_COMPLETING(node_ptr))
 			return false;
+		/* A suspended job holds memory and GRES on a node slurmctld calls
+		 * idle: the tier's "now" attempt may fail where the whole set's
+		 * succeeds elsewhere. */
+		if (node_ptr->sus_job_cnt)
+			return false;
 		if (a->mode == SELECT_MODE_WILL_RUN && (n->alloc_cpus || node_ptr->run_job_cnt))
 			return false;
 		if (n->cpus > n->alloc_cpus)
@@ -655,16 +708,25 @@ static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, u
 	bitstr_t *tier = bit_alloc(bit_size(bitmap));
 	uint32_t i;
 	int rc;
+	time_t start = a->job_ptr->start_time;
 
 	for (i = 0; i < distinct; i++)
 		bit_set(tier, c->node_inx[c->order[i]]);
 	inject(c, distinct, distinct, a->mode);
 	rc = cons_tres(a, tier);
 	restore(c, distinct);
+	/* Now only: a will-run answer that starts later (cons_tres simulated
+	 * ending jobs on the tier) says nothing about the whole set, which may
+	 * start the job now elsewhere. */
+	if (rc == SLURM_SUCCESS && a->mode == SELECT_MODE_WILL_RUN &&
+	    a->job_ptr->start_time > time(NULL)) {
+		a->job_ptr->start_time = start;
+		rc = SLURM_ERROR;
+	}
 	/* DebugFlags=SelectType shows which way each decision went */
 	log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes offered first: %s",
 		 plugin_type, a->job_ptr, distinct, c->n,
-		 rc == SLURM_SUCCESS ? "taken" : "not enough, deciding over all nodes");
+		 rc == SLURM_SUCCESS ? "taken" : "not enough or not now, deciding over all nodes");
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, tier);
 	FREE_NULL_BITMAP(tier);
@@ -770,6 +832,66 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 	return rc;
 }
 
+/* The job's memory per node where memory is a consumable resource, for
+ * the engine's eligibility (MB; 0: not constrained).  --mem-per-cpu counts
+ * the CPUs the job needs per node; --mem=0 (all of a node's memory) is
+ * left to cons_tres. */
+static uint64_t job_mem(const job_record_t *job_ptr, uint32_t cpus)
+{
+	uint64_t m = job_ptr->details->pn_min_memory;
+
+	if (!(slurm_conf.select_type_param & PSIPLACE_SELECT_MEMORY) || m == NO_VAL64)
+		return 0;
+	if (m & MEM_PER_CPU)
+		return (m & ~MEM_PER_CPU) * (cpus ? cpus : 1);
+	return m;
+}
+
+/* How many nodes cons_tres gives a job whose node count a range leaves
+ * open.  cons_tres takes nodes greedily by weight and, among nodes of
+ * equal weight, the tightest single node that holds the job; the policy's
+ * distinct weights would make it take the first-ranked node even when it
+ * is too small, and then more (with --use-min-nodes, or -n alone, two
+ * nodes where cons_tres gives one).  So cons_tres decides first in its own
+ * order (without preemption: the count of a start that needs none), and
+ * the policy then chooses that many nodes.  *b is a with the count fixed;
+ * returns cons_tres's own choice (the caller frees it), or NULL when the
+ * count is not open or cons_tres found none (b is then a). */
+static bitstr_t *count_first(const struct call *a, bitstr_t *work, struct call *b)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	struct call probe = *a;
+	bitstr_t *natural;
+	uint32_t k;
+
+	*b = *a;
+	if (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN)
+		return NULL;
+	if (a->min_nodes >= a->max_nodes)
+		return NULL;
+	/* One CPU on one node, no GRES: one node whatever the order */
+	if (job_ptr->details->min_cpus <= 1 && a->min_nodes <= 1 && a->req_nodes <= 1 &&
+	    !job_ptr->gres_list_req)
+		return NULL;
+	probe.preemptee_candidates = NULL;
+	probe.preemptee_job_list = NULL;
+	natural = bit_copy(work);
+	if (cons_tres(&probe, natural) != SLURM_SUCCESS) {
+		FREE_NULL_BITMAP(natural);
+		return NULL;
+	}
+	k = (uint32_t)bit_set_count(natural);
+	if (k < a->min_nodes || k > a->max_nodes) { /* cannot happen; keep cons_tres's range */
+		FREE_NULL_BITMAP(natural);
+		return NULL;
+	}
+	b->min_nodes = b->max_nodes = b->req_nodes = k;
+	log_flag(SELECT_TYPE, "%s: %pJ: cons_tres gives %u node%s (range %u-%u, req %u)",
+		 plugin_type, job_ptr, k, k == 1 ? "" : "s", a->min_nodes, a->max_nodes,
+		 a->req_nodes);
+	return natural;
+}
+
 extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
 	const struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
@@ -777,9 +899,10 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 				PSIPLACE_JOB_TEST_TAIL_ARGS };
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts opts = { 0 };
+	struct call b = a;
 	struct cands *c = &ctx.c;
 	struct plan p;
-	bitstr_t *work;
+	bitstr_t *work, *natural = NULL;
 	uint32_t need;
 	int rc;
 
@@ -811,11 +934,16 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		bit_and(work, p.only);
 	}
 
-	need = req_nodes > min_nodes ? req_nodes : min_nodes;
+	/* The node count is cons_tres's, the policy only chooses which nodes:
+	 * b is the call with the count fixed when a node range leaves it
+	 * open (doc/select.md, "How many nodes"). */
+	natural = count_first(&a, work, &b);
+	need = b.req_nodes > b.min_nodes ? b.req_nodes : b.min_nodes;
 	if (need == 0)
 		need = 1;
 	job.nodes = need;
 	job.cpus = job_ptr->details->pn_min_cpus ? job_ptr->details->pn_min_cpus : 1;
+	job.mem = job_mem(job_ptr, job.cpus);
 	if (job_ptr->time_limit != NO_VAL && job_ptr->time_limit != INFINITE)
 		job.duration = (int64_t)job_ptr->time_limit * 60;
 	/* Will-run (sbatch --test-only, the will-run RPC, backfill) plans a
@@ -833,15 +961,32 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	opts.policy = p.fixed ? PSIPLACE_POLICY_FIRSTAVAILABLE : p.policy;
 	opts.job = &job;
 	opts.policy_overrides_weight = ctx.site.conf.policy_overrides_weight;
-	opts.cluster_priorityf = ctx.site.cluster_prio;
+	opts.cluster_priorityf = p.part && p.part->priorityf ? p.part->priorityf
+							     : ctx.site.cluster_prio;
+	opts.ignore_power = !ctx.site.conf.prefer_powered_up;
+	log_flag(SELECT_TYPE, "%s: %pJ: partition %s: %s%s", plugin_type, job_ptr,
+		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
+		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
-	collect(work, opts.policy, c);
+	collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
 	if (c->n == 0)
-		rc = cons_tres(&a, work);
+		rc = cons_tres(&b, work);
 	else if (p.fixed)
-		rc = decide_fixed(&a, &p, c, work, need);
+		rc = decide_fixed(&b, &p, c, work, need);
 	else
-		rc = decide_policy(&a, &opts, c, work, need);
+		rc = decide_policy(&b, &opts, c, work, need);
+	if (natural) {
+		if (rc != SLURM_SUCCESS) {
+			/* The policy's order cannot hold the job on that many nodes
+			 * (greedy by rank, it filled small nodes first): the count
+			 * wins, cons_tres decides in its own order. */
+			log_flag(SELECT_TYPE, "%s: %pJ: no %u nodes in policy order, cons_tres's own order",
+				 plugin_type, job_ptr, b.min_nodes);
+			bit_copybits(work, natural);
+			rc = cons_tres(&a, work);
+		}
+		FREE_NULL_BITMAP(natural);
+	}
 out:
 	if (work != node_bitmap) {
 		if (rc == SLURM_SUCCESS)

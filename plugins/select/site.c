@@ -112,6 +112,21 @@ void site_fill_rows(struct site *s, unsigned fields, struct psiplace_node *rows)
 	}
 }
 
+bool site_node_powered(const node_record_t *node_ptr)
+{
+	/* slurmctld resumes a powered-down node that got a job in its next
+	 * power-save pass (clearing POWERED_DOWN, setting POWERING_UP): from
+	 * that job on the boot is paid and the node counts as up */
+	return !IS_NODE_POWERED_DOWN(node_ptr) || IS_NODE_ALLOCATED(node_ptr) ||
+	       node_ptr->run_job_cnt > 0;
+}
+
+bool site_boot_weight_dropped(const struct site *s, const node_record_t *node_ptr)
+{
+	return IS_NODE_POWERED_DOWN(node_ptr) &&
+	       (!s->conf.prefer_powered_up || site_node_powered(node_ptr));
+}
+
 void site_fill_node(struct site *s, int index, unsigned fields, const struct psiplace_node *row,
 		    struct psiplace_node *out)
 {
@@ -123,10 +138,13 @@ void site_fill_node(struct site *s, int index, unsigned fields, const struct psi
 	*out = row ? *row : unknown;
 	out->name = node_ptr->name;
 	out->index = (uint32_t)index;
-	out->weight = (node_ptr->sched_weight >> 8) & 0xffffffffULL;
+	/* a powered-down node's sched_weight carries slurmctld's reboot
+	 * weight instead of its own */
+	out->weight = site_boot_weight_dropped(s, node_ptr) ? node_ptr->weight
+							     : (node_ptr->sched_weight >> 8) & 0xffffffffULL;
 	out->cpus = node_ptr->cpus;
 	out->threads = node_ptr->cpus;
-	out->power = !IS_NODE_POWERED_DOWN(node_ptr);
+	out->power = site_node_powered(node_ptr);
 	/* cons_tres's per-node accounting, refreshed by nodeinfo_set_all, for
 	 * nodes with jobs (base state ALLOCATED, also when only partly: MIXED
 	 * is computed for display) or still completing; others hold nothing.

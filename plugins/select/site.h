@@ -101,6 +101,16 @@ void site_fill_rows(struct site *s, unsigned fields, struct psiplace_node *rows)
 void site_fill_node(struct site *s, int index, unsigned fields, const struct psiplace_node *row,
 		    struct psiplace_node *out);
 
+/* Up, being resumed, or powered down with jobs already allocated (its
+ * resume is on its way): what PreferPoweredUp and PRIORITYF's POWER see. */
+bool site_node_powered(const node_record_t *node_ptr);
+
+/* A powered-down node that is ranked with the powered-up ones
+ * (PreferPoweredUp=no, or its resume is on its way): the plugin gives it
+ * its own Weight back in place of slurmctld's reboot weight and clears the
+ * "boot required" bit. */
+bool site_boot_weight_dropped(const struct site *s, const node_record_t *node_ptr);
+
 /* Seconds from now until the next reservation on each node (-1: none),
  * for LASTAVAILABLE's fit in time; next_resv[] has node_record_count
  * entries and is filled for the nodes set in `nodes`. */

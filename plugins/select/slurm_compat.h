@@ -101,6 +101,13 @@ typedef List psiplace_list_t;
 #define PSIPLACE_SELECT_LLN CR_LLN
 #endif
 
+/* SelectTypeParameters=CR_*_Memory: SELECT_MEMORY from 25.11 (as LLN). */
+#if PSIPLACE_SLURM_AT_LEAST(25, 11)
+#define PSIPLACE_SELECT_MEMORY SELECT_MEMORY
+#else
+#define PSIPLACE_SELECT_MEMORY CR_MEMORY
+#endif
+
 /* Does a job ask for feature counts ("[a*2&b*2]"), required or, from 23.02,
  * preferred (--prefer)? */
 #if PSIPLACE_SLURM_AT_LEAST(23, 2)

@@ -44,6 +44,7 @@ struct psiplace_spank_ctx {
 	bool place;                      /* psiplace binds this step's tasks */
 	bool dry_run, report;
 	psiplace_error_t step_error; /* placement failed: tasks report and exit */
+	bool quiet_error;                /* another stepd reports step_error */
 	char note[PSIPLACE_ERRLEN];      /* backend's summary for --psi-verbose; "" none */
 	char pset_note[PSIPLACE_ERRLEN]; /* process sets' summary for --psi-verbose; "" none */
 	bool report_psets;               /* list the sets at launch (--psi-verbose) */

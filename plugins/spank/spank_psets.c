@@ -44,6 +44,7 @@ static struct {
 	pmix_server_query_fn_t previous; /* the upcall we chain to */
 	bool installed;
 #endif
+	bool pinned; /* the upcall was installed: ps.sets live until exit */
 } ps;
 
 #ifdef PSIPLACE_PMIX_QUERY_UPCALL
@@ -137,39 +138,190 @@ static pmix_status_t answer(const pmix_query_t *q, const char *key, pmix_info_t 
 	}
 }
 
-/* Runs in the PMIx server's progress thread: only reads ps.sets, calls
- * back at once, never waits. */
-static pmix_status_t query_upcall(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
-				  pmix_info_cbfunc_t cbfunc, void *cbdata)
+/* A query some of whose keys are not ours: our answers wait here for the
+ * previous upcall's, then go back in one callback. */
+struct mixed {
+	pmix_info_t *ours;                /* n_ours answers, zeroed end marker */
+	size_t n_ours;                    /* answered here */
+	pmix_status_t first_error;        /* of our keys that got no answer */
+	pmix_info_cbfunc_t cbfunc;        /* the server's */
+	void *cbdata;
+	pmix_query_t *foreign;            /* what the previous upcall was asked */
+	size_t nforeign;
+	pmix_info_t *merged;              /* ours, then shallow copies of theirs */
+	pmix_release_cbfunc_t their_release;
+	void *their_cbdata;
+};
+
+static void foreign_free(pmix_query_t *f, size_t n)
 {
-	pmix_info_t *info;
-	pmix_status_t rc = PMIX_SUCCESS;
+	size_t i;
+
+	for (i = 0; f && i < n; i++)
+		free(f[i].keys);
+	free(f);
+}
+
+/* n answers in all.  A partly answered query is PMIX_SUCCESS with the
+ * answers it has (a key without one is absent from the results):
+ * libpmix 4.2.2's client drops every result of a query whose status is
+ * not PMIX_SUCCESS, PMIX_QUERY_PARTIAL_SUCCESS and PMIX_ERR_PARTIAL_SUCCESS
+ * alike (verified under srun --mpi=pmix_v4), and MPI Sessions look for
+ * their key in the results. */
+static pmix_status_t status_of(size_t n, pmix_status_t error)
+{
+	if (n)
+		return PMIX_SUCCESS;
+	return error != PMIX_SUCCESS ? error : PMIX_ERR_NOT_FOUND;
+}
+
+static void mixed_release(void *cbdata)
+{
+	struct mixed *m = cbdata;
+
+	release(m->ours);
+	if (m->their_release)
+		m->their_release(m->their_cbdata);
+	foreign_free(m->foreign, m->nforeign);
+	free(m->merged);
+	free(m);
+}
+
+/* Our answers, then the previous upcall's (its values stay its own:
+ * shallow copies, released by its release function). */
+static void mixed_done(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+		       pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+	struct mixed *m = cbdata;
+	bool theirs_ok = status == PMIX_SUCCESS || status == PMIX_QUERY_PARTIAL_SUCCESS ||
+			 status == PMIX_ERR_PARTIAL_SUCCESS;
+	size_t n = m->n_ours;
+
+	m->their_release = release_fn;
+	m->their_cbdata = release_cbdata;
+	if (!theirs_ok || !info)
+		ninfo = 0;
+	if (ninfo && (m->merged = calloc(m->n_ours + ninfo + 1, sizeof(*m->merged)))) {
+		memcpy(m->merged, m->ours, m->n_ours * sizeof(*m->merged));
+		memcpy(m->merged + n, info, ninfo * sizeof(*m->merged));
+		n += ninfo;
+	}
+	m->cbfunc(status_of(n, m->first_error != PMIX_SUCCESS ? m->first_error : status),
+		  n ? (m->merged ? m->merged : m->ours) : NULL, n, m->cbdata, mixed_release, m);
+}
+
+static size_t count_keys(const pmix_query_t *queries, size_t nqueries, bool mine)
+{
 	size_t i, k, n = 0;
 
 	for (i = 0; i < nqueries; i++)
-		for (k = 0; queries[i].keys && queries[i].keys[k]; k++, n++)
+		for (k = 0; queries[i].keys && queries[i].keys[k]; k++)
+			n += ours(queries[i].keys[k]) == mine;
+	return n;
+}
+
+/* The queries with only the keys not ours (nkeys arrays point into
+ * queries' own strings; qualifiers shared). */
+static pmix_query_t *foreign_queries(const pmix_query_t *queries, size_t nqueries, size_t *nout)
+{
+	pmix_query_t *f = calloc(nqueries ? nqueries : 1, sizeof(*f));
+	size_t i, k, j;
+
+	*nout = 0;
+	for (i = 0; f && i < nqueries; i++) {
+		size_t nk = 0;
+
+		for (k = 0; queries[i].keys && queries[i].keys[k]; k++)
+			nk += !ours(queries[i].keys[k]);
+		if (!nk)
+			continue;
+		if (!(f[*nout].keys = calloc(nk + 1, sizeof(char *))))
+			goto fail;
+		for (k = 0, j = 0; queries[i].keys[k]; k++)
 			if (!ours(queries[i].keys[k]))
-				return ps.previous ? ps.previous(proct, queries, nqueries, cbfunc, cbdata)
-						   : PMIX_ERR_NOT_SUPPORTED;
-	/* n answers and a zeroed end marker for release() */
-	if (!(info = calloc(n + 1, sizeof(*info))))
-		return PMIX_ERR_NOMEM;
-	for (i = 0, n = 0; i < nqueries && rc == PMIX_SUCCESS; i++)
-		for (k = 0; queries[i].keys[k] && rc == PMIX_SUCCESS; k++)
-			if ((rc = answer(&queries[i], queries[i].keys[k], &info[n])) == PMIX_SUCCESS)
-				n++;
-	if (rc != PMIX_SUCCESS) {
-		info[n].key[0] = '\0';
-		release(info);
-		if (cbfunc)
-			cbfunc(rc, NULL, 0, cbdata, NULL, NULL);
-		return PMIX_SUCCESS;
+				f[*nout].keys[j++] = queries[i].keys[k];
+		f[*nout].qualifiers = queries[i].qualifiers;
+		f[*nout].nqual = queries[i].nqual;
+		(*nout)++;
 	}
-	if (cbfunc)
-		cbfunc(PMIX_SUCCESS, info, n, cbdata, release, info);
-	else
-		release(info);
+	return f;
+fail:
+	for (i = 0; i < *nout; i++)
+		free(f[i].keys);
+	free(f);
+	return NULL;
+}
+
+/* Runs in the PMIx server's progress thread: only reads ps.sets, never
+ * waits.  The pset keys are answered here; any other keys of the same
+ * call go to the previous upcall (if there is one) and its answers are
+ * merged with ours into one callback.  Keys nobody answers are absent
+ * from the results (status_of). */
+static pmix_status_t query_upcall(pmix_proc_t *proct, pmix_query_t *queries, size_t nqueries,
+				  pmix_info_cbfunc_t cbfunc, void *cbdata)
+{
+	size_t n_mine = count_keys(queries, nqueries, true);
+	size_t n_other = count_keys(queries, nqueries, false);
+	pmix_query_t *f = NULL;
+	size_t nf = 0, i, k;
+	pmix_status_t rc;
+	struct mixed *m;
+
+	if (!n_mine)
+		return ps.previous ? ps.previous(proct, queries, nqueries, cbfunc, cbdata)
+				   : PMIX_ERR_NOT_SUPPORTED;
+	if (!cbfunc)
+		return PMIX_ERR_BAD_PARAM;
+	if (!(m = calloc(1, sizeof(*m))) || !(m->ours = calloc(n_mine + 1, sizeof(*m->ours)))) {
+		free(m);
+		return PMIX_ERR_NOMEM;
+	}
+	m->cbfunc = cbfunc;
+	m->cbdata = cbdata;
+	for (i = 0; i < nqueries; i++)
+		for (k = 0; queries[i].keys && queries[i].keys[k]; k++) {
+			if (!ours(queries[i].keys[k]))
+				continue;
+			rc = answer(&queries[i], queries[i].keys[k], &m->ours[m->n_ours]);
+			if (rc == PMIX_SUCCESS)
+				m->n_ours++;
+			else {
+				memset(&m->ours[m->n_ours], 0, sizeof(m->ours[0]));
+				if (m->first_error == PMIX_SUCCESS)
+					m->first_error = rc;
+			}
+		}
+	if (n_other && ps.previous && (f = foreign_queries(queries, nqueries, &nf)) && nf) {
+		/* kept until mixed_release: the previous upcall may answer later */
+		m->foreign = f;
+		m->nforeign = nf;
+		if (ps.previous(proct, f, nf, mixed_done, m) == PMIX_SUCCESS)
+			return PMIX_SUCCESS; /* mixed_done answers */
+	} else {
+		foreign_free(f, nf);
+	}
+	/* nobody else answers: ours alone */
+	rc = status_of(m->n_ours, m->first_error);
+	cbfunc(rc, m->n_ours ? m->ours : NULL, m->n_ours, cbdata, mixed_release, m);
 	return PMIX_SUCCESS;
+}
+
+/* Slurm unloads psiplace.so in spank_fini, but libpmix's progress thread
+ * runs until mpi_fini, later: a query in flight then would jump into
+ * unmapped code.  RTLD_NODELETE on our own handle keeps the plugin
+ * mapped until the process ends. */
+static bool pin_plugin(void)
+{
+	Dl_info info;
+	void *self;
+
+	if (!dladdr((void *)query_upcall, &info) || !info.dli_fname)
+		return false;
+	self = dlopen(info.dli_fname, RTLD_NODELETE | RTLD_NOLOAD | RTLD_LAZY);
+	if (!self)
+		return false;
+	dlclose(self); /* the flag stays with the object */
+	return true;
 }
 
 static void install_upcall(void)
@@ -183,15 +335,24 @@ static void install_upcall(void)
 		slurm_info("psiplace: libpmix exports no pmix_host_server: process sets are not answered to queries");
 		return;
 	}
+	if (!pin_plugin()) {
+		slurm_info("psiplace: cannot keep psiplace.so loaded until the PMIx server ends (%s): process sets are not answered to queries",
+			   dlerror() ? "dlopen failed" : "dladdr failed");
+		return;
+	}
 	ps.previous = ps.module->query;
-	ps.module->query = query_upcall;
+	__atomic_store_n(&ps.module->query, query_upcall, __ATOMIC_RELEASE);
 	ps.installed = true;
+	ps.pinned = true;
 }
 
+/* The upcall may still be running in the progress thread (or be called
+ * by a query already read from a socket): what it reads, ps.sets and
+ * ps.previous, stays until the process ends (spank_psets_exit). */
 static void remove_upcall(void)
 {
 	if (ps.installed && ps.module->query == query_upcall)
-		ps.module->query = ps.previous;
+		__atomic_store_n(&ps.module->query, ps.previous, __ATOMIC_RELEASE);
 	ps.installed = false;
 }
 #else
@@ -299,6 +460,13 @@ const struct psiplace_psets *spank_psets(void)
 void spank_psets_exit(void)
 {
 	remove_upcall();
+	if (ps.pinned) {
+		/* the step's PMIx server still runs (mpi_fini comes after
+		 * spank_fini): the sets stay for a query in flight, freed by
+		 * the process's exit */
+		slurm_info("psiplace: step exit: query upcall removed, process sets and psiplace.so kept until the PMIx server ends");
+		return;
+	}
 	psiplace_psets_free(&ps.sets);
 }
 

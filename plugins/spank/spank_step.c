@@ -14,6 +14,7 @@
 #include "psiplace/lama_launch.h"
 #include "psiplace/psi_slots.h"
 #include "psiplace/request_launch.h"
+#include "psiplace/textparse.h"
 #include "spank_ctx.h"
 #include "spank_psets.h"
 
@@ -55,23 +56,19 @@ static const char *job_getenv(const char *name, void *arg)
 	return NULL;
 }
 
-/* This node's name: position node of the step's node list (slurmstepd
- * has no SLURMD_NODENAME before the tasks exist). */
-static void node_name(char **env, uint32_t node)
+/* This node's name, as slurmd knows it.  slurmstepd's main() puts
+ * SLURMD_NODENAME into its own process environment from the configuration
+ * slurmd sends it over their pipe (conf->node_name; 22.05 to 26.05
+ * slurmstepd.c), before any plugin is loaded; nothing of the user's reaches
+ * that environment.  The job's environment (S_JOB_ENV: SLURM_STEP_NODELIST,
+ * its SLURMD_NODENAME) is srun's, which is not setuid: the user can write
+ * it, and TopologyFile=...%n would then make slurmstepd parse a file of
+ * their choosing (doc/psiplace.8, TopologyFile). */
+static void node_name(void)
 {
-	const char *list = job_getenv("SLURM_STEP_NODELIST", env);
+	const char *name = getenv("SLURMD_NODENAME");
 
-	if (!list) /* the batch step */
-		list = job_getenv("SLURM_JOB_NODELIST", env);
-	struct psiplace_hostlist hl;
-	psiplace_error_t err;
-
-	snprintf(ctx.node_name, sizeof(ctx.node_name), "node%u", node);
-	if (list && psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, &err) == 0) {
-		if (node < hl.n)
-			snprintf(ctx.node_name, sizeof(ctx.node_name), "%s", hl.host[node]);
-		psiplace_hostlist_free(&hl);
-	}
+	snprintf(ctx.node_name, sizeof(ctx.node_name), "%s", name ? name : "");
 }
 
 static int step_layout(spank_t sp, char **env, psiplace_error_t *err)
@@ -80,16 +77,24 @@ static int step_layout(spank_t sp, char **env, psiplace_error_t *err)
 	const char *tpn = job_getenv("SLURM_STEP_TASKS_PER_NODE", env);
 	uint32_t i, g;
 
+	uint32_t nnodes = 0;
+
 	memset(s, 0, sizeof(*s));
 	if (spank_get_item(sp, S_JOB_NODEID, &s->node) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_NNODES, &nnodes) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &s->nlocal) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &s->ntasks) != ESPANK_SUCCESS)
 		return psiplace_seterr(err, "Slurm does not tell the step's layout");
-	node_name(env, s->node);
+	node_name();
 	s->node_name = ctx.node_name;
 	s->lama_layout = job_getenv("PSIPLACE_LAMA_LAYOUT", env);
-	if (tpn && psiplace_tasks_per_node_parse(tpn, "SLURM_STEP_TASKS_PER_NODE", &s->tasks_per_node, &s->nnodes, err) < 0)
+	/* The user's copy of the layout, held against Slurm's own counts:
+	 * every later use (LAMA's check, the node of every rank) relies on it. */
+	if (tpn && psiplace_step_tasks_per_node(tpn, "SLURM_STEP_TASKS_PER_NODE", nnodes, s->ntasks,
+						s->node, s->nlocal, &s->tasks_per_node, err) < 0)
 		return -1;
+	if (tpn)
+		s->nnodes = nnodes;
 	if (!(s->gtids = calloc(s->nlocal ? s->nlocal : 1, sizeof(*s->gtids))))
 		return psiplace_seterr(err, "out of memory");
 	for (i = 0; i < s->nlocal; i++) {
@@ -107,7 +112,9 @@ static int load_topology(psiplace_error_t *err)
 	const char *desc = NULL;
 
 	if (ctx.site.topology_file && *ctx.site.topology_file) {
-		psiplace_topology_path(ctx.site.topology_file, ctx.step.node_name, path, sizeof(path));
+		if (psiplace_topology_path(ctx.site.topology_file, ctx.node_name, path, sizeof(path),
+					   err) < 0)
+			return -1;
 		if (!strstr(ctx.site.topology_file, "%n") || access(path, F_OK) == 0)
 			desc = path;
 	}
@@ -142,6 +149,28 @@ static int build_bind_list(void)
 	return 0;
 }
 
+/* The step's node names for psiplace://node/NAME.  SLURM_STEP_NODELIST is
+ * the user's copy as well: used only with Slurm's node count and this
+ * node's own name (slurmd's) at this node's index; else a note. */
+static bool step_node_names(const char *list, struct psiplace_hostlist *hl)
+{
+	const struct psiplace_step *s = &ctx.step;
+	psiplace_error_t e;
+
+	if (!list || !s->tasks_per_node)
+		return false;
+	if (psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", hl, &e) < 0) {
+		snprintf(ctx.note, sizeof(ctx.note), "no per-node process sets: %.400s", e.text);
+		return false;
+	}
+	if (hl->n == s->nnodes && s->node < hl->n && !strcmp(hl->host[s->node], ctx.node_name))
+		return true;
+	snprintf(ctx.note, sizeof(ctx.note),
+		 "no per-node process sets: SLURM_STEP_NODELIST does not name the step's %u node%s with this node (%.64s) as node %u",
+		 s->nnodes, s->nnodes == 1 ? "" : "s", ctx.node_name, s->node);
+	return false;
+}
+
 /* The step's process sets (doc/psets.md): step-wide ones from the layout,
  * the node's topology ones from the placement when psiplace placed. */
 static int publish_psets(spank_t sp, char **env, const struct psiplace_user_request *r, bool placed,
@@ -163,9 +192,7 @@ static int publish_psets(spank_t sp, char **env, const struct psiplace_user_requ
 	l.nlocal = ctx.step.nlocal;
 	l.gtids = ctx.step.gtids;
 	l.node = ctx.step.node_name;
-	if (list && ctx.step.tasks_per_node &&
-	    psiplace_hostlist_expand(list, "SLURM_STEP_NODELIST", &hl, &e) == 0 &&
-	    hl.n == ctx.step.nnodes && (l.node_of = calloc(l.ntasks ? l.ntasks : 1, sizeof(uint32_t)))) {
+	if (step_node_names(list, &hl) && (l.node_of = calloc(l.ntasks ? l.ntasks : 1, sizeof(uint32_t)))) {
 		l.nnodes = ctx.step.nnodes;
 		l.node_names = hl.host;
 		if (psiplace_psets_rank_nodes(ctx.step.tasks_per_node, l.nnodes, l.ntasks,
@@ -203,6 +230,61 @@ out:
 	return rc;
 }
 
+/* Heterogeneous jobs: mpi/pmix names every step of one
+ * slurm.pmix.HETJOB.STEP (HETJOB the first component's job id) and numbers
+ * a step's ranks across its components, while Slurm tells each
+ * component's stepd only the component's own job id, ranks and task
+ * count.  psiplace refuses them (srun does before submission; this is the
+ * backstop).  srun writes the whole step's task count and the first
+ * component's job id into the launch environment. */
+static bool env_u32(char **env, const char *name, uint64_t *v)
+{
+	const char *s = job_getenv(name, env);
+
+	return s && psiplace_parse_u64(s, strlen(s), UINT32_MAX, v);
+}
+
+/* A step of several components. */
+static bool het_step(spank_t sp, char **env)
+{
+	uint32_t mine = 0;
+	uint64_t all;
+
+	if (!job_getenv("SLURM_STEP_NUM_TASKS", env) ||
+	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &mine) != ESPANK_SUCCESS)
+		return false;
+	return !env_u32(env, "SLURM_STEP_NUM_TASKS", &all) || all != mine;
+}
+
+/* A step in a component other than the first: its namespace is not its
+ * own job id's. */
+static bool het_component(spank_t sp, char **env)
+{
+	uint32_t id = 0;
+	uint64_t first;
+
+	return job_getenv("SLURM_JOB_ID", env) && spank_get_item(sp, S_JOB_ID, &id) == ESPANK_SUCCESS &&
+	       (!env_u32(env, "SLURM_JOB_ID", &first) || first != id);
+}
+
+/* The error once: from the first node of the step's first component. */
+static bool het_reporter(spank_t sp, char **env)
+{
+	uint32_t node = 1;
+
+	return (!het_step(sp, env) || !het_component(sp, env)) &&
+	       spank_get_item(sp, S_JOB_NODEID, &node) == ESPANK_SUCCESS && node == 0;
+}
+
+static int refuse_het(spank_t sp, char **env, const struct psiplace_user_request *r,
+		      psiplace_error_t *err)
+{
+	ctx.quiet_error = !het_reporter(sp, env);
+	node_name();
+	return psiplace_seterr(err, "%s: psiplace does not support heterogeneous jobs or steps (components separated by ':', or srun --het-group): run each component as a job or step of its own, or drop the --psi-* options and PSI_* variables",
+			       r->psets ? "--psi-pset" : r->place_why ? r->place_why : "psiplace placement");
+}
+
 static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 {
 	struct psiplace_user_request_src src = { job_getenv, env, &ctx.cbopts, &ctx.site, false };
@@ -220,6 +302,11 @@ static int place_step(spank_t sp, char **env, psiplace_error_t *err)
 		return 0;
 	if (psiplace_user_request_gather(&src, &r, err) < 0)
 		return -1;
+	if (((r.place || r.psets) && het_step(sp, env)) || (r.psets && het_component(sp, env))) {
+		refuse_het(sp, env, &r, err);
+		psiplace_user_request_free(&r);
+		return -1;
+	}
 	ctx.place = r.place;
 	ctx.dry_run = r.dry_run;
 	ctx.report = r.verbose || r.dry_run || ctx.verbose;
@@ -263,6 +350,7 @@ int spank_step_user_init(spank_t sp)
 	char **env = NULL;
 
 	ctx.step_error.text[0] = '\0';
+	ctx.quiet_error = false;
 	ctx.note[0] = '\0';
 	ctx.place = false;
 	if (spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS)
@@ -327,7 +415,7 @@ static void report_psets(void)
 
 int spank_step_task_init(spank_t sp)
 {
-	char cpus[4096], mems[1024];
+	char *cpus = NULL, *mems = NULL;
 	psiplace_error_t err;
 	uint32_t global = 0;
 	int local = 0;
@@ -336,12 +424,14 @@ int spank_step_task_init(spank_t sp)
 	if (spank_get_item(sp, S_TASK_ID, &local) != ESPANK_SUCCESS)
 		local = 0;
 	if (!ctx.place) {
+		if (local == 0 && ctx.report_psets && ctx.note[0])
+			fprintf(stderr, "psiplace: %s: %s\n", ctx.node_name, ctx.note);
 		if (local == 0)
 			report_psets();
 		return 0;
 	}
 	if (ctx.step_error.text[0]) {
-		if (local == 0)
+		if (local == 0 && !ctx.quiet_error)
 			fprintf(stderr, "psiplace: error: %s: %s\n", ctx.node_name[0] ? ctx.node_name : "?",
 				ctx.step_error.text);
 		return -1;
@@ -350,11 +440,16 @@ int spank_step_task_init(spank_t sp)
 		return -1;
 	spank_get_item(sp, S_TASK_GLOBAL_ID, &global);
 	b = &ctx.bind[local];
-	if (psiplace_bitmap_list(b->cpus, cpus, sizeof(cpus)) < 0 ||
-	    psiplace_bitmap_list(b->mems, mems, sizeof(mems)) < 0)
-		snprintf(cpus, sizeof(cpus), "?");
+	/* Both lists whole, or no task: never a cut or unwritten one. */
+	if (psiplace_binding_lists(b, &cpus, &mems) < 0) {
+		fprintf(stderr, "psiplace: error: %s task %u: out of memory for PSIPLACE_CPUS and PSIPLACE_MEMS\n",
+			ctx.step.node_name, global);
+		return -1;
+	}
 	if (!ctx.dry_run && bind_task(b, &err) < 0) {
 		fprintf(stderr, "psiplace: error: %s task %u: %s\n", ctx.step.node_name, global, err.text);
+		free(cpus);
+		free(mems);
 		return -1;
 	}
 	export_binding(sp, b, cpus, mems);
@@ -365,6 +460,8 @@ int spank_step_task_init(spank_t sp)
 	if (ctx.report)
 		fprintf(stderr, "psiplace: %s task %u (local %d): cpus %s mems %s%s\n", ctx.step.node_name,
 			global, local, cpus, mems, ctx.dry_run ? " (dry run: not bound)" : "");
+	free(cpus);
+	free(mems);
 	return 0;
 }
 

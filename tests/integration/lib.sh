@@ -84,7 +84,18 @@ no_stray_jobs() {
   done
   return 0
 }
-settle() { poll 30 no_stray_jobs || echo "# jobs still holding nodes after 30 s: $(squeue -h -o '%i:%T:%N' | paste -sd' ')" >&2; }
+# A job that has ended can leave its nodes COMPLETING a while longer on a
+# loaded machine (the epilog, slurmd's answer): a job submitted then waits
+# ("queued and waiting for resources") or goes elsewhere.
+no_completing_nodes() {
+  local n
+  n=$(sinfo -h -t completing -o %N) || return 1
+  [ -z "$n" ]
+}
+settle() {
+  poll 30 no_stray_jobs || echo "# jobs still holding nodes after 30 s: $(squeue -h -o '%i:%T:%N' | paste -sd' ')" >&2
+  poll 30 no_completing_nodes || echo "# nodes still completing after 30 s: $(sinfo -h -t completing -o %N)" >&2
+}
 # slurmstepd processes of this testbed: those with a file of the testbed's
 # directory open (24.11+ clears a stepd's environment) or its SLURM_CONF in
 # their environment.

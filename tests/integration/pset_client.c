@@ -13,10 +13,24 @@
  *   R node NAME          SLURMD_NODENAME (where the rank really runs)
  *   R nspace-ok 0|1      every member's nspace was the client's own
  *
- * A failing call prints its PMIx status name instead of the value. */
+ * A failing call prints its PMIx status name instead of the value.
+ *
+ * PSET_CLIENT_MODE selects another test instead:
+ *   mixed  one PMIx_Query_info call with a pset key and a key that is no
+ *          pset key (PMIX_QUERY_NAMESPACES): "R mixed STATUS num N|none"
+ *   storm  PSET_CLIENT_QUERIES (200) non-blocking pset queries at once;
+ *          the process ends (without PMIx_Finalize) when all are answered
+ *          (at most 60 s): "R storm N-answered".  Not before: a query
+ *          still unanswered when slurmstepd finalizes its PMIx server can
+ *          deadlock libpmix 4.2.2 (doc/psets.md, Limits)
+ *   hold   rank 0 queries once and exits; the others query in a loop until
+ *          the file PSET_CLIENT_RELEASE exists (at most 120 s):
+ *          "R hold N-queries-ok|FAILED-AFTER-N STATUS" */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <pmix.h>
 
@@ -188,8 +202,109 @@ static void report_get(pmix_rank_t rank, const char *label)
 		PMIX_VALUE_RELEASE(val);
 }
 
+static void report_mixed(void)
+{
+	pmix_query_t q[2];
+	pmix_info_t *res = NULL;
+	size_t nres = 0, i;
+	pmix_status_t rc, arc;
+	char num[32] = "none";
+
+	PMIX_QUERY_CONSTRUCT(&q[0]);
+	PMIX_QUERY_CONSTRUCT(&q[1]);
+	PMIX_ARGV_APPEND(arc, q[0].keys, PMIX_QUERY_NUM_PSETS);
+	PMIX_ARGV_APPEND(arc, q[1].keys, PMIX_QUERY_NAMESPACES);
+	(void)arc;
+	rc = PMIx_Query_info(q, 2, &res, &nres);
+	for (i = 0; i < nres; i++)
+		if (!strcmp(res[i].key, PMIX_QUERY_NUM_PSETS) && res[i].value.type == PMIX_SIZE)
+			snprintf(num, sizeof(num), "%zu", res[i].value.data.size);
+	printf("%u mixed %s num %s\n", me.rank, PMIx_Error_string(rc), num);
+	if (getenv("PSET_CLIENT_DEBUG"))
+		for (i = 0; i < nres; i++)
+			fprintf(stderr, "%u result %s type %d\n", me.rank, res[i].key, (int)res[i].value.type);
+	if (res)
+		PMIX_INFO_FREE(res, nres);
+}
+
+static volatile int answered;
+
+static void count_answer(pmix_status_t status, pmix_info_t *info, size_t ninfo, void *cbdata,
+			 pmix_release_cbfunc_t release_fn, void *release_cbdata)
+{
+	(void)status;
+	(void)info;
+	(void)ninfo;
+	(void)cbdata;
+	if (release_fn)
+		release_fn(release_cbdata);
+	__atomic_add_fetch(&answered, 1, __ATOMIC_RELEASE);
+}
+
+/* A burst of queries, then the end of the process: many short steps in
+ * a row end while the server is still busy with their ranks. */
+static void storm(void)
+{
+	static const char *keys[] = { PMIX_QUERY_NUM_PSETS, PMIX_QUERY_PSET_NAMES,
+				      PMIX_QUERY_PSET_MEMBERSHIP };
+	const char *v = getenv("PSET_CLIENT_QUERIES");
+	int i, n = v ? atoi(v) : 200;
+
+	for (i = 0; i < n; i++) {
+		pmix_query_t *q;
+		pmix_status_t arc;
+
+		PMIX_QUERY_CREATE(q, 1);
+		PMIX_ARGV_APPEND(arc, q->keys, keys[i % 3]);
+		(void)arc;
+		PMIX_INFO_CREATE(q->qualifiers, 1);
+		q->nqual = 1;
+		PMIX_INFO_LOAD(&q->qualifiers[0], PMIX_PSET_NAME, "psiplace://all", PMIX_STRING);
+		/* q is never freed: the process ends without releasing it */
+		if (PMIx_Query_info_nb(q, 1, count_answer, NULL) != PMIX_SUCCESS)
+			__atomic_add_fetch(&answered, 1, __ATOMIC_RELEASE);
+	}
+	{
+		time_t deadline = time(NULL) + 60;
+		struct timespec ms = { 0, 1000000 };
+
+		while (__atomic_load_n(&answered, __ATOMIC_ACQUIRE) < n && time(NULL) < deadline)
+			nanosleep(&ms, NULL);
+	}
+	printf("%u storm %d-answered\n", me.rank, __atomic_load_n(&answered, __ATOMIC_ACQUIRE));
+	fflush(stdout);
+	_exit(0);
+}
+
+static int hold(void)
+{
+	const char *release = getenv("PSET_CLIENT_RELEASE");
+	time_t deadline = time(NULL) + 120;
+	unsigned long n = 0;
+	pmix_info_t *res = NULL;
+	size_t nres = 0;
+	pmix_status_t rc = PMIX_SUCCESS;
+
+	do {
+		rc = query(PMIX_QUERY_NUM_PSETS, NULL, NULL, true, &res, &nres);
+		if (res)
+			PMIX_INFO_FREE(res, nres);
+		res = NULL;
+		if (rc != PMIX_SUCCESS)
+			break;
+		n++;
+	} while (me.rank != 0 && release && access(release, F_OK) != 0 && time(NULL) < deadline);
+	if (rc == PMIX_SUCCESS)
+		printf("%u hold %lu-queries-ok\n", me.rank, n);
+	else
+		printf("%u hold FAILED-AFTER-%lu %s\n", me.rank, n, PMIx_Error_string(rc));
+	fflush(stdout);
+	return rc != PMIX_SUCCESS;
+}
+
 int main(void)
 {
+	const char *mode = getenv("PSET_CLIENT_MODE");
 	pmix_value_t *val = NULL;
 	pmix_proc_t wild;
 	uint32_t size = 1;
@@ -203,6 +318,19 @@ int main(void)
 	if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &val) == PMIX_SUCCESS) {
 		size = val->data.uint32;
 		PMIX_VALUE_RELEASE(val);
+	}
+	if (mode && !strcmp(mode, "storm"))
+		storm();
+	if (mode && (!strcmp(mode, "mixed") || !strcmp(mode, "hold"))) {
+		int rc = 0;
+
+		if (!strcmp(mode, "mixed"))
+			report_mixed();
+		else
+			rc = hold();
+		fflush(stdout);
+		PMIx_Finalize(NULL, 0);
+		return rc;
 	}
 	report_num("num", false);
 	report_num("num-refresh", true);

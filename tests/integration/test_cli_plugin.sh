@@ -57,7 +57,7 @@ cli_nodes() {
 plugin_nodes() {
   local k=$1; shift
   settle
-  timeout 60 srun -x n5 -N "$k" --ntasks-per-node=1 "$@" printenv SLURMD_NODENAME </dev/null 2>&1 | sort | paste -sd,
+  timeout 60 srun --quiet -x n5 -N "$k" --ntasks-per-node=1 "$@" printenv SLURMD_NODENAME </dev/null 2>&1 | sort | paste -sd,
 }
 # K  srun options                                 rank options
 node_table_rows() { cat <<'TABLE'

@@ -35,7 +35,7 @@ echo 'required /x/psiplace.so NodeAllocationPolicy=fastest Bogus=1' >"$d/other.c
 "$psiplace" check-config "$d/other.conf" --psiplace-conf "$d/none.conf" >/dev/null 2>"$d/err"; rc=$?
 check "a bad plugstack line fails" 1 "$rc"
 check "the error names file, line and the accepted keys" \
-  "psiplace: error: $d/other.conf:1: psiplace: unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" \
+  "psiplace: error: $d/other.conf:1: psiplace: unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, PreferPoweredUp, Verbose" \
   "$(cat "$d/err")"
 echo 'required /x/psiplace.so' >"$d/plain.conf"
 out=$("$psiplace" check-config "$d/plain.conf" --psiplace-conf "$d/none.conf" 2>&1); rc=$?
@@ -48,6 +48,16 @@ check "an option without its value: exit 2, one line naming it" \
   "$rc $(cat "$d/err")"
 out=$("$psiplace" check-config --help 2>&1); rc=$?
 check "--help prints the usage, exit 0" "0 usage: psiplace check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]" "$rc $out"
+
+printf 'PartitionName=batch NodeAllocationPolicy=lastavailable\nPartitionName=fast PriorityFunction="SPEED"\n' >"$d/parts.conf"
+out=$("$psiplace" check-config "$d/plain.conf" --psiplace-conf "$d/parts.conf" 2>&1); rc=$?
+check "PartitionName lines listed as the plugin takes them" \
+  "0 PartitionName=batch NodeAllocationPolicy=LASTAVAILABLE|PartitionName=fast NodeAllocationPolicy=(cluster default) PriorityFunction=\"SPEED\"" \
+  "$rc $(printf '%s\n' "$out" | grep '^PartitionName=' | paste -sd'|')"
+printf 'PartitionName=batch NodeAllocationPolicy=lastavailable\nPartitionName=batch NodeAllocationPolicy=fastest\n' >"$d/parts.conf"
+"$psiplace" check-config "$d/plain.conf" --psiplace-conf "$d/parts.conf" >/dev/null 2>"$d/err"; rc=$?
+check "a partition on two lines: one error naming file and line" \
+  "1 psiplace: error: $d/parts.conf:2: partition batch: already set at line 1" "$rc $(cat "$d/err")"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -536,3 +536,33 @@ Test(rank, lastavailable_index_descending_within_weight_tier)
 	check_order(PSIPLACE_POLICY_LASTAVAILABLE, false, n, 4, (uint32_t[]){ 0, 3, 1, 2 });
 	check_order(PSIPLACE_POLICY_LASTAVAILABLE, true, n, 4, (uint32_t[]){ 0, 2, 3, 1 });
 }
+
+/* PreferPoweredUp=no: a powered-down node is ranked by the policy; the
+ * columnar path agrees with the record path. */
+Test(rank, ignore_power_ranks_powered_down_nodes_with_the_others)
+{
+	struct psiplace_rank_opts l = opts(PSIPLACE_POLICY_LASTAVAILABLE);
+	struct psiplace_nodecols *c;
+	psiplace_error_t err;
+	uint32_t out[N];
+	char *s;
+
+	nodes[5].power = false;
+	nodes[4].power = false;
+	l.job = &(struct psiplace_job){ 0 };
+	cr_assert_str_eq(order_str(&l, 0), "3 2 1 0 4 5");
+	cr_assert(!psiplace_node_eligible_opts(&l, &nodes[5]));
+	l.ignore_power = true;
+	cr_assert_str_eq(order_str(&l, 0), "5 4 3 2 1 0");
+	cr_assert(psiplace_node_eligible_opts(&l, &nodes[5]));
+	cr_assert(!nodes[5].power, "the record keeps its power state");
+	cr_assert_eq(psiplace_nodecols_build(&l, nodes, N, &c, &err), 0, "%s", err.text);
+	cr_assert_eq(psiplace_choose_cols(&l, c, 2, out, &err), 2, "%s", err.text);
+	cr_assert(out[0] == 5 && out[1] == 4);
+	l.ignore_power = false;
+	cr_assert_eq(psiplace_choose_cols(&l, c, 2, out, &err), 2, "%s", err.text);
+	cr_assert(out[0] == 3 && out[1] == 2);
+	psiplace_nodecols_free(c);
+	s = order_str(&l, 2);
+	cr_assert_str_eq(s, "3 2");
+}

@@ -240,6 +240,72 @@ Test(psets_rank_nodes, inconsistent_layouts_refused)
 	cr_assert_str_eq(err.text, "psiplace's rank order names node 2 of 2");
 }
 
+/* 4294 nodes of 10^6 tasks and one of 967,298: 2^32 + 2 tasks, which a
+ * 32-bit sum took for a step of 2 (issue 18 finding 1: the block loop then
+ * wrote 4.3 billion entries into node_of[2] in slurmstepd). */
+static uint32_t *wrapping_layout(uint32_t *nnodes)
+{
+	uint32_t *tpn = malloc(4295 * sizeof(*tpn)), i;
+
+	cr_assert_not_null(tpn);
+	for (i = 0; i < 4294; i++)
+		tpn[i] = 1000000;
+	tpn[4294] = 967298;
+	*nnodes = 4295;
+	return tpn;
+}
+
+Test(psets_rank_nodes, sum_wrapping_32_bits_refused_without_writing)
+{
+	static const char *const dist[] = { NULL, "block", "cyclic", "plane=3" };
+	uint32_t nnodes, *tpn = wrapping_layout(&nnodes), node_of[2 + 8];
+	size_t d, i;
+
+	for (d = 0; d < sizeof(dist) / sizeof(dist[0]); d++) {
+		for (i = 0; i < 10; i++)
+			node_of[i] = 0xdeadbeef;
+		cr_assert_lt(psiplace_psets_rank_nodes(tpn, nnodes, 2, dist[d], NULL, node_of, &err), 0,
+			     "%s accepted", dist[d] ? dist[d] : "(null)");
+		cr_assert_str_eq(err.text, "the tasks per node add up to 4294967298, the step has 2");
+		for (i = 0; i < 10; i++)
+			cr_assert_eq(node_of[i], 0xdeadbeef, "%s: node_of[%zu] written", dist[d] ? dist[d] : "(null)", i);
+	}
+	free(tpn);
+}
+
+/* The loops stop at ntasks whatever the counts say: with counts adding up,
+ * no entry beyond node_of[ntasks - 1] is written and every one is a node. */
+Test(psets_rank_nodes, writes_exactly_ntasks_entries_below_nnodes)
+{
+	static const uint32_t tpn[] = { 3, 0, 2, 1 };
+	static const char *const dist[] = { "block", "cyclic", "plane=2", "plane=4294967295" };
+	uint32_t node_of[6 + 4];
+	size_t d, i;
+
+	for (d = 0; d < sizeof(dist) / sizeof(dist[0]); d++) {
+		for (i = 0; i < 10; i++)
+			node_of[i] = 0xdeadbeef;
+		cr_assert_eq(psiplace_psets_rank_nodes(tpn, 4, 6, dist[d], NULL, node_of, &err), 0, "%s", err.text);
+		for (i = 0; i < 6; i++)
+			cr_assert_lt(node_of[i], 4, "%s: rank %zu", dist[d], i);
+		for (; i < 10; i++)
+			cr_assert_eq(node_of[i], 0xdeadbeef, "%s: node_of[%zu] written", dist[d], i);
+	}
+}
+
+/* A node index past the node list is refused, not counted into memory
+ * beyond the node sets. */
+Test(psets_step, rank_on_a_node_beyond_the_list_refused)
+{
+	static const char *const names[] = { "a", "b" };
+	static const uint32_t node_of[] = { 0, 1, 2 };
+	struct psiplace_psets out;
+
+	cr_assert_lt(psiplace_psets_step(NULL, 3, 2, names, node_of, &out, &err), 0);
+	cr_assert_str_eq(err.text, "rank 2 is on node 2 of 2");
+	cr_assert_eq(out.n, 0);
+}
+
 Test(psets_step, user_all_and_node_sets)
 {
 	struct psiplace_psets user, out;

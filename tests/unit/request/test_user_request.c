@@ -356,3 +356,32 @@ Test(request, sbatch_tpp_with_sbatch_exclusive_variable)
 	cr_assert_eq(check_cmdline(ENV("SBATCH_EXCLUSIVE="), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
 	cr_assert_eq(check_cmdline(ENV("SALLOC_EXCLUSIVE=exclusive"), ENV("sbatch", "--psi-tpp=2", "j"), NULL), -1);
 }
+
+/* A heterogeneous step is refused before submission (doc/psets.md):
+ * components split by ':', or --het-group (mpi/pmix names even a step of
+ * one component after the job's first), in the forms getopt accepts. */
+Test(request, het_step_by_colon_or_het_group)
+{
+	char *colon[] = { "srun", "-n2", "a", ":", "-n2", "b", NULL };
+	char *grp[] = { "srun", "--het-group=0,1", "a", NULL };
+	char *grp_sep[] = { "srun", "--het-group", "0-1", "a", NULL };
+	char *pack[] = { "srun", "--pack-group=0,1", "a", NULL };
+	char *prefix[] = { "srun", "--het=0,1", "a", NULL };
+	char *one[] = { "srun", "--het-group=1", "a", NULL };
+	char *help[] = { "srun", "--he=0,1", "a", NULL };
+	char *plain[] = { "srun", "-n2", "a", NULL };
+	struct psiplace_user_request r;
+
+	cr_assert(psiplace_cmdline_is_het(6, colon));
+	cr_assert(psiplace_cmdline_is_het(3, grp));
+	cr_assert(psiplace_cmdline_is_het(4, grp_sep));
+	cr_assert(psiplace_cmdline_is_het(3, pack));
+	cr_assert(psiplace_cmdline_is_het(3, prefix));
+	cr_assert(psiplace_cmdline_is_het(3, one));
+	cr_assert(!psiplace_cmdline_is_het(3, help));
+	cr_assert(!psiplace_cmdline_is_het(3, plain));
+	cr_assert_eq(gather(NULL, ENV("srun", "--het-group=0,1", "--psi-pset=a:0-1", "a"), NULL, true, &r), 0);
+	cr_assert_eq(psiplace_user_request_check_het(&r, psiplace_cmdline_is_het(4, (char *[]){ "srun", "--het-group=0,1", "--psi-pset=a:0-1", "a", NULL }), &err), -1);
+	cr_assert(strstr(err.text, "--psi-pset: psiplace does not support heterogeneous jobs or steps"), "%s", err.text);
+	psiplace_user_request_free(&r);
+}

@@ -43,16 +43,18 @@ Test(siteconf, every_key_case_insensitive)
 	psiplace_error_t err;
 
 	psiplace_siteconf_init(&c);
-	cr_assert_eq(parse(&c, &err, 9, "nodeallocationpolicy=lastavailable", "PriorityFunction=SPEED",
+	cr_assert(c.prefer_powered_up, "PreferPoweredUp defaults to yes");
+	cr_assert_eq(parse(&c, &err, 10, "nodeallocationpolicy=lastavailable", "PriorityFunction=SPEED",
 			   "NodesSort=load", "DefaultPlacement=PSI", "PsiStrict=yes",
 			   "PolicyOverridesWeight=true", "AllowUserCpumap=1", "TopologyFile=/t/%n.xml",
-			   "Verbose"),
+			   "preferpoweredup=no", "Verbose"),
 		     0, "%s", err.text);
 	cr_assert_eq(c.policy, PSIPLACE_POLICY_LASTAVAILABLE);
 	cr_assert_str_eq(c.priority_function, "SPEED");
 	cr_assert_str_eq(c.nodes_sort, "load");
 	cr_assert_eq(c.placement, PSIPLACE_PLACEMENT_PSI);
 	cr_assert(c.psi_strict && c.policy_overrides_weight && c.allow_user_cpumap && c.verbose);
+	cr_assert(!c.prefer_powered_up);
 	cr_assert_str_eq(c.topology_file, "/t/%n.xml");
 	psiplace_siteconf_free(&c);
 }
@@ -118,12 +120,13 @@ Test(siteconf, errors_name_argument_value_and_accepted)
 	static const struct {
 		const char *arg, *msg;
 	} cases[] = {
-		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" },
+		{ "Bogus=1", "unknown argument 'Bogus'; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, PreferPoweredUp, Verbose" },
 		{ "PsiStrict=maybe", "PsiStrict: 'maybe' is not yes or no" },
+		{ "PreferPoweredUp=sometimes", "PreferPoweredUp: 'sometimes' is not yes or no" },
 		{ "DefaultPlacement=lama", "DefaultPlacement: 'lama' is not slurm or psi" },
 		{ "NodeAllocationPolicy=fast", "NodeAllocationPolicy: 'fast' is not a policy; accepted: FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority" },
 		{ "TopologyFile=", "TopologyFile: empty value" },
-		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, Verbose" },
+		{ "PsiStrict", "'PsiStrict' is not KEY=VALUE; accepted keys: NodeAllocationPolicy, PriorityFunction, NodesSort, DefaultPlacement, PsiStrict, PolicyOverridesWeight, AllowUserCpumap, TopologyFile, PsetQuery, RankedTier, PreferPoweredUp, Verbose" },
 		{ "PriorityFunction=\"SPEED", "'PriorityFunction=\"SPEED': unterminated double quote" },
 		{ "Verbose=\x01", "Verbose: '\\x01' is not yes or no" },
 	};
@@ -248,12 +251,39 @@ Test(siteconf, plugstack_self_include_is_bounded)
 
 Test(siteconf, topology_path_replaces_every_percent_n)
 {
+	psiplace_error_t err;
 	char buf[64];
 
-	psiplace_topology_path("/etc/topo/%n/%n.xml", "n3", buf, sizeof(buf));
+	cr_assert_eq(psiplace_topology_path("/etc/topo/%n/%n.xml", "n3", buf, sizeof(buf), &err), 0);
 	cr_assert_str_eq(buf, "/etc/topo/n3/n3.xml");
-	psiplace_topology_path("pack:2 core:4", "n3", buf, sizeof(buf));
+	cr_assert_eq(psiplace_topology_path("pack:2 core:4", "n3", buf, sizeof(buf), &err), 0);
 	cr_assert_str_eq(buf, "pack:2 core:4");
-	psiplace_topology_path("/t/%n.xml", "node-with-a-long-name", buf, 10);
-	cr_assert_str_eq(buf, "/t/node-w");
+	cr_assert_eq(psiplace_topology_path("pack:2 core:4", NULL, buf, sizeof(buf), &err), 0);
+	cr_assert_str_eq(buf, "pack:2 core:4");
+	cr_assert_eq(psiplace_topology_path("/t/%n.xml", "node-with-a-long-name", buf, 10, &err), -1);
+	cr_assert_str_eq(buf, "");
+	cr_assert_str_eq(err.text, "TopologyFile: the path for node 'node-with-a-long-name' is longer than 9 bytes");
+}
+
+/* %n comes from slurmd, yet a name never leads out of the directory
+ * (issue 18 finding 7: "..", "../../tmp/x" were taken as they came). */
+Test(siteconf, topology_path_refuses_names_leaving_the_directory)
+{
+	psiplace_error_t err;
+	static const char *const bad[] = { "..", ".", "../../tmp/x", "a/b", "/etc/passwd", "" };
+	char buf[64], want[200];
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(psiplace_topology_path("/etc/topo/%n.xml", bad[i], buf, sizeof(buf), &err), -1,
+			     "%s accepted", bad[i]);
+		snprintf(want, sizeof(want),
+			 "TopologyFile: node name '%s' is not accepted for %%n; accepted: a name without '/', not '.' or '..'",
+			 bad[i]);
+		cr_assert_str_eq(err.text, want);
+		cr_assert_str_eq(buf, "");
+	}
+	cr_assert_eq(psiplace_topology_path("/etc/topo/%n.xml", NULL, buf, sizeof(buf), &err), -1);
+	cr_assert_eq(psiplace_topology_path("/etc/topo/%n.xml", "..n1", buf, sizeof(buf), &err), 0);
+	cr_assert_str_eq(buf, "/etc/topo/..n1.xml");
 }

@@ -75,7 +75,8 @@ Test(psiconf, errors_name_file_and_line)
 	    "psiplace.conf:2: unknown NodeName attribute (accepted: Speed, Priority, ChargeRate, "
 	    "PriorityFunction): 'Colour=red'");
 	bad("Frobnicate=1\n", "psiplace.conf:1: unknown key 'Frobnicate'; accepted: MetricsFile, "
-			      "NodeName (with Speed, Priority, ChargeRate, PriorityFunction)");
+			      "NodeName (with Speed, Priority, ChargeRate, PriorityFunction), "
+			      "PartitionName (with NodeAllocationPolicy, PriorityFunction)");
 	bad("NodeName=a PriorityFunction=\"SPEED +\n",
 	    "psiplace.conf:1: unterminated double quote");
 	bad("NodeName=a PriorityFunction=\"SPEED + LAOD\"\n",
@@ -146,4 +147,64 @@ Test(psiconf, apply_overlays_only_what_is_set)
 	psiplace_psiconf_apply(psiplace_psiconf_node(&c, "zz"), &z);
 	cr_assert(z.speed == 1.0 && z.priority == 3 && z.cost == 1 && !z.priorityf);
 	psiplace_psiconf_free(&c);
+}
+
+Test(psiconf, partition_lines_set_policy_and_function)
+{
+	const char *text = "NodeName=n1 Speed=2\n"
+			   "PartitionName=batch NodeAllocationPolicy=lastavailable\n"
+			   "partitionname=fast NodeAllocationPolicy=PRIORITY "
+			   "PriorityFunction=\"SPEED - LOAD\"\n"
+			   "PartitionName=plain NodeAllocationPolicy=none\n";
+	const struct psiplace_partconf *pc;
+	struct psiplace_psiconf c;
+	psiplace_error_t err;
+
+	cr_assert_eq(parse(text, &c, &err), 0, "%s", err.text);
+	cr_assert_eq(c.n, 1);
+	cr_assert_eq(c.nparts, 3);
+	pc = psiplace_psiconf_partition(&c, "batch");
+	cr_assert_not_null(pc);
+	cr_assert(pc->has_policy && pc->policy == PSIPLACE_POLICY_LASTAVAILABLE);
+	cr_assert_null(pc->priorityf);
+	cr_assert_eq(pc->line, 2);
+	pc = psiplace_psiconf_partition(&c, "fast");
+	cr_assert_eq(pc->policy, PSIPLACE_POLICY_PRIORITY);
+	cr_assert_not_null(pc->priorityf);
+	cr_assert_str_eq(pc->priority_function, "SPEED - LOAD");
+	pc = psiplace_psiconf_partition(&c, "plain");
+	cr_assert(pc->has_policy && pc->policy == PSIPLACE_POLICY_NONE);
+	/* Slurm's partition names are exact */
+	cr_assert_null(psiplace_psiconf_partition(&c, "Batch"));
+	cr_assert_null(psiplace_psiconf_partition(&c, "debug"));
+	cr_assert_null(psiplace_psiconf_partition(&c, NULL));
+	psiplace_psiconf_free(&c);
+	cr_assert_eq(c.nparts, 0);
+}
+
+Test(psiconf, partition_errors_name_file_and_line)
+{
+	bad("PartitionName=a NodeAllocationPolicy=FIRSTAVAILABLE\n\n"
+	    "PartitionName=a NodeAllocationPolicy=LASTAVAILABLE\n",
+	    "psiplace.conf:3: partition a: already set at line 1");
+	bad("PartitionName=a NodeAllocationPolicy=SOONEST\n",
+	    "psiplace.conf:1: NodeAllocationPolicy: 'SOONEST' is not a policy; accepted: FIRSTAVAILABLE, "
+	    "LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, FASTEST, CONTIGUOUS, PRIORITY "
+	    "(case-insensitive) or Moab's InReportedOrder, InReverseReportedOrder, ProcessorLoad, "
+	    "MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, CustomPriority");
+	bad("PartitionName=a Speed=2\n",
+	    "psiplace.conf:1: unknown PartitionName attribute (accepted: NodeAllocationPolicy, "
+	    "PriorityFunction): 'Speed=2'");
+	bad("PartitionName=a\n",
+	    "psiplace.conf:1: PartitionName sets nothing (accepted: NodeAllocationPolicy, "
+	    "PriorityFunction): 'a'");
+	bad("PartitionName=a,b NodeAllocationPolicy=FASTEST\n",
+	    "psiplace.conf:1: PartitionName: one partition per line, not: 'a,b'");
+	bad("PartitionName= NodeAllocationPolicy=FASTEST\n",
+	    "psiplace.conf:1: PartitionName: not a partition name (1..64 characters): ''");
+	bad("PartitionName=a NodeAllocationPolicy=FASTEST NodeAllocationPolicy=FASTEST\n",
+	    "psiplace.conf:1: attribute given twice on one line: 'NodeAllocationPolicy=FASTEST'");
+	bad("PartitionName=a PriorityFunction=\"SPEED + LAOD\"\n",
+	    "psiplace.conf:1: PriorityFunction: position 9: unknown component 'LAOD' in 'SPEED + "
+	    "LAOD'");
 }

@@ -46,3 +46,41 @@ Test(binding, an_unbound_task_is_0x0_and_no_task_an_empty_list)
 	free(list);
 	psiplace_bindings_free(b, 2);
 }
+
+/* PSIPLACE_CPUS and PSIPLACE_MEMS of a task on a node of 16,384 PUs, every
+ * other one: a CPU list of ~45,000 bytes (issue 18 finding 6: the task got
+ * "?" for its CPUs and an unwritten 1,024-byte buffer for its NUMA nodes). */
+Test(binding, lists_of_a_task_with_thousands_of_cpus_are_whole)
+{
+	struct psiplace_binding *b = psiplace_bindings_new(1);
+	hwloc_bitmap_t back = hwloc_bitmap_alloc();
+	char *cpus = NULL, *mems = NULL, old[4096];
+	unsigned i;
+
+	cr_assert_not_null(b);
+	for (i = 0; i < 16384; i += 2)
+		hwloc_bitmap_set(b->cpus, (int)i);
+	for (i = 0; i < 1024; i += 3)
+		hwloc_bitmap_set(b->mems, (int)i);
+	/* the old fixed buffer cannot hold it */
+	cr_assert_eq(psiplace_bitmap_list(b->cpus, old, sizeof(old)), -1);
+	cr_assert_eq(psiplace_binding_lists(b, &cpus, &mems), 0);
+	cr_assert_gt(strlen(cpus), 40000, "%zu", strlen(cpus));
+	cr_assert(!strncmp(cpus, "0,2,4,6,", 8), "%.20s", cpus);
+	cr_assert(!strcmp(cpus + strlen(cpus) - 12, ",16380,16382"), "%s", cpus + strlen(cpus) - 12);
+	cr_assert_eq(hwloc_bitmap_list_sscanf(back, cpus), 0);
+	cr_assert(hwloc_bitmap_isequal(back, b->cpus));
+	cr_assert_eq(hwloc_bitmap_list_sscanf(back, mems), 0);
+	cr_assert(hwloc_bitmap_isequal(back, b->mems));
+	free(cpus);
+	free(mems);
+	hwloc_bitmap_zero(b->cpus);
+	hwloc_bitmap_zero(b->mems);
+	cr_assert_eq(psiplace_binding_lists(b, &cpus, &mems), 0);
+	cr_assert_str_eq(cpus, "-");
+	cr_assert_str_eq(mems, "-");
+	free(cpus);
+	free(mems);
+	hwloc_bitmap_free(back);
+	psiplace_bindings_free(b, 1);
+}

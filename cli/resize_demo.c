@@ -1,0 +1,190 @@
+/* psiplace-resize-demo: a malleable MPI job that expands and shrinks over
+ * its Slurm allocation (libpsiplace_mpi) and gives released nodes back
+ * (psiplace_release_nodes).  Started with one process:
+ *   salloc -N4 mpirun --oversubscribe --enable-recovery -np 1 psiplace-resize-demo \
+ *       --strategy diffusive --expand-to 4 --shrink-to 2 --hold 30
+ * After each resize every process prints
+ *   resize K rank R of T group G node NODE
+ * and after a shrink rank 0 prints "released NODELIST" once Slurm has the
+ * nodes back (idle).  Spawned processes get the same arguments and continue
+ * the sequence after the resize that created them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "psiplace/malleable.h"
+#include "psiplace/resize.h"
+
+#define MAXACT 16
+
+struct demo {
+	enum psiplace_mall_strategy strategy;
+	enum psiplace_spawn_method method;
+	int nact;
+	int act[MAXACT];   /* > 0: expand to; < 0: shrink to -N nodes */
+	int hold, timeout;
+};
+
+static const char usage_text[] =
+	"usage: psiplace-resize-demo [--strategy hypercube|diffusive|merge|sequential] [--method merge|baseline]\n"
+	"         (--expand-to NODES | --shrink-to NODES)... [--hold SECONDS] [--timeout SECONDS]\n"
+	"Start it with mpirun -np 1 inside a Slurm allocation; NODES count the allocation's nodes in order.\n";
+
+static int count(const char *opt, const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (!*s || *end || v < lo || v > hi) {
+		fprintf(stderr, "psiplace: error: %s: '%s' is not accepted; accepted: %d..%d\n", opt, s,
+			lo, hi);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* 0 ok, 1 help, -1 usage error (reported). */
+static int parse(int argc, char **argv, struct demo *d)
+{
+	psiplace_error_t err;
+	int i, n;
+
+	memset(d, 0, sizeof(*d));
+	d->strategy = PSIPLACE_MALL_DIFFUSIVE;
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			fputs(usage_text, stdout);
+			return 1;
+		}
+		if (!v) {
+			fprintf(stderr, "psiplace: error: option '%s' needs a value or is unknown; see --help\n", o);
+			return -1;
+		}
+		i++;
+		if (!strcmp(o, "--strategy")) {
+			if (psiplace_mall_strategy_parse(v, "--strategy", &d->strategy, &err) < 0)
+				goto bad;
+		} else if (!strcmp(o, "--method")) {
+			if (psiplace_spawn_method_parse(v, "--method", &d->method, &err) < 0)
+				goto bad;
+		} else if (!strcmp(o, "--expand-to") || !strcmp(o, "--shrink-to")) {
+			if (d->nact == MAXACT) {
+				fprintf(stderr, "psiplace: error: %s: at most %d resizes\n", o, MAXACT);
+				return -1;
+			}
+			if (count(o, v, 1, 1 << 20, &n) < 0)
+				return -1;
+			d->act[d->nact++] = o[2] == 'e' ? n : -n;
+		} else if (!strcmp(o, "--hold")) {
+			if (count(o, v, 0, 86400, &d->hold) < 0)
+				return -1;
+		} else if (!strcmp(o, "--timeout")) {
+			if (count(o, v, 1, 86400, &d->timeout) < 0)
+				return -1;
+		} else {
+			fprintf(stderr, "psiplace: error: unknown option '%s'; see --help\n", o);
+			return -1;
+		}
+	}
+	if (!d->nact) {
+		fprintf(stderr, "psiplace: error: give at least one --expand-to or --shrink-to\n");
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "psiplace: error: %s\n", err.text);
+	return -1;
+}
+
+static void report(psiplace_mall_t *m)
+{
+	int rank, size;
+
+	MPI_Comm_rank(psiplace_mall_comm(m), &rank);
+	MPI_Comm_size(psiplace_mall_comm(m), &size);
+	printf("resize %d rank %d of %d group %d node %s\n", psiplace_mall_resizes(m), rank, size,
+	       psiplace_mall_group(m), psiplace_mall_node(m));
+	fflush(stdout);
+}
+
+/* Rank 0 gives the nodes from..to-1 of the allocation back to Slurm. */
+static int release(psiplace_mall_t *m, size_t from, size_t to, psiplace_error_t *err)
+{
+	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID") };
+	char list[4096] = "", kept[4096];
+	size_t i, off = 0;
+	int rank;
+
+	MPI_Comm_rank(psiplace_mall_comm(m), &rank);
+	if (rank != 0)
+		return 0;
+	for (i = from; i < to && off < sizeof(list) - 300; i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i > from ? "," : "",
+					psiplace_mall_host(m, i));
+	if (psiplace_release_nodes(list, &o, kept, sizeof(kept), NULL, 0, err) < 0 ||
+	    psiplace_release_wait_idle(list, 60, NULL, err) < 0)
+		return -1;
+	printf("released %s\n", list);
+	fflush(stdout);
+	return 0;
+}
+
+static int run(psiplace_mall_t *m, const struct demo *d)
+{
+	psiplace_error_t err;
+	int i, rc;
+
+	if (d->timeout)
+		psiplace_mall_set_timeout(m, d->timeout);
+	if (psiplace_mall_resizes(m) > 0)
+		report(m); /* spawned: the resize that created me is done */
+	for (i = psiplace_mall_resizes(m); i < d->nact; i++) {
+		size_t before = psiplace_mall_nnodes(m);
+
+		if (d->act[i] > 0)
+			rc = psiplace_mall_expand(m, (size_t)d->act[i], d->strategy, d->method, NULL, &err);
+		else
+			rc = psiplace_mall_shrink(m, (size_t)-d->act[i], &err);
+		if (rc < 0)
+			goto fail;
+		if (psiplace_mall_leaving(m))
+			return 0;
+		report(m);
+		if (d->act[i] < 0 && release(m, (size_t)-d->act[i], before, &err) < 0)
+			goto fail;
+	}
+	if (d->hold)
+		sleep((unsigned)d->hold);
+	MPI_Barrier(psiplace_mall_comm(m));
+	return 0;
+fail:
+	fprintf(stderr, "psiplace: error: %s\n", err.text);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	psiplace_mall_t *m;
+	psiplace_error_t err;
+	struct demo d;
+	int rc;
+
+	MPI_Init(&argc, &argv);
+	if (psiplace_mall_init(&argc, &argv, &m, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
+		MPI_Finalize();
+		return 1;
+	}
+	rc = parse(argc, argv, &d);
+	if (rc == 0)
+		rc = run(m, &d);
+	else
+		rc = rc > 0 ? 0 : 2;
+	psiplace_mall_free(m);
+	MPI_Finalize();
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* Private state of the malleability layer, shared by its files. */
+#ifndef PSIPLACE_MALL_INTERNAL_H
+#define PSIPLACE_MALL_INTERNAL_H
+
+#include "psiplace/malleable.h"
+
+/* The hidden argument of a spawned process: MALL_ARG + state. */
+#define MALL_ARG "--psiplace-mall="
+#define MALL_ERRLEN 256
+/* Tags on the spawn tree's intercommunicators. */
+#define MALL_TAG_UP 7301
+#define MALL_TAG_DOWN 7302
+
+struct psiplace_mall {
+	MPI_Comm comm;     /* the job: ranks in plan order */
+	int leaving;
+	int resizes;       /* K */
+	int group;         /* group in the resize that spawned it, -1: launcher */
+	int world;         /* tag of its MPI_COMM_WORLD: 0 launcher, K*65536+g+1 */
+	int timeout;       /* seconds per operation */
+	size_t nalloc;     /* the allocation, in node order */
+	char **hosts;
+	int *cores;
+	int node;          /* my node index */
+	int size;          /* of comm */
+	int *rank_node;    /* per rank of comm: node index */
+	int *rank_world;   /* per rank of comm: world tag */
+	char *cmd;         /* what to spawn: this program */
+	int uargc;         /* the user's arguments (without the hidden one) */
+	char **uargv;
+};
+
+/* What a spawned process is told (its hidden argument). */
+struct mall_spawn_state {
+	int resize;        /* K of the expansion that spawns it */
+	int group;         /* its group; -1 with the plain Merge method */
+	enum psiplace_mall_strategy strategy;
+	enum psiplace_spawn_method method;
+	int timeout;
+	size_t nnodes;     /* target nodes (a prefix of the allocation) */
+	int *running;      /* R before the expansion, nnodes entries */
+	int *oversub;      /* O, nnodes entries or NULL */
+};
+
+/* mall_state.c */
+int mall_layout(psiplace_mall_t *m, psiplace_error_t *err);
+int mall_plan(const psiplace_mall_t *m, const struct mall_spawn_state *st,
+	      struct psiplace_spawn_plan *plan, psiplace_error_t *err);
+char *mall_state_format(const psiplace_mall_t *m, const struct mall_spawn_state *st);
+char **mall_child_argv(const psiplace_mall_t *m, const char *state);
+void mall_free_argv(char **argv);
+int mall_mpi_err(psiplace_error_t *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void mall_disconnect(MPI_Comm *c);
+void mall_drop_comm(MPI_Comm *c);
+/* The info for spawning size processes on host: "host" = host[:size]. */
+MPI_Info mall_host_info(const char *host, int size);
+
+/* mall_watchdog.c: a thread that ends the process when the operation
+ * named what is still running after seconds. */
+struct mall_watchdog;
+struct mall_watchdog *mall_watchdog_arm(const char *what, int seconds);
+void mall_watchdog_phase(struct mall_watchdog *w, const char *phase);
+void mall_watchdog_disarm(struct mall_watchdog *w);
+
+/* mall_expand.c: one process's part in an expansion; parent is the
+ * intercommunicator to the spawner (MPI_COMM_NULL for the sources). */
+int mall_expand_run(psiplace_mall_t *m, const struct mall_spawn_state *st, MPI_Comm parent,
+		    struct mall_watchdog *w, psiplace_error_t *err);
+
+/* mall_baselines.c: the plain Merge method and the sequential strategy. */
+int mall_expand_merge(psiplace_mall_t *m, const struct mall_spawn_state *st,
+		      const struct psiplace_spawn_plan *plan, MPI_Comm parent,
+		      struct mall_watchdog *w, psiplace_error_t *err);
+int mall_expand_sequential(psiplace_mall_t *m, const struct mall_spawn_state *st,
+			   const struct psiplace_spawn_plan *plan, MPI_Comm parent,
+			   struct mall_watchdog *w, psiplace_error_t *err);
+/* Shared tail: reorder comm by plan (key), drop Baseline sources, adopt. */
+int mall_adopt(psiplace_mall_t *m, MPI_Comm merged, int key, int world, psiplace_error_t *err);
+
+#endif

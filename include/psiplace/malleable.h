@@ -1,0 +1,104 @@
+/* psiplace — malleable MPI jobs: expand a running job over the nodes of its
+ * Slurm allocation by parallel spawning, shrink it by terminating whole
+ * per-node groups (libpsiplace_mpi, built when an MPI compiler is found).
+ *
+ * The model is that of Martín-Álvarez, Aliaga and Castillo, "Parallel
+ * Spawning Strategies for Dynamic-Aware MPI Applications", section 4 (see
+ * doc/spawn.md for the plan, doc/malleability.md for this layer):
+ *
+ *  - expand: every process that exists spawns at most one group per step
+ *    (MPI_Comm_spawn on MPI_COMM_SELF, info "host" = the group's node), as
+ *    psiplace_spawn_child() says; the groups synchronise (upside/downside,
+ *    4.3), connect in as many levels as the plan has steps (4.4: along the
+ *    spawn tree, each group merged with its spawner, not over published
+ *    ports as in the paper — see mall_expand.c for why), reorder (4.5) and
+ *    join the sources.  The result is one intracommunicator in which every
+ *    process's rank is the plan's merged rank.  Baselines: the plain Merge
+ *    method (one spawn of all new processes, one MPI_COMM_WORLD over all new
+ *    nodes) and the sequential strategy (one spawner, one group at a time).
+ *  - shrink: the processes on the released nodes leave (disconnect,
+ *    finalize, exit); the survivors keep their order.  A node can be
+ *    released only together with every node of each MPI_COMM_WORLD on it
+ *    (TS, paper 4.7); otherwise the shrink is refused (paper 4.6).
+ *
+ * Every process calls the same functions with the same arguments (they are
+ * collective over psiplace_mall_comm()); every failure is one message,
+ * the same on every process.  Spawns and connections run under a deadline:
+ * a process that is still inside an operation then prints
+ * "psiplace: error: malleable: ... did not finish within S s" and exits,
+ * which ends the job, instead of hanging.
+ *
+ * Implementation neutral C over MPI-2 dynamic processes.  Open MPI 4.1 needs
+ * mpirun --oversubscribe when a node gets more processes than Slurm slots,
+ * and loses its daemon on a node Slurm takes back: there a shrink that
+ * releases nodes must be the last resize. */
+#ifndef PSIPLACE_MALLEABLE_H
+#define PSIPLACE_MALLEABLE_H
+
+#include <stddef.h>
+#include <mpi.h>
+
+#include "psiplace/error.h"
+#include "psiplace/spawnplan.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum psiplace_mall_strategy {
+	PSIPLACE_MALL_HYPERCUBE = 0, /* parallel, homogeneous allocations */
+	PSIPLACE_MALL_DIFFUSIVE,     /* parallel, any allocation */
+	PSIPLACE_MALL_MERGE,         /* one spawn of all new processes */
+	PSIPLACE_MALL_SEQUENTIAL,    /* one spawner, one group after the other */
+};
+
+typedef struct psiplace_mall psiplace_mall_t;
+
+/* Call right after MPI_Init (MPI_THREAD_SINGLE is enough).
+ * A process started by the launcher (a source) gets a context over a
+ * duplicate of MPI_COMM_WORLD and the allocation from SLURM_JOB_NODELIST
+ * and SLURM_JOB_CPUS_PER_NODE.  A process spawned by psiplace_mall_expand()
+ * finds its hidden argument in *argv (removed from argc/argv), takes part in
+ * the expansion that created it and returns in the same state as the
+ * processes that called expand. */
+int psiplace_mall_init(int *argc, char ***argv, psiplace_mall_t **out, psiplace_error_t *err);
+
+/* Deadline of every later operation in seconds (default 120, or
+ * PSIPLACE_MALL_TIMEOUT); spawned processes inherit it. */
+void psiplace_mall_set_timeout(psiplace_mall_t *m, int seconds);
+
+/* Grow the job to the first nnodes nodes of the allocation, up to the
+ * cores Slurm gave on each (plus oversub[i] when not NULL). */
+int psiplace_mall_expand(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_strategy strategy,
+			 enum psiplace_spawn_method method, const int *oversub, psiplace_error_t *err);
+
+/* Keep the first nnodes nodes of the job: the processes on the others
+ * leave (psiplace_mall_leaving() becomes 1 for them). */
+int psiplace_mall_shrink(psiplace_mall_t *m, size_t nnodes, psiplace_error_t *err);
+
+/* The job's communicator (MPI_COMM_NULL for a process that leaves). */
+MPI_Comm psiplace_mall_comm(const psiplace_mall_t *m);
+/* 1 when this process must leave: its node was released, or it was a
+ * source replaced under the Baseline method.  It calls
+ * psiplace_mall_free(), MPI_Finalize() and exits. */
+int psiplace_mall_leaving(const psiplace_mall_t *m);
+/* Resizes done (K), the group this process was spawned as in its resize
+ * (-1: started by the launcher), its node, the nodes the job uses. */
+int psiplace_mall_resizes(const psiplace_mall_t *m);
+int psiplace_mall_group(const psiplace_mall_t *m);
+const char *psiplace_mall_node(const psiplace_mall_t *m);
+size_t psiplace_mall_nnodes(const psiplace_mall_t *m);
+/* Name of node i of the allocation (NULL past its end). */
+const char *psiplace_mall_host(const psiplace_mall_t *m, size_t i);
+
+/* Names: "hypercube", "diffusive", "merge", "sequential". */
+const char *psiplace_mall_strategy_name(enum psiplace_mall_strategy s);
+int psiplace_mall_strategy_parse(const char *s, const char *what,
+				 enum psiplace_mall_strategy *out, psiplace_error_t *err);
+
+void psiplace_mall_free(psiplace_mall_t *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

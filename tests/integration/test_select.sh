@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# select/psiplace_cons_tres against plain cons_tres (TAP output), issue 18:
+#  A. the node COUNT a job gets is cons_tres's under a policy: the same jobs
+#     (node ranges, --use-min-nodes, -n alone, --ntasks-per-node,
+#     --spread-job) under SelectTypeParameters=CR_Core, CR_Core,CR_Pack_Nodes
+#     and SchedulerParameters=pack_serial_at_end, first on a testbed with
+#     SelectType=select/cons_tres, then with psiplace and LASTAVAILABLE
+#     (RankedTier default and 0): real starts (salloc) and will-run answers
+#     (sbatch --test-only) are compared node count by node count;
+#  B. the ranked tier's answer equals the full decision's (RankedTier=0
+#     against RankedTier=1000000, same job, same state) where cons_tres has
+#     fallbacks that succeed on the tier only: a node range with memory
+#     (CR_Core_Memory), a suspended job on a tier node (will-run), a job
+#     that may share (OverSubscribe=YES with --oversubscribe).
+# Testbed nodes: n1 4 CPUs 2000 MB, n2 8 CPUs 8000 MB, n3 16 CPUs 16000 MB,
+# n4 12 CPUs 4000 MB; LASTAVAILABLE ranks n4, n3, n2, n1.
+source "$(dirname "$0")/lib.sh"
+export PSIPLACE_POLICY=LASTAVAILABLE
+trap '"$cluster" stop >/dev/null 2>&1' EXIT
+ctld_log=$PSIPLACE_TESTBED_DIR/log/slurmctld.log
+
+restart() { "$cluster" stop >/dev/null 2>&1; tb_start >/dev/null; }
+count() { [ -n "$1" ] && scontrol show hostnames "$1" 2>/dev/null | wc -l || echo none; }
+# The nodes of a real start and of a will-run answer: "RUN WILLRUN"
+run_nodes() { settle; timeout 60 salloc -Q "$@" printenv SLURM_JOB_NODELIST 2>/dev/null | tail -1; }
+willrun() { timeout 60 sbatch --test-only "$@" --wrap true 2>&1; }
+willrun_nodes() { willrun "$@" | sed -n 's/.* on nodes \([^ ]*\) .*/\1/p'; }
+# "RUN-COUNT WILLRUN-COUNT" of each job, one line per job
+counts() {
+  local j
+  for j in "$@"; do
+    # shellcheck disable=SC2086
+    echo "$(count "$(run_nodes $j)") $(count "$(willrun_nodes $j)")"
+  done
+}
+compare() { # LABEL "JOB..." CONS_TRES_COUNTS PSIPLACE_COUNTS
+  local label=$1 i=0 j
+  local -a jobs want got
+  IFS=$'\n' read -r -d '' -a jobs <<<"$2"
+  mapfile -t want <<<"$3"
+  mapfile -t got <<<"$4"
+  for j in "${jobs[@]}"; do
+    [ -n "$j" ] || continue
+    check_eq "$label: $j: node count (real start, will-run) is cons_tres's" "${want[$i]}" "${got[$i]}"
+    i=$((i + 1))
+  done
+}
+set_tier() { "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE "RankedTier=$1" >/dev/null; }
+
+# --- A. the node count ------------------------------------------------------
+jobs_core="-N1-2 --use-min-nodes -n16
+-n16
+-n12
+-N1-2 -n16
+-N2-4 --use-min-nodes -n28
+-N1-4 --ntasks-per-node=4 -n8
+-N1-3 --ntasks-per-node=2 -n6
+-N1-4 --spread-job -n4
+-N1-4 -n2"
+jobs_pack="-N1-2 --use-min-nodes -n16
+-n16
+-N2-4 --use-min-nodes -n28
+-N1-3 --ntasks-per-node=2 -n6"
+jobs_serial="-n1
+-N1-2 --use-min-nodes -n16
+-n16"
+
+variant() { # LABEL SELECT_PARAMS SCHED_PARAMS JOBS
+  local label=$1 jobs=$4 ref got0 got16
+  mapfile -t list <<<"$jobs"
+  export PSIPLACE_SELECT_PARAMS=$2 PSIPLACE_SCHED_PARAMS=$3
+  PSIPLACE_SELECT=select/cons_tres restart
+  ref=$(counts "${list[@]}")
+  restart
+  got16=$(counts "${list[@]}")
+  compare "$label, RankedTier=16" "$jobs" "$ref" "$got16"
+  set_tier 0
+  got0=$(counts "${list[@]}")
+  compare "$label, RankedTier=0" "$jobs" "$ref" "$got0"
+  unset PSIPLACE_SELECT_PARAMS PSIPLACE_SCHED_PARAMS
+}
+variant "CR_Core" CR_Core "" "$jobs_core"
+variant "CR_Core,CR_Pack_Nodes" CR_Core,CR_Pack_Nodes "" "$jobs_pack"
+variant "pack_serial_at_end" CR_Core pack_serial_at_end "$jobs_serial"
+
+# --- B. the ranked tier's equality -------------------------------------------
+hold() { sbatch --parsable -o /dev/null "$@" --wrap 'sleep 300'; }
+tier_line() { grep -c "ranked tier of [0-9]* of [0-9]* nodes offered first: $1" "$ctld_log"; }
+
+# B1/B2/B3 under CR_Core_Memory
+export PSIPLACE_SELECT_PARAMS=CR_Core_Memory
+restart
+for tier in 0 1000000; do
+  set_tier "$tier"
+  scontrol setdebugflags +SelectType # reconfigure resets DebugFlags
+  # A job holds one CPU and 3000 of n4's 4000 MB: n4 stays a candidate
+  # for 2500 MB (slurmctld filters by RealMemory only), with 11 free CPUs.
+  settle
+  m=$(hold -w n4 -n1 --mem=3000)
+  poll 30 job_running "$m" || not_ok "B1: the job holding n4's memory runs"
+  SETTLE_KEEP=$m
+  # B1: a node range whose tier (n4, n3) has CPUs but on n4 not the free
+  # memory: offered the tier, cons_tres's consecutive pass succeeds with
+  # min_nodes (n3 alone); the whole set gives req_nodes = 2 (n3 and n2).
+  b1[$tier]=$(run_nodes -N1-2 -n2 --mem=2500)
+  # B2: the job's memory in eligibility: n4 lacks it, so the tier of one
+  # node is n3, and cons_tres takes it (before: the tier was n4, not enough).
+  taken=$(tier_line taken)
+  b2[$tier]=$(run_nodes -N1 -n1 --mem=2500)
+  b2t[$tier]=$(( $(tier_line taken) - taken ))
+  scancel "$m"
+  SETTLE_KEEP= settle
+  # B3: a suspended job holding 3000 MB of n4 (idle to slurmctld: no
+  # running job, no allocated CPU): will-run of a job needing 2500 MB and
+  # 9 CPUs (only n4 and n3 have them).  Offered n4 alone, cons_tres fails
+  # "now" and simulates the suspended job's end: a future start on n4; the
+  # whole set starts it now on n3.  (9 CPUs: with RankedTier=0 only n4 has
+  # a rank of its own, and in will-run the nodes behind it come in
+  # cons_tres's order, which would give n2 a 1-CPU job: doc/select.md.)
+  settle
+  s=$(hold -w n4 -n1 --mem=3000)
+  poll 30 job_running "$s" || not_ok "B3: the job to suspend runs"
+  scontrol suspend "$s"
+  poll 30 sh -c "[ \"\$(scontrol show job $s | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p')\" = SUSPENDED ]" ||
+    not_ok "B3: job $s suspended"
+  out=$(willrun -N1 -n9 --mem=2500)
+  b3[$tier]="$(sed -n 's/.* on nodes \([^ ]*\) .*/\1/p' <<<"$out") $(grep -q 'to start at' <<<"$out" &&
+    [ "$(date -d "$(sed -n 's/.*to start at \([^ ]*\) .*/\1/p' <<<"$out")" +%s)" -le $(( $(date +%s) + 5 )) ] && echo now || echo later)"
+  scancel "$s"
+  SETTLE_KEEP= settle
+done
+check_eq "B1: -N1-2 --mem=2500 under CR_Core_Memory: the tier's answer is the full decision's (${b1[1000000]})" \
+  "${b1[1000000]}" "${b1[0]}"
+check_eq "B1: the full decision gives req_nodes (2) nodes" 2 "$(count "${b1[1000000]}")"
+check_eq "B2: -N1 --mem=2500: the tier's answer is the full decision's (${b2[1000000]})" "${b2[1000000]}" "${b2[0]}"
+check_eq "B2: with the job's memory in eligibility the one-node tier (n3) is taken" 1 "${b2t[0]}"
+check_eq "B3: will-run with a suspended job on n4: the tier's answer is the full decision's (${b3[1000000]})" \
+  "${b3[1000000]}" "${b3[0]}"
+check_eq "B3: the full decision starts it now on n3" "n3 now" "${b3[1000000]}"
+
+# B4: OverSubscribe=YES:2 and --oversubscribe: a sharing job holds 11 of
+# n4's 12 cores (one free, on one socket); a job of two nodes with cores on
+# both sockets (--sockets-per-node=2) fits n4 only by sharing cores
+# (cons_tres's later steps: an empty row).  Offered the tier (n4, n3) it
+# shares n4; the whole set gives two idle nodes at step 1 (n3, n2).
+# Without --oversubscribe the job cannot share, and the tier is offered.
+unset PSIPLACE_SELECT_PARAMS
+share_case() { # LABEL PARTITION_ARGS SHARE_FLAG [NO_SHARE: also a job that cannot share]
+  local label=$1 flag=$3 noshare=${4:-} tier h
+  local -A got got_n
+  export PSIPLACE_PARTITION_ARGS=$2
+  restart
+  for tier in 0 1000000; do
+    set_tier "$tier"
+    settle
+    # shellcheck disable=SC2086
+    h=$(hold -w n4 -n11 $flag)
+    poll 30 job_running "$h" || not_ok "$label: the job holding 11 CPUs of n4 runs"
+    SETTLE_KEEP=$h
+    # shellcheck disable=SC2086
+    got[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2 $flag)
+    [ -z "$noshare" ] || got_n[$tier]=$(run_nodes -N2 -n4 --sockets-per-node=2)
+    scancel "$h"
+    SETTLE_KEEP= settle
+  done
+  unset PSIPLACE_PARTITION_ARGS
+  check_eq "$label: the tier's answer is the full decision's (${got[1000000]})" "${got[1000000]}" "${got[0]}"
+  check_eq "$label: the full decision takes two idle nodes" "n[2-3]" "${got[1000000]}"
+  [ -z "$noshare" ] ||
+    check_eq "$label: without it (cannot share, the tier is offered) the same answer (${got_n[1000000]})" \
+      "${got_n[1000000]}" "${got_n[0]}"
+}
+share_case "B4: OverSubscribe=YES:2, --oversubscribe" OverSubscribe=YES:2 --oversubscribe noshare
+# FORCE: every job shares, no flag needed (gang scheduling needs FORCE too)
+share_case "B5: OverSubscribe=FORCE:2" OverSubscribe=FORCE:2 ""
+
+tb_finish
