@@ -12,6 +12,7 @@ int cmd_check_config(int argc, char **argv);
 int cmd_spawn_plan(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_rank(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 int cmd_release(int argc, char **argv);
 
 /* Shared by subcommands: print "psiplace: error: MSG" and return 2. */

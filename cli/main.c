@@ -23,6 +23,9 @@ static const struct {
 	{ "rank", cmd_rank,
 	  "rank --policy POLICY [--priority EXPR] --table TABLE.csv [--job nodes=K,cpus=C,mem=M] "
 	  "[--seed N] [--explain]" },
+	{ "simulate", cmd_simulate,
+	  "simulate --trace FILE (--table TABLE.csv | --scontrol FILE) [--policy A,B,...] [OPTIONS]  "
+	  "replay a workload under each policy (see psiplace simulate --help)" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

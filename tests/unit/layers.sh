@@ -13,7 +13,7 @@ cd "$root" || exit 2
 # which may not use each other)
 declare -A layer=(
   [util]=0 [options]=1 [lists]=2 [policy]=3 [topo]=3 [site]=4
-  [psi]=5 [lama]=5 [spawn]=5 [resize]=5 [psets]=6 [malleable]=6 [request]=7
+  [psi]=5 [lama]=5 [spawn]=5 [resize]=5 [sim]=5 [psets]=6 [malleable]=6 [request]=7
 )
 # public header -> the part that implements it
 declare -A owner=(
@@ -28,6 +28,7 @@ declare -A owner=(
   [spawnplan]=spawn
   [resize]=resize
   [malleable]=malleable
+  [sim]=sim
   [psets]=psets
   [ctld_request]=request [user_request]=request [request_launch]=request
 )

@@ -1,0 +1,344 @@
+/* psiplace simulate: a workload trace (sacct export or SWF) replayed on a
+ * cluster (rank's CSV node table or scontrol show node -o, psiplace.conf,
+ * the plugstack line) under each policy, with the library's engine
+ * (common/sim/, doc/simulate.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "sim_output.h"
+#include "psiplace/error.h"
+#include "psiplace/nodetable.h"
+#include "psiplace/plugstack_line.h"
+#include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
+#include "psiplace/psiplace_conf.h"
+#include "psiplace/readfile.h"
+#include "psiplace/sim.h"
+#include "psiplace/textparse.h"
+
+static const char sim_usage[] =
+	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
+	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
+	"[--bf-window SECONDS] [--bf-depth N] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
+	"[--seed N] [--format table|json|csv] [--jobs-csv FILE]";
+
+struct sim_args {
+	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
+		*order, *bf_window, *bf_depth, *speed, *seed, *format, *jobs_csv;
+	int exclusive, lenient, speed_given;
+};
+
+enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
+       O_BFWIN, O_BFDEPTH, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_EXCL, O_LENIENT };
+
+static const struct option longopts[] = {
+	{ "trace", required_argument, NULL, O_TRACE },
+	{ "trace-format", required_argument, NULL, O_TFORMAT },
+	{ "table", required_argument, NULL, O_TABLE },
+	{ "scontrol", required_argument, NULL, O_SCONTROL },
+	{ "psiconf", required_argument, NULL, O_PSICONF },
+	{ "plugstack", required_argument, NULL, O_PLUGSTACK },
+	{ "policy", required_argument, NULL, O_POLICY },
+	{ "order", required_argument, NULL, O_ORDER },
+	{ "bf-window", required_argument, NULL, O_BFWIN },
+	{ "bf-depth", required_argument, NULL, O_BFDEPTH },
+	{ "speed-scaling", optional_argument, NULL, O_SPEED },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "format", required_argument, NULL, O_FORMAT },
+	{ "jobs-csv", required_argument, NULL, O_JOBSCSV },
+	{ "exclusive", no_argument, NULL, O_EXCL },
+	{ "lenient", no_argument, NULL, O_LENIENT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+	const char **slot;
+	int c, li;
+
+	optind = 1;
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: psiplace %s\n", sim_usage);
+			return 1;
+		case ':':
+			return cli_usage_error("%s needs a value", argv[optind - 1]);
+		case '?':
+			return cli_usage_error("simulate: unknown argument '%s'; usage: psiplace %s",
+					       argv[optind - 1], sim_usage);
+		case O_EXCL: a->exclusive = 1; continue;
+		case O_LENIENT: a->lenient = 1; continue;
+		case O_SPEED:
+			if (a->speed_given)
+				return cli_usage_error("--speed-scaling given twice");
+			a->speed_given = 1;
+			a->speed = optarg;
+			continue;
+		case O_TRACE: slot = &a->trace; break;
+		case O_TFORMAT: slot = &a->trace_format; break;
+		case O_TABLE: slot = &a->table; break;
+		case O_SCONTROL: slot = &a->scontrol; break;
+		case O_PSICONF: slot = &a->psiconf; break;
+		case O_PLUGSTACK: slot = &a->plugstack; break;
+		case O_POLICY: slot = &a->policy; break;
+		case O_ORDER: slot = &a->order; break;
+		case O_BFWIN: slot = &a->bf_window; break;
+		case O_BFDEPTH: slot = &a->bf_depth; break;
+		case O_SEED: slot = &a->seed; break;
+		case O_FORMAT: slot = &a->format; break;
+		default: slot = &a->jobs_csv; break;
+		}
+		if (*slot)
+			return cli_usage_error("--%s given twice", longopts[li].name);
+		*slot = optarg;
+	}
+	if (optind < argc)
+		return cli_usage_error("simulate: unknown argument '%s'; usage: psiplace %s",
+				       argv[optind], sim_usage);
+	if (!a->trace)
+		return cli_usage_error("simulate: --trace is required; usage: psiplace %s", sim_usage);
+	if (!a->table == !a->scontrol)
+		return cli_usage_error("simulate: give one of --table and --scontrol; usage: psiplace %s",
+				       sim_usage);
+	return 0;
+}
+
+/* The option values that are not files: 0, or 2 (reported). */
+static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
+			enum psiplace_sim_format *tf, int *fmt)
+{
+	uint64_t v;
+	double d;
+
+	if (!a->trace_format || !strcmp(a->trace_format, "auto"))
+		*tf = PSIPLACE_SIM_AUTO;
+	else if (!strcmp(a->trace_format, "sacct"))
+		*tf = PSIPLACE_SIM_SACCT;
+	else if (!strcmp(a->trace_format, "swf"))
+		*tf = PSIPLACE_SIM_SWF;
+	else
+		return cli_usage_error("--trace-format: '%s' is not accepted; accepted: auto, sacct, swf",
+				       a->trace_format);
+	if (!a->format || !strcmp(a->format, "table"))
+		*fmt = 0;
+	else if (!strcmp(a->format, "json"))
+		*fmt = 1;
+	else if (!strcmp(a->format, "csv"))
+		*fmt = 2;
+	else
+		return cli_usage_error("--format: '%s' is not accepted; accepted: table, json, csv",
+				       a->format);
+	if (a->order && strcmp(a->order, "priority") && strcmp(a->order, "submit"))
+		return cli_usage_error("--order: '%s' is not accepted; accepted: priority, submit",
+				       a->order);
+	o->submit_order = a->order && !strcmp(a->order, "submit");
+	if (a->bf_window) {
+		if (!psiplace_parse_u64(a->bf_window, strlen(a->bf_window), 100000000, &v) || !v)
+			return cli_usage_error("--bf-window: '%s' is not a positive number of seconds",
+					       a->bf_window);
+		o->bf_window = (int64_t)v;
+	}
+	if (a->bf_depth) {
+		if (!psiplace_parse_u64(a->bf_depth, strlen(a->bf_depth), 100000000, &v) || !v)
+			return cli_usage_error("--bf-depth: '%s' is not a positive integer", a->bf_depth);
+		o->bf_depth = (uint32_t)v;
+	}
+	if (a->speed_given) {
+		d = 1.0;
+		if (a->speed && (!psiplace_parse_double(a->speed, strlen(a->speed), &d) || !(d > 0)))
+			return cli_usage_error("--speed-scaling: '%s' is not a positive Speed", a->speed);
+		o->speed_ref = d;
+	}
+	if (a->seed && !psiplace_parse_u64(a->seed, strlen(a->seed), UINT64_MAX, &o->seed))
+		return cli_usage_error("--seed: '%s' is not an unsigned integer", a->seed);
+	o->exclusive = a->exclusive;
+	return 0;
+}
+
+/* The policies to replay: --policy's list, or the cluster line's then the
+ * eight others.  Count, or -1 (reported). */
+static int policy_list(const char *s, enum psiplace_policy site, enum psiplace_policy *out)
+{
+	psiplace_error_t err;
+	int n = 0;
+
+	if (!s) {
+		if (site != PSIPLACE_POLICY_NONE)
+			out[n++] = site;
+		for (int p = PSIPLACE_POLICY_FIRSTAVAILABLE; p < PSIPLACE_POLICY_COUNT; p++)
+			if ((enum psiplace_policy)p != site)
+				out[n++] = (enum psiplace_policy)p;
+		return n;
+	}
+	char buf[512], *sp = NULL;
+
+	if (strlen(s) >= sizeof(buf))
+		return cli_usage_error("--policy: value longer than 511 bytes"), -1;
+	strcpy(buf, s);
+	for (char *w = strtok_r(buf, ",", &sp); w; w = strtok_r(NULL, ",", &sp)) {
+		if (n == 32)
+			return cli_usage_error("--policy: more than 32 policies"), -1;
+		if (psiplace_policy_parse(w, "--policy", &out[n], &err) < 0)
+			return cli_usage_error("%s", err.text), -1;
+		if (out[n] == PSIPLACE_POLICY_NONE)
+			return cli_usage_error("--policy: NONE has no engine order to simulate; accepted: "
+					       "%s", psiplace_policy_accepted()), -1;
+		n++;
+	}
+	if (!n)
+		return cli_usage_error("--policy: empty list; accepted: %s", psiplace_policy_accepted()),
+		       -1;
+	return n;
+}
+
+struct cluster {
+	struct psiplace_nodetable t;
+	struct psiplace_psiconf pc;
+	struct psiplace_siteconf site;
+	struct psiplace_priorityf *cluster_f;
+};
+
+/* The node table (CSV or scontrol), psiplace.conf over it and the
+ * plugstack line, as rank --as-select reads them.  0 or 1 (reported). */
+static int read_cluster(const struct sim_args *a, struct cluster *c)
+{
+	const char *path = a->table ? a->table : a->scontrol;
+	psiplace_error_t err;
+	char *text;
+	size_t len;
+	int rc;
+
+	psiplace_psiconf_init(&c->pc);
+	psiplace_siteconf_init(&c->site);
+	if (psiplace_read_file(path, PSIPLACE_NODETABLE_MAXBYTES, 0, &text, &len, NULL, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s: %s\n", a->table ? "--table" : "--scontrol",
+			err.text);
+		return 1;
+	}
+	rc = a->table ? psiplace_nodetable_parse(text, len, path, &c->t, &err)
+		      : psiplace_sim_nodetable_from_scontrol(text, len, path, &c->t, &err);
+	free(text);
+	if (rc < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
+		return 1;
+	}
+	if (a->psiconf && psiplace_psiconf_read_file(a->psiconf, false, &c->pc, &err) < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
+		return 1;
+	}
+	for (size_t i = 0; i < c->t.n; i++)
+		psiplace_psiconf_apply(psiplace_psiconf_node(&c->pc, c->t.nodes[i].name),
+				       &c->t.nodes[i]);
+	if (a->plugstack) {
+		if (psiplace_siteconf_read_plugstack(a->plugstack, &c->site, &err) < 0) {
+			fprintf(stderr, "psiplace: error: --plugstack: %s\n", err.text);
+			return 1;
+		}
+		if (c->site.priority_function &&
+		    psiplace_priorityf_compile(c->site.priority_function, "PriorityFunction",
+					       &c->cluster_f, &err) < 0) {
+			fprintf(stderr, "psiplace: error: --plugstack: %s: %s\n", a->plugstack, err.text);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void cluster_free(struct cluster *c)
+{
+	psiplace_nodetable_free(&c->t);
+	psiplace_psiconf_free(&c->pc);
+	psiplace_siteconf_free(&c->site);
+	psiplace_priorityf_free(c->cluster_f);
+}
+
+static int read_trace(const struct sim_args *a, enum psiplace_sim_format tf,
+		      struct psiplace_sim_trace *t)
+{
+	psiplace_error_t err;
+	char *text;
+	size_t len;
+	int rc;
+
+	if (psiplace_read_file(a->trace, PSIPLACE_SIM_MAXBYTES, 0, &text, &len, NULL, &err) < 0) {
+		fprintf(stderr, "psiplace: error: --trace: %s\n", err.text);
+		return 1;
+	}
+	rc = psiplace_sim_trace_parse(text, len, a->trace, tf, a->lenient, t, &err);
+	free(text);
+	if (rc < 0) {
+		fprintf(stderr, "psiplace: error: %s\n", err.text);
+		return 1;
+	}
+	return 0;
+}
+
+/* The progress line on a terminal: the policy and the jobs started. */
+static void progress(void *arg, size_t started, size_t jobs)
+{
+	fprintf(stderr, "\rpsiplace: simulate: %s: %zu of %zu jobs started", (const char *)arg,
+		started, jobs);
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+	struct sim_args a = { 0 };
+	struct psiplace_sim_opts o = { 0 };
+	struct psiplace_sim_trace t = { 0 };
+	struct psiplace_sim_report *reps = NULL;
+	enum psiplace_policy pol[32];
+	enum psiplace_sim_format tf = PSIPLACE_SIM_AUTO;
+	struct cluster c = { 0 };
+	int rc, fmt = 0, np;
+
+	if ((rc = parse_args(argc, argv, &a)) != 0)
+		return rc == 1 ? 0 : rc;
+	if ((rc = parse_values(&a, &o, &tf, &fmt)) != 0)
+		return rc;
+	if ((rc = read_cluster(&a, &c)) != 0 || (rc = read_trace(&a, tf, &t)) != 0)
+		goto out;
+	if ((np = policy_list(a.policy, c.site.policy, pol)) < 0) {
+		rc = 2;
+		goto out;
+	}
+	o.rank.policy_overrides_weight = c.site.policy_overrides_weight;
+	o.rank.cluster_priorityf = c.cluster_f;
+	if (!(reps = calloc((size_t)np, sizeof(*reps)))) {
+		fprintf(stderr, "psiplace: error: simulate: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	for (int i = 0; i < np && rc == 0; i++) {
+		psiplace_error_t err;
+
+		o.rank.policy = pol[i];
+		if (isatty(STDERR_FILENO)) {
+			o.progress = progress;
+			o.progress_arg = (void *)psiplace_policy_name(pol[i]);
+		}
+		if (psiplace_sim_run(&t, c.t.nodes, c.t.n, &o, &reps[i], &err) < 0) {
+			fprintf(stderr, "psiplace: error: %s: %s\n", psiplace_policy_name(pol[i]), err.text);
+			rc = 1;
+		}
+		if (o.progress && reps[i].jobs >= 10000)
+			fputs("\r\033[K", stderr); /* the line is cleared */
+	}
+	if (rc == 0)
+		rc = sim_print(stdout, fmt, a.trace, &t, &c.t, pol, reps, np, &o, c.site.policy);
+	if (rc == 0 && a.jobs_csv)
+		rc = sim_jobs_csv(a.jobs_csv, psiplace_policy_name(pol[0]), &t, &c.t, &reps[0]);
+	for (int i = 0; reps && i < np; i++)
+		psiplace_sim_report_free(&reps[i]);
+	free(reps);
+out:
+	psiplace_sim_trace_free(&t);
+	cluster_free(&c);
+	return rc;
+}

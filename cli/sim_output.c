@@ -1,0 +1,158 @@
+/* psiplace simulate's outputs (doc/simulate.md, "Output"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "json_out.h"
+#include "sim_output.h"
+
+static const char *fmt_name(enum psiplace_sim_format f)
+{
+	return f == PSIPLACE_SIM_SACCT ? "sacct" : "swf";
+}
+
+static void print_table(FILE *f, const char *path, const struct psiplace_sim_trace *t,
+			const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
+			const struct psiplace_sim_report *reps, int np,
+			const struct psiplace_sim_opts *o, enum psiplace_policy site)
+{
+	const struct psiplace_sim_counts *c = &t->counts;
+	uint64_t cpus = 0;
+
+	for (size_t i = 0; i < nodes->n; i++)
+		cpus += nodes->nodes[i].power ? nodes->nodes[i].cpus : 0;
+	fprintf(f, "# trace %s (%s): %zu jobs of %zu lines; not replayed: %zu never ran, %zu still "
+		"running, %zu steps, %zu malformed lines skipped; %zu array tasks, %zu without a "
+		"limit, %zu unknown fields\n",
+		path, fmt_name(t->format), t->n, c->lines, c->never_ran, c->running, c->steps,
+		c->malformed, c->array_tasks, c->no_limit, c->unknown_fields);
+	fprintf(f, "# cluster: %zu nodes, %llu CPUs; order: %s; EASY backfill, window %lld s, "
+		"depth %u%s\n",
+		nodes->n, (unsigned long long)cpus,
+		o->submit_order || !t->has_priority ? "submit" : "priority",
+		(long long)(o->bf_window ? o->bf_window : 86400), o->bf_depth ? o->bf_depth : 500,
+		o->speed_ref > 0 ? "; speed scaling" : "");
+	fprintf(f, "%-16s %8s %8s %11s %6s %10s %10s %10s %8s %6s %11s%s\n", "policy", "jobs",
+		"unplaced", "makespan_s", "util%", "wait_mean", "wait_med", "wait_p95", "bsld",
+		"frag%", "shape_waits", o->speed_ref > 0 ? "  cpu_h_saved" : "");
+	for (int i = 0; i < np; i++) {
+		const struct psiplace_sim_report *r = &reps[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s%s", psiplace_policy_name(pol[i]),
+			 pol[i] == site ? "*" : "");
+		fprintf(f, "%-16s %8zu %8zu %11lld %6.1f %10.0f %10.0f %10.0f %8.2f %6.1f %11zu", name,
+			r->jobs, r->unplaceable, (long long)r->makespan, 100 * r->utilisation,
+			r->wait_mean, r->wait_median, r->wait_p95, r->bsld_mean, 100 * r->frag,
+			r->shape_waits);
+		if (o->speed_ref > 0)
+			fprintf(f, "  %11.1f", r->cpu_hours_saved);
+		fputc('\n', f);
+	}
+	if (site != PSIPLACE_POLICY_NONE)
+		fputs("# *: the cluster line's NodeAllocationPolicy\n", f);
+}
+
+static json_t *report_json(enum psiplace_policy p, const struct psiplace_sim_report *r,
+			   bool speed, int *bad)
+{
+	json_t *o = json_object();
+
+	cli_json_set(o, "policy", json_string(psiplace_policy_name(p)), bad);
+	cli_json_set(o, "jobs", json_integer((json_int_t)r->jobs), bad);
+	cli_json_set(o, "unplaceable", json_integer((json_int_t)r->unplaceable), bad);
+	cli_json_set(o, "makespan", json_integer((json_int_t)r->makespan), bad);
+	cli_json_set(o, "utilisation", json_real(r->utilisation), bad);
+	cli_json_set(o, "wait_mean", json_real(r->wait_mean), bad);
+	cli_json_set(o, "wait_median", json_real(r->wait_median), bad);
+	cli_json_set(o, "wait_p95", json_real(r->wait_p95), bad);
+	cli_json_set(o, "bounded_slowdown_mean", json_real(r->bsld_mean), bad);
+	cli_json_set(o, "fragmentation", json_real(r->frag), bad);
+	cli_json_set(o, "shape_waits", json_integer((json_int_t)r->shape_waits), bad);
+	if (speed)
+		cli_json_set(o, "cpu_hours_saved", json_real(r->cpu_hours_saved), bad);
+	return o;
+}
+
+static int print_json(FILE *f, const char *path, const struct psiplace_sim_trace *t,
+		      const enum psiplace_policy *pol, const struct psiplace_sim_report *reps,
+		      int np, const struct psiplace_sim_opts *o)
+{
+	const struct psiplace_sim_counts *c = &t->counts;
+	json_t *doc = json_object(), *tr = json_object(), *arr = json_array();
+	int bad = 0;
+
+	cli_json_set(tr, "file", cli_json_str(path), &bad);
+	cli_json_set(tr, "format", json_string(fmt_name(t->format)), &bad);
+	cli_json_set(tr, "jobs", json_integer((json_int_t)t->n), &bad);
+	cli_json_set(tr, "lines", json_integer((json_int_t)c->lines), &bad);
+	cli_json_set(tr, "never_ran", json_integer((json_int_t)c->never_ran), &bad);
+	cli_json_set(tr, "running", json_integer((json_int_t)c->running), &bad);
+	cli_json_set(tr, "steps", json_integer((json_int_t)c->steps), &bad);
+	cli_json_set(tr, "array_tasks", json_integer((json_int_t)c->array_tasks), &bad);
+	cli_json_set(tr, "no_limit", json_integer((json_int_t)c->no_limit), &bad);
+	cli_json_set(tr, "unknown_fields", json_integer((json_int_t)c->unknown_fields), &bad);
+	cli_json_set(tr, "malformed", json_integer((json_int_t)c->malformed), &bad);
+	cli_json_set(doc, "trace", tr, &bad);
+	for (int i = 0; i < np; i++)
+		cli_json_append(arr, report_json(pol[i], &reps[i], o->speed_ref > 0, &bad), &bad);
+	cli_json_set(doc, "policies", arr, &bad);
+	if (bad) {
+		json_decref(doc);
+		fprintf(stderr, "psiplace: error: simulate: out of memory\n");
+		return 1;
+	}
+	return cli_json_print(f, doc) < 0 ? 1 : 0;
+}
+
+int sim_print(FILE *f, int fmt, const char *path, const struct psiplace_sim_trace *t,
+	      const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
+	      const struct psiplace_sim_report *reps, int np, const struct psiplace_sim_opts *o,
+	      enum psiplace_policy site)
+{
+	if (fmt == 1)
+		return print_json(f, path, t, pol, reps, np, o);
+	if (fmt == 0) {
+		print_table(f, path, t, nodes, pol, reps, np, o, site);
+		return 0;
+	}
+	fputs("policy,jobs,unplaceable,makespan,utilisation,wait_mean,wait_median,wait_p95,"
+	      "bounded_slowdown_mean,fragmentation,shape_waits,cpu_hours_saved\n", f);
+	for (int i = 0; i < np; i++) {
+		const struct psiplace_sim_report *r = &reps[i];
+
+		fprintf(f, "%s,%zu,%zu,%lld,%.6f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%.3f\n",
+			psiplace_policy_name(pol[i]), r->jobs, r->unplaceable, (long long)r->makespan,
+			r->utilisation, r->wait_mean, r->wait_median, r->wait_p95, r->bsld_mean, r->frag,
+			r->shape_waits, r->cpu_hours_saved);
+	}
+	return 0;
+}
+
+int sim_jobs_csv(const char *path, const char *policy, const struct psiplace_sim_trace *t,
+		 const struct psiplace_nodetable *nodes, const struct psiplace_sim_report *rep)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "psiplace: error: --jobs-csv: cannot write '%s'\n", path);
+		return 1;
+	}
+	fputs("id,policy,submit,eligible,start,end,wait,nodes\n", f);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct psiplace_sim_job *j = &t->jobs[i];
+		const struct psiplace_sim_result *r = &rep->res[i];
+
+		fprintf(f, "%llu,%s,%lld,%lld,%lld,%lld,%lld,", (unsigned long long)j->id, policy,
+			(long long)j->submit, (long long)j->eligible, (long long)r->start,
+			(long long)r->end, (long long)(r->start >= 0 ? r->start - j->eligible : -1));
+		for (uint32_t k = 0; r->start >= 0 && k < r->nnodes; k++)
+			fprintf(f, "%s%s", k ? ";" : "", nodes->nodes[rep->alloc[r->nfirst + k]].name);
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "psiplace: error: --jobs-csv: cannot write '%s'\n", path);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,202 @@
+/* The top blocked job's reservation: walk the running jobs in the order
+ * of their limits (sched/backfill's view: a job ends at its limit), count
+ * the nodes that would have room for the job, and when there are enough,
+ * ask the engine which nodes it would take at that time.  Also the
+ * structures the walk reads: the running jobs by limit, the end heap, and
+ * the shapes that found no room in this pass. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/sim.h"
+#include "sim_run_internal.h"
+
+void heap_push(struct heap *h, int64_t key, uint32_t val)
+{
+	size_t i = h->n++;
+
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+
+		if (h->key[p] < key || (h->key[p] == key && h->val[p] < val))
+			break;
+		h->key[i] = h->key[p];
+		h->val[i] = h->val[p];
+		i = p;
+	}
+	h->key[i] = key;
+	h->val[i] = val;
+}
+
+void heap_pop(struct heap *h)
+{
+	int64_t key = h->key[--h->n];
+	uint32_t val = h->val[h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && (h->key[c + 1] < h->key[c] ||
+				     (h->key[c + 1] == h->key[c] && h->val[c + 1] < h->val[c])))
+			c++;
+		if (key < h->key[c] || (key == h->key[c] && val < h->val[c]))
+			break;
+		h->key[i] = h->key[c];
+		h->val[i] = h->val[c];
+		i = c;
+	}
+	h->key[i] = key;
+	h->val[i] = val;
+}
+
+static bool before(const struct sim *s, uint32_t a, uint32_t b)
+{
+	const struct sjob *x = &s->jobs[a], *y = &s->jobs[b];
+
+	return x->limit_end < y->limit_end || (x->limit_end == y->limit_end && a < b);
+}
+
+static size_t running_pos(const struct sim *s, uint32_t q)
+{
+	size_t lo = 0, hi = s->nrun;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (before(s, s->running[mid], q))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void running_add(struct sim *s, uint32_t q)
+{
+	size_t p = running_pos(s, q);
+
+	memmove(s->running + p + 1, s->running + p, (s->nrun - p) * sizeof(*s->running));
+	s->running[p] = q;
+	s->nrun++;
+}
+
+void running_remove(struct sim *s, uint32_t q)
+{
+	size_t p = running_pos(s, q);
+
+	if (p < s->nrun && s->running[p] == q) {
+		memmove(s->running + p, s->running + p + 1,
+			(s->nrun - p - 1) * sizeof(*s->running));
+		s->nrun--;
+	}
+}
+
+bool failed_before(const struct sim *s, const struct sjob *j, bool patched)
+{
+	for (size_t i = 0; i < s->nfail; i++) {
+		const struct shape *f = &s->fail[i];
+
+		if ((patched || !f->patched) && j->k >= f->k && j->ppn >= f->ppn && j->mem >= f->mem && (j->excl || !f->excl))
+			return true;
+	}
+	return false;
+}
+
+void remember_fail(struct sim *s, const struct sjob *j, bool patched)
+{
+	if (s->nfail < SIM_MAXFAIL)
+		s->fail[s->nfail++] = (struct shape){ j->k, j->ppn, j->mem, j->excl, patched };
+}
+
+/* Room for j on node i once rel[i] CPUs are released. */
+static bool room(const struct sim *s, const struct sjob *j, uint32_t i)
+{
+	if (!s->now[i].power)
+		return false;
+	if (j->excl)
+		return s->alloc[i] == s->rel[i];
+	return s->nodefree[i] + s->rel[i] >= j->ppn;
+}
+
+/* The released jobs' nodes in the views, for the engine's choice at T. */
+static void patch(struct sim *s, size_t ntouched, bool on)
+{
+	for (size_t t = 0; t < ntouched; t++) {
+		uint32_t i = s->touched[t];
+
+		if (!on) {
+			node_sync(s, i);
+			continue;
+		}
+		s->now[i].alloc_cpus = s->alloc[i] - s->rel[i];
+		s->now[i].alloc_memory = s->amem[i] - s->relmem[i];
+		s->now[i].load1 = s->now[i].load5 = s->now[i].load15 = s->now[i].alloc_cpus;
+		s->idle[i] = s->now[i];
+		s->idle[i].power = s->now[i].power && s->now[i].alloc_cpus == 0;
+	}
+}
+
+static void set_resv(struct sim *s, const struct sjob *j, int64_t t)
+{
+	int64_t window = s->opts->bf_window > 0 ? s->opts->bf_window : 86400;
+
+	s->resv.t = t;
+	s->resv.k = j->k;
+	s->resv.active = t - s->t <= window;
+	for (uint32_t r = 0; r < j->k; r++) {
+		uint32_t i = s->resv.nodes[r], c = take_cpus(s, j, i);
+		uint64_t mfree = s->now[i].real_memory > s->amem[i] - s->relmem[i]
+					 ? s->now[i].real_memory - (s->amem[i] - s->relmem[i])
+					 : 0;
+
+		s->resv.extra[r] = s->nodefree[i] + s->rel[i] - c;
+		s->resv.extra_mem[r] = mfree > j->mem ? mfree - j->mem : 0;
+	}
+}
+
+int reserve(struct sim *s, uint32_t q)
+{
+	const struct sjob *j = &s->jobs[q];
+	const struct psiplace_sim_report *r = s->r;
+	size_t nt = 0, x;
+	uint32_t cnt = 0, base = 0; /* nodes that gain room; that have it now */
+	int found = -1;
+
+	if (j->excl)
+		base = s->idle_nodes;
+	else
+		for (uint32_t f = j->ppn ? j->ppn : 1; f <= s->maxcpus; f++)
+			base += s->hist[f];
+
+	for (x = 0; x < s->nrun && found < 0; x++) {
+		const struct sjob *rj = &s->jobs[s->running[x]];
+		const struct psiplace_sim_result *rr = &r->res[rj->trace];
+		int64_t t = rj->limit_end > s->t ? rj->limit_end : s->t;
+
+		for (uint32_t a = 0; a < rr->nnodes; a++) {
+			uint32_t i = r->alloc[rr->nfirst + a];
+			bool had = room(s, j, i);
+
+			if (!s->rel[i] && !s->relmem[i])
+				s->touched[nt++] = i;
+			s->rel[i] += take_cpus(s, rj, i);
+			s->relmem[i] += rj->mem;
+			cnt += !had && room(s, j, i);
+		}
+		if (x + 1 < s->nrun && s->jobs[s->running[x + 1]].limit_end <= t)
+			continue; /* the others ending then first */
+		if (base + cnt < j->k)
+			continue;
+		patch(s, nt, true);
+		if (choose(s, j, j->excl ? s->idle : s->now, t - s->t, s->resv.nodes)) {
+			set_resv(s, j, t);
+			found = 0;
+		}
+		patch(s, nt, false);
+	}
+	for (size_t t = 0; t < nt; t++)
+		s->rel[s->touched[t]] = 0, s->relmem[s->touched[t]] = 0;
+	return found;
+}

@@ -1,0 +1,293 @@
+/* psiplace_sim_run(): the jobs given their shape on this cluster, the
+ * event loop (arrivals in eligible order, ends from a heap, one pass per
+ * event time) and the report's figures. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psiplace/sim.h"
+#include "sim_run_internal.h"
+
+#define TAU 10.0 /* bounded slowdown's threshold, seconds */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nodes of at least c CPUs, from the sorted capacities. */
+static size_t at_least(const uint32_t *caps, size_t n, uint32_t c)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (caps[mid] < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return n - lo;
+}
+
+/* The trace's jobs in this cluster's terms (struct sjob); 0 or -1. */
+static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const uint32_t *caps,
+		      size_t ncaps, bool mem_known, psiplace_error_t *err)
+{
+	uint32_t mincpus = ncaps ? caps[0] : 1;
+
+	if (!(s->jobs = calloc(t->n ? t->n : 1, sizeof(*s->jobs))))
+		return psiplace_seterr(err, "simulate: out of memory for %zu jobs", t->n);
+	s->njob = t->n;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct psiplace_sim_job *tj = &t->jobs[i];
+		struct sjob *j = &s->jobs[i];
+		uint32_t cpus = tj->cpus ? tj->cpus : 1;
+
+		j->id = tj->id;
+		j->trace = (uint32_t)i;
+		j->elig = tj->eligible;
+		j->run = tj->runtime;
+		j->limit = tj->limit > 0 ? tj->limit : tj->runtime;
+		j->cpus = cpus;
+		j->k = tj->nodes ? tj->nodes : (cpus + mincpus - 1) / mincpus;
+		j->ppn = (cpus + j->k - 1) / j->k;
+		j->excl = tj->exclusive || s->opts->exclusive;
+		j->mem = !mem_known ? 0 : tj->nodes ? tj->mem : tj->mem * j->ppn;
+		j->prio = s->opts->submit_order || !t->has_priority ? 0 : tj->priority;
+		j->fits = ncaps && at_least(caps, ncaps, j->ppn) >= j->k;
+	}
+	return 0;
+}
+
+static int setup(struct sim *s, const struct psiplace_sim_trace *t,
+		 const struct psiplace_node *nodes, size_t n, psiplace_error_t *err)
+{
+	size_t ncaps = 0, maxk = 1;
+	uint32_t *caps = calloc(n ? n : 1, sizeof(*caps));
+	bool mem_known = n > 0;
+	int rc;
+
+	if (!caps)
+		return psiplace_seterr(err, "simulate: out of memory for %zu nodes", n);
+	for (size_t i = 0; i < n; i++) {
+		if (nodes[i].power && nodes[i].cpus)
+			caps[ncaps++] = nodes[i].cpus;
+		if (nodes[i].cpus > s->maxcpus)
+			s->maxcpus = nodes[i].cpus;
+		mem_known = mem_known && nodes[i].real_memory > 0;
+	}
+	qsort(caps, ncaps, sizeof(*caps), cmp_u32);
+	rc = shape_jobs(s, t, caps, ncaps, mem_known, err);
+	free(caps);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < s->njob; i++)
+		if (s->jobs[i].fits && s->jobs[i].k > maxk)
+			maxk = s->jobs[i].k;
+	s->n = n;
+	s->now = calloc(n + 1, sizeof(*s->now));
+	s->idle = calloc(n + 1, sizeof(*s->idle));
+	s->alloc = calloc(n + 1, sizeof(uint32_t));
+	s->njobs = calloc(n + 1, sizeof(uint32_t));
+	s->nodefree = calloc(n + 1, sizeof(uint32_t));
+	s->pick = calloc(n + 1, sizeof(uint32_t));
+	s->rel = calloc(n + 1, sizeof(uint32_t));
+	s->touched = calloc(n + 1, sizeof(uint32_t));
+	s->rankbuf = calloc(n + 1, sizeof(uint32_t));
+	s->amem = calloc(n + 1, sizeof(uint64_t));
+	s->relmem = calloc(n + 1, sizeof(uint64_t));
+	s->wasp = calloc(n + 1, sizeof(bool));
+	s->hist = calloc(s->maxcpus + 1, sizeof(uint32_t));
+	s->queue = calloc(s->njob + 1, sizeof(uint32_t));
+	s->running = calloc(s->njob + 1, sizeof(uint32_t));
+	s->ends.key = calloc(s->njob + 1, sizeof(int64_t));
+	s->ends.val = calloc(s->njob + 1, sizeof(uint32_t));
+	s->resv.nodes = calloc(maxk + 1, sizeof(uint32_t));
+	s->resv.extra = calloc(maxk + 1, sizeof(uint32_t));
+	s->resv.extra_mem = calloc(maxk + 1, sizeof(uint64_t));
+	if (!s->now || !s->idle || !s->alloc || !s->njobs || !s->nodefree || !s->pick || !s->rel ||
+	    !s->touched || !s->rankbuf || !s->amem || !s->relmem || !s->wasp || !s->hist || !s->queue ||
+	    !s->running || !s->ends.key || !s->ends.val || !s->resv.nodes || !s->resv.extra ||
+	    !s->resv.extra_mem)
+		return psiplace_seterr(err, "simulate: out of memory for %zu nodes", n);
+	for (size_t i = 0; i < n; i++) {
+		s->now[i] = nodes[i];
+		s->now[i].load1 = s->now[i].load5 = s->now[i].load15 = 0;
+		if (s->now[i].power && s->now[i].cpus) {
+			s->total_cpus += s->now[i].cpus;
+			s->idle_nodes++;
+			s->hist[0]++; /* node_sync moves it to its free count */
+		} else {
+			s->now[i].power = false;
+		}
+		node_sync(s, (uint32_t)i);
+	}
+	return 0;
+}
+
+static void sim_free(struct sim *s)
+{
+	free(s->jobs); free(s->now); free(s->idle); free(s->alloc); free(s->njobs);
+	free(s->nodefree); free(s->pick); free(s->rel); free(s->touched); free(s->rankbuf);
+	free(s->amem); free(s->relmem); free(s->wasp); free(s->hist); free(s->queue); free(s->running);
+	free(s->ends.key); free(s->ends.val);
+	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
+}
+
+static int by_elig(const void *a, const void *b, void *arg)
+{
+	const struct sjob *j = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (j[x].elig != j[y].elig)
+		return j[x].elig < j[y].elig ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Free CPUs on partly used nodes, as a share of all free CPUs, until t. */
+static void integrate(struct sim *s, int64_t t)
+{
+	if (t > s->t && s->free_total > 0) {
+		s->frag_area += (double)(t - s->t) * (double)s->free_partial / (double)s->free_total;
+		s->frag_time += (double)(t - s->t);
+	}
+}
+
+static void loop(struct sim *s, const uint32_t *arr)
+{
+	size_t ai = 0;
+
+	s->t = s->njob ? s->jobs[arr[0]].elig : 0;
+	for (;;) {
+		int64_t ta = ai < s->njob ? s->jobs[arr[ai]].elig : INT64_MAX;
+		int64_t te = s->ends.n ? s->ends.key[0] : INT64_MAX;
+		int64_t tn = ta < te ? ta : te;
+		size_t nq = s->nq;
+
+		if (tn == INT64_MAX) {
+			if (!s->nq)
+				break;
+			pass(s); /* an empty cluster with jobs left beyond the depth */
+			if (s->nq == nq && !s->ends.n)
+				break;
+			continue;
+		}
+		integrate(s, tn);
+		s->t = tn;
+		while (s->ends.n && s->ends.key[0] == tn) {
+			uint32_t q = s->ends.val[0];
+			const struct psiplace_sim_result *rr = &s->r->res[s->jobs[q].trace];
+
+			heap_pop(&s->ends);
+			apply(s, &s->jobs[q], s->r->alloc + rr->nfirst, -1);
+			running_remove(s, q);
+		}
+		for (; ai < s->njob && s->jobs[arr[ai]].elig == tn; ai++) {
+			if (s->jobs[arr[ai]].fits)
+				queue_add(s, arr[ai]);
+			else
+				s->r->unplaceable++;
+		}
+		pass(s);
+	}
+}
+
+static void figures(struct sim *s, struct psiplace_sim_report *r, double *waits)
+{
+	int64_t first = INT64_MAX, last = INT64_MIN;
+	double bsld = 0, wsum = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->njob; i++) {
+		const struct sjob *j = &s->jobs[i];
+		const struct psiplace_sim_result *res = &r->res[j->trace];
+		double wait, run;
+
+		if (res->start < 0)
+			continue;
+		wait = (double)(res->start - j->elig);
+		run = (double)(res->end - res->start);
+		waits[k++] = wait;
+		wsum += wait;
+		bsld += fmax(1.0, (wait + run) / fmax(run, TAU));
+		first = j->elig < first ? j->elig : first;
+		last = res->end > last ? res->end : last;
+		r->shape_waits += res->shape_wait;
+	}
+	r->jobs = k;
+	if (!k)
+		return;
+	qsort(waits, k, sizeof(*waits), cmp_double);
+	r->makespan = last - first;
+	r->utilisation = r->makespan > 0 && s->total_cpus > 0
+				 ? s->cpu_secs / ((double)s->total_cpus * (double)r->makespan)
+				 : 0;
+	r->wait_mean = wsum / (double)k;
+	r->wait_median = k % 2 ? waits[k / 2] : (waits[k / 2 - 1] + waits[k / 2]) / 2;
+	r->wait_p95 = waits[(size_t)ceil(0.95 * (double)k) - 1]; /* nearest rank */
+	r->bsld_mean = bsld / (double)k;
+	r->frag = s->frag_time > 0 ? s->frag_area / s->frag_time : 0;
+	r->cpu_hours_saved = s->saved;
+}
+
+int psiplace_sim_run(const struct psiplace_sim_trace *t, const struct psiplace_node *nodes,
+		     size_t n, const struct psiplace_sim_opts *opts,
+		     struct psiplace_sim_report *r, psiplace_error_t *err)
+{
+	struct sim s = { .opts = opts, .r = r };
+	uint32_t *arr = NULL;
+	double *waits = NULL;
+	size_t nalloc = 0;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!psiplace_policy_valid(opts->rank.policy))
+		return psiplace_seterr(err, "simulate: policy %d is not a policy", opts->rank.policy);
+	rc = setup(&s, t, nodes, n, err);
+	for (size_t i = 0; rc == 0 && i < s.njob; i++)
+		nalloc += s.jobs[i].fits ? s.jobs[i].k : 0;
+	if (rc == 0) {
+		r->res = calloc(s.njob + 1, sizeof(*r->res));
+		r->alloc = calloc(nalloc + 1, sizeof(*r->alloc));
+		arr = calloc(s.njob + 1, sizeof(*arr));
+		waits = calloc(s.njob + 1, sizeof(*waits));
+		if (!r->res || !r->alloc || !arr || !waits)
+			rc = psiplace_seterr(err, "simulate: out of memory for %zu jobs", s.njob);
+	}
+	if (rc == 0) {
+		for (size_t i = 0; i < s.njob; i++) {
+			arr[i] = (uint32_t)i;
+			r->res[i].start = r->res[i].end = -1;
+		}
+		qsort_r(arr, s.njob, sizeof(*arr), by_elig, s.jobs);
+		loop(&s, arr);
+		figures(&s, r, waits);
+	}
+	free(arr);
+	free(waits);
+	sim_free(&s);
+	if (rc < 0)
+		psiplace_sim_report_free(r);
+	return rc;
+}
+
+void psiplace_sim_report_free(struct psiplace_sim_report *r)
+{
+	if (!r)
+		return;
+	free(r->res);
+	free(r->alloc);
+	r->res = NULL;
+	r->alloc = NULL;
+}

@@ -1,0 +1,84 @@
+/* The replay's state, shared by its files (common/sim/sim_*.c). */
+#ifndef PSIPLACE_SIM_RUN_INTERNAL_H
+#define PSIPLACE_SIM_RUN_INTERNAL_H
+
+#include "psiplace/sim.h"
+
+/* A job as the replay sees it: its shape on this cluster. */
+struct sjob {
+	uint64_t id;
+	int64_t elig, run, limit, end, limit_end;
+	uint32_t k, ppn, cpus, trace; /* trace: index in the trace */
+	uint64_t mem;                 /* MB per node */
+	double prio;
+	bool excl, fits;              /* fits: on the empty cluster */
+};
+
+struct heap {
+	int64_t *key;
+	uint32_t *val;
+	size_t n;
+};
+
+struct shape {
+	uint32_t k, ppn;
+	uint64_t mem;
+	bool excl, patched; /* patched: found no room beside the reservation */
+};
+
+#define SIM_MAXFAIL 8
+
+struct sim {
+	const struct psiplace_sim_opts *opts;
+	struct psiplace_sim_report *r;
+	size_t n;                         /* nodes */
+	struct psiplace_node *now, *idle; /* engine views: as they are; only idle nodes powered */
+	uint32_t *alloc, *njobs, *nodefree, *pick, *rel, *touched, *rankbuf;
+	uint64_t *amem, *relmem;
+	bool *wasp;                       /* partly used with CPUs free */
+	uint32_t *hist, maxcpus;          /* nodes by free CPUs (maxcpus and more in the last) */
+	uint32_t idle_nodes;
+	int64_t free_total, free_partial, total_cpus;
+	struct sjob *jobs;
+	size_t njob;
+	uint32_t *queue, *running;
+	size_t nq, nrun, started;
+	struct heap ends;
+	int64_t t;
+	struct {
+		bool active;
+		int64_t t;
+		uint32_t k, *nodes, *extra;
+		uint64_t *extra_mem;
+	} resv;
+	struct shape fail[SIM_MAXFAIL];
+	size_t nfail;
+	double cpu_secs, saved, frag_area, frag_time;
+	size_t engine_calls;
+};
+
+void heap_push(struct heap *h, int64_t key, uint32_t val);
+void heap_pop(struct heap *h);
+
+void running_add(struct sim *s, uint32_t q);
+void running_remove(struct sim *s, uint32_t q);
+
+/* The top blocked job's reservation (s->resv); -1 when it can never
+ * start. */
+int reserve(struct sim *s, uint32_t q);
+
+/* A shape at least j's found no room in this pass (patched: beside the
+ * reservation too). */
+bool failed_before(const struct sim *s, const struct sjob *j, bool patched);
+void remember_fail(struct sim *s, const struct sjob *j, bool patched);
+
+/* sim_pass.c */
+void node_sync(struct sim *s, uint32_t i);
+bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
+	    int64_t start_in, uint32_t *out);
+uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
+void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
+void queue_add(struct sim *s, uint32_t q);
+void pass(struct sim *s);
+
+#endif

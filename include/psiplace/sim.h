@@ -1,0 +1,136 @@
+/* psiplace — what-if simulation: a workload trace replayed on a node table
+ * with the policy engine the select plugin runs (doc/simulate.md).
+ *
+ * Two readers turn a trace into jobs (a sacct export, SWF 2.2), one turns
+ * `scontrol show node -o` into the node table `psiplace rank` reads, and
+ * psiplace_sim_run() replays the jobs under one policy: EASY backfill
+ * over time limits, event-driven, CPUs (and memory) per node consumed as
+ * cons_tres with CR_Core does, node choice by psiplace_choose(). */
+#ifndef PSIPLACE_SIM_H
+#define PSIPLACE_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psiplace/error.h"
+#include "psiplace/nodetable.h"
+#include "psiplace/policy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSIPLACE_SIM_MAXBYTES (1ull << 32) /* trace file size */
+#define PSIPLACE_SIM_MAXJOBS 50000000
+
+/* One job of a trace.  Times in seconds (sacct: UTC epoch of the printed
+ * local time; SWF: seconds from the log's start). */
+struct psiplace_sim_job {
+	uint64_t id;
+	int64_t submit;    /* when it was submitted */
+	int64_t eligible;  /* when it could first start (>= submit) */
+	int64_t runtime;   /* traced elapsed time */
+	int64_t limit;     /* time limit (the backfill estimate); runtime when unknown */
+	uint32_t nodes;    /* node count; 0: from cpus and the cluster (SWF) */
+	uint32_t cpus;     /* CPUs of the whole job */
+	uint64_t mem;      /* MB per node (nodes 0: per CPU); 0: unknown */
+	double priority;   /* higher first; equal: submit order */
+	bool exclusive;    /* whole nodes */
+	int line;          /* where it was read */
+};
+
+/* What a reader did with the lines it did not turn into jobs. */
+struct psiplace_sim_counts {
+	size_t lines;        /* data lines read (no header, comments, blank lines) */
+	size_t never_ran;    /* pending, cancelled before start, no start time */
+	size_t running;      /* started but no end yet (the export was taken then) */
+	size_t steps;        /* sacct job steps (ID.batch, ID.0 ...): not jobs */
+	size_t array_tasks;  /* array tasks (ID_TASK): each replayed as its own job */
+	size_t no_limit;     /* no usable time limit: the runtime is the estimate */
+	size_t unknown_fields; /* sacct header fields this reader ignores */
+	size_t malformed;    /* lines skipped with lenient */
+};
+
+enum psiplace_sim_format { PSIPLACE_SIM_AUTO = 0, PSIPLACE_SIM_SACCT, PSIPLACE_SIM_SWF };
+
+struct psiplace_sim_trace {
+	struct psiplace_sim_job *jobs; /* in file order */
+	size_t n;
+	bool has_priority; /* the trace gave priorities */
+	enum psiplace_sim_format format; /* what was read */
+	struct psiplace_sim_counts counts;
+};
+
+/* Parse a trace of len bytes; `file` names it in "FILE:LINE: ..." errors.
+ * AUTO reads sacct when the first line that is not blank names JobIDRaw
+ * (or JobID) among '|'-separated fields, SWF otherwise.  A malformed line
+ * fails the parse, or with lenient is skipped and counted.  On error
+ * nothing is left to free. */
+int psiplace_sim_trace_parse(const char *text, size_t len, const char *file,
+			     enum psiplace_sim_format format, bool lenient,
+			     struct psiplace_sim_trace *t, psiplace_error_t *err);
+void psiplace_sim_trace_free(struct psiplace_sim_trace *t);
+
+/* A time limit as sacct prints it: [D-]HH:MM:SS, MM:SS, MM, D-HH,
+ * D-HH:MM; "UNLIMITED", "Partition_Limit", "" and "INVALID" give 0
+ * (unknown).  false when it is none of these. */
+bool psiplace_sim_parse_limit(const char *s, size_t n, int64_t *secs);
+
+/* `scontrol show node -o` output (one node a line: NodeName= CPUTot=
+ * RealMemory= Weight= ActiveFeatures= Arch= OS= TmpDisk= ThreadsPerCore=)
+ * as the node table psiplace_nodetable_parse() gives for the same nodes in
+ * CSV; `file` names it in errors. */
+int psiplace_sim_nodetable_from_scontrol(const char *text, size_t len, const char *file,
+					 struct psiplace_nodetable *t, psiplace_error_t *err);
+
+/* The model's choices (doc/simulate.md); zero is the default of each. */
+struct psiplace_sim_opts {
+	struct psiplace_rank_opts rank; /* policy, weight override, cluster function */
+	bool submit_order;     /* ignore the trace's priorities */
+	int64_t bf_window;     /* reserve only when the top job starts within it; 0: 86400 */
+	uint32_t bf_depth;     /* queued jobs a pass considers; 0: 500 (bf_max_job_test) */
+	double speed_ref;      /* > 0: runtimes scaled by speed_ref / slowest node's Speed */
+	bool exclusive;        /* every job takes whole nodes */
+	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
+	/* Called every 10,000 started jobs (a progress line); NULL: none. */
+	void (*progress)(void *arg, size_t started, size_t jobs);
+	void *progress_arg;
+};
+
+/* What happened to one job under one policy. */
+struct psiplace_sim_result {
+	int64_t start, end; /* -1: never started (it fits on no node) */
+	uint32_t nfirst;    /* nodes: the first index into psiplace_sim_report.alloc */
+	uint32_t nnodes;
+	bool shape_wait;    /* waited while enough CPUs were free, not in its shape */
+};
+
+struct psiplace_sim_report {
+	size_t jobs;            /* replayed */
+	size_t unplaceable;     /* asked more than the cluster has: never started */
+	int64_t makespan;       /* last end - first eligible */
+	double utilisation;     /* allocated CPU-seconds / (CPUs * makespan) */
+	double wait_mean, wait_median, wait_p95;
+	double bsld_mean;       /* bounded slowdown, tau = 10 s */
+	double frag;            /* time-averaged share of free CPUs on partly used nodes */
+	size_t shape_waits;     /* jobs with shape_wait */
+	double cpu_hours_saved; /* with speed scaling: traced minus simulated CPU-hours */
+	struct psiplace_sim_result *res; /* per job, in trace order */
+	uint32_t *alloc;        /* node indexes of every started job */
+	size_t nalloc;
+};
+
+/* Replay the trace on the nodes (copied; their alloc and load fields are
+ * replaced: the cluster starts empty) under opts.  Jobs are normalised
+ * here: SWF's node counts come from the smallest node's CPUs.  Returns 0
+ * with the report filled, or -1 with err. */
+int psiplace_sim_run(const struct psiplace_sim_trace *t, const struct psiplace_node *nodes,
+		     size_t n, const struct psiplace_sim_opts *opts,
+		     struct psiplace_sim_report *r, psiplace_error_t *err);
+void psiplace_sim_report_free(struct psiplace_sim_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

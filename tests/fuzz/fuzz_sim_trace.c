@@ -1,0 +1,45 @@
+/* libFuzzer: the simulation's readers (sacct export, SWF, scontrol show
+ * node -o; the first byte chooses), then a replay of small traces that
+ * parsed on a fixed three-node cluster. */
+#include <stdint.h>
+#include <string.h>
+
+#include "psiplace/error.h"
+#include "psiplace/nodetable.h"
+#include "psiplace/sim.h"
+
+static const char nodes_csv[] = "name,cpus,real_memory,speed\nn1,4,8000,1\nn2,8,16000,2\nn3,2,4000,0.5\n";
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct psiplace_sim_opts o = { .rank = { .policy = PSIPLACE_POLICY_FIRSTAVAILABLE } };
+	struct psiplace_sim_trace t;
+	struct psiplace_nodetable nt;
+	struct psiplace_sim_report r;
+	psiplace_error_t err;
+	const char *text = (const char *)data + 1;
+	int mode;
+
+	if (size < 1)
+		return 0;
+	mode = data[0] % 4;
+	size--;
+	if (mode == 3) {
+		if (psiplace_sim_nodetable_from_scontrol(text, size, "fuzz", &nt, &err) == 0)
+			psiplace_nodetable_free(&nt);
+		return 0;
+	}
+	if (psiplace_sim_trace_parse(text, size, "fuzz", (enum psiplace_sim_format)mode,
+				     data[0] & 4, &t, &err) < 0)
+		return 0;
+	if (t.n <= 64 && psiplace_nodetable_parse(nodes_csv, sizeof(nodes_csv) - 1, "n", &nt, &err) == 0) {
+		o.rank.policy = (enum psiplace_policy)(1 + (data[0] >> 4) % (PSIPLACE_POLICY_COUNT - 1));
+		o.speed_ref = data[0] & 8 ? 1.0 : 0;
+		o.exclusive = data[0] & 64;
+		if (psiplace_sim_run(&t, nt.nodes, nt.n, &o, &r, &err) == 0)
+			psiplace_sim_report_free(&r);
+		psiplace_nodetable_free(&nt);
+	}
+	psiplace_sim_trace_free(&t);
+	return 0;
+}

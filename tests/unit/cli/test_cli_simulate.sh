@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# psiplace simulate on the command line: both node inputs, the plugstack
+# line's policy first, json/csv, --jobs-csv, one error line each (TAP).
+# usage: test_cli_simulate.sh PSIPLACE
+set -uo pipefail
+psiplace=$1
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+n=0 failed=0
+check() { # NAME EXPECTED ACTUAL
+  n=$((n + 1))
+  if [ "$2" = "$3" ]; then echo "ok $n - $1"
+  else failed=$((failed + 1)); echo "not ok $n - $1"; printf '#   expected: %s\n#   got:      %s\n' "$2" "$3"; fi
+}
+
+printf 'name,cpus,real_memory,speed\nn1,4,8000,1\nn2,4,8000,2\nn3,4,8000,1\n' >"$d/nodes.csv"
+cat >"$d/nodes.txt" <<'X'
+NodeName=n1 Arch=x86_64 CPUTot=4 RealMemory=8000 OS=Linux 5.10.0 #1 SMP Weight=1
+NodeName=n2 Arch=x86_64 CPUTot=4 RealMemory=8000 OS=Linux 5.10.0 #1 SMP Weight=1
+NodeName=n3 Arch=x86_64 CPUTot=4 RealMemory=8000 OS=Linux 5.10.0 #1 SMP Weight=1
+X
+printf 'NodeName=n2 Speed=2\n' >"$d/psiplace.conf"
+echo 'required /x/psiplace.so NodeAllocationPolicy=fastest' >"$d/plugstack.conf"
+cat >"$d/jobs.txt" <<'X'
+JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|ReqMem|ReqTRES|Partition|NodeList|State|Priority
+1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:05:00|2|8|1000M|billing=8,cpu=8,mem=2000M,node=2|p|n[1-2]|COMPLETED|100
+1.batch|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|||4|||p|n1|COMPLETED|
+2|2026-01-01T00:00:10|2026-01-01T00:00:10|2026-01-01T00:01:40|2026-01-01T00:03:20|00:05:00|3|12|1000M||p|n[1-3]|COMPLETED|100
+3|2026-01-01T00:00:20|2026-01-01T00:00:20|2026-01-01T00:00:20|2026-01-01T00:00:50|00:01:00|1|4|1000M||p|n3|COMPLETED|50
+4|2026-01-01T00:00:30|2026-01-01T00:00:30|Unknown|Unknown|00:01:00|1|4|1000M||p|None assigned|CANCELLED by 0|50
+X
+
+csv() { "$psiplace" simulate --trace "$d/jobs.txt" --format csv "$@" 2>&1 | sed -n 2p | cut -d, -f1-9; }
+check "csv: 3 jobs, makespan 200, waits 0/90/0 (job 3 backfilled)" \
+  "FIRSTAVAILABLE,3,0,200,0.883333,30.000,0.000,90.000,1.300000" \
+  "$(csv --table "$d/nodes.csv" --policy firstavailable)"
+check "scontrol show node -o gives the same" \
+  "FIRSTAVAILABLE,3,0,200,0.883333,30.000,0.000,90.000,1.300000" \
+  "$(csv --scontrol "$d/nodes.txt" --policy FIRSTAVAILABLE)"
+check "the plugstack line's policy comes first" "FASTEST" \
+  "$(csv --table "$d/nodes.csv" --plugstack "$d/plugstack.conf" | cut -d, -f1)"
+out=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" 2>&1)
+check "table: the counts of the trace" \
+  "# trace $d/jobs.txt (sacct): 3 jobs of 5 lines; not replayed: 1 never ran, 0 still running, 1 steps, 0 malformed lines skipped; 0 array tasks, 0 without a limit, 0 unknown fields" \
+  "$(printf '%s\n' "$out" | sed -n 1p)"
+check "table: all eight policies" 8 "$(printf '%s\n' "$out" | grep -c '^[A-Z]')"
+"$psiplace" simulate --trace "$d/jobs.txt" --scontrol "$d/nodes.txt" --psiconf "$d/psiplace.conf" \
+  --policy FASTEST --speed-scaling --jobs-csv "$d/per-job.csv" >/dev/null 2>&1
+check "--jobs-csv: job 1 on the fast node first, its slowest node (Speed 1) sets its time" "1,FASTEST,1767225600,1767225600,1767225600,1767225700,0,n2;n1" \
+  "$(sed -n 2p "$d/per-job.csv")"
+check "--format json has the policies" '"policy": "MAXBALANCE"' \
+  "$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --policy maxbalance --format json | grep -o '"policy": "MAXBALANCE"')"
+
+sed 's/2026-01-01T00:03:20/2026-01-01T00:00:20/' "$d/jobs.txt" >"$d/bad.txt"
+err=$("$psiplace" simulate --trace "$d/bad.txt" --table "$d/nodes.csv" 2>&1); rc=$?
+check "a malformed line: one FILE:LINE error, exit 1" "1 psiplace: error: $d/bad.txt:4: End is before Start" "$rc $err"
+check "--lenient skips and counts it" "1 malformed lines" \
+  "$("$psiplace" simulate --trace "$d/bad.txt" --table "$d/nodes.csv" --lenient | sed -n 1p | grep -o '1 malformed lines')"
+err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --bf-window 0 2>&1); rc=$?
+check "a bad value: usage error naming option and value" "2 psiplace: error: --bf-window: '0' is not a positive number of seconds" "$rc $err"
+err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --policy fastest,nope 2>&1); rc=$?
+check "an unknown policy: exit 2" "2" "$rc"
+err=$("$psiplace" simulate --trace "$d/jobs.txt" 2>&1); rc=$?
+check "no cluster: usage error" "2" "$rc"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
