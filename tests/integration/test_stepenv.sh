@@ -36,12 +36,13 @@ check_match "two nodes' counts for a one-node step: refused" \
 out=$(timeout 60 srun --mpi=pmix_v4 -w n1,n2 -N2 -n4 --psi-pset='a:0-3' --psi-verbose true 2>&1)
 check_match "an untouched step still gets its node sets" 'process set psiplace://node/n2: ranks' "$out"
 # A slurmstepd that dies (the old overflow: SIGSEGV after writing gigabytes)
-# never logs "[STEP] done with job" (24.11+: "done with step"): every step
+# never logs "[STEP] done with job" (24.11: "done with step", 26.05:
+# "stepd_cleanup: done with step (step_rc: ...)"): every step
 # launched must (the testbed starts with empty logs).
 steps_done() {
   local s missing=""
   for s in $(cat "$log"/slurmd-*.log | sed -n 's/.*launch task StepId=\([0-9.]*\) request.*/\1/p'); do
-    grep -qE "\[$s\] done with (job|step)\$" "$log"/slurmd-*.log || missing="$missing $s"
+    grep -qE "\[$s\] (stepd_cleanup: )?done with (job|step)" "$log"/slurmd-*.log || missing="$missing $s"
   done
   [ -z "$missing" ] || { echo "$missing" >"$log/.steps-missing"; return 1; }
 }
