@@ -194,7 +194,7 @@ cmd_run() {
   local list=${1:-} tests differ=()
   [ -n "$list" ] && [ -f "$list" ] || die "run: give a list file (e.g. tests/slurmsuite/ci.list)"
   command -v expect >/dev/null || die "expect is not installed (cluster.sh deps)"
-  "$py" -c 'import pytest' 2>/dev/null || die "python3-pytest is not installed (cluster.sh deps)"
+  "$py" -c 'import pytest, pexpect' 2>/dev/null || die "python3-pytest or python3-pexpect is not installed (cluster.sh deps)"
   out=${2:-${PSIPLACE_SUITE_OUT:-$repo/build/slurmsuite}}
   mkdir -p "$out"; out=$(cd "$out" && pwd)
   rm -f "$out"/*.tsv "$out"/*.seconds; rm -rf "$out/logs"
