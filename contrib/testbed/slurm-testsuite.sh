@@ -6,8 +6,9 @@
 #   slurm-testsuite.sh run LIST [OUT]   run the tests of LIST in both configurations,
 #                                       re-run each difference once in both, then compare
 #   slurm-testsuite.sh compare [OUT]    print the per-test table and a summary; exit 1 when a
-#                                       test passes with cons_tres and fails with psiplace
-#                                       (also on the re-run) and is not an expected difference
+#                                       test passes (or skips) with cons_tres and fails with
+#                                       psiplace, also on the re-run, and is not an expected
+#                                       difference
 #   slurm-testsuite.sh candidates       print every test of test1/7/17/28/39 and the python
 #                                       suite this testbed can run (the full comparison's list)
 #
@@ -205,7 +206,7 @@ cmd_run() {
   for c in "${configs[@]}"; do run_list "$c" "$out/$c.tsv" "${tests[@]}"; done
   # A difference counts only when a re-run in both configurations shows it again.
   mapfile -t differ < <(join -t $'\t' <(sort "$out/cons_tres.tsv") <(sort "$out/psiplace.tsv") \
-                        | awk -F'\t' '$2 == "pass" && $4 != "pass" && $4 != "skip" {print $1}')
+                        | awk -F'\t' '($2 == "pass" || $2 == "skip") && ($4 == "fail" || $4 == "timeout") {print $1}')
   if [ ${#differ[@]} -gt 0 ]; then
     log "re-running ${#differ[@]} differing tests in both configurations: ${differ[*]}"
     for c in "${configs[@]}"; do
@@ -238,9 +239,9 @@ cmd_compare() {
       for (i = 1; i <= n; i++) {
         t = order[i]; a = c[t]; b = (t in p) ? p[t] : "missing"; rr = ""; v = ""
         if (a == b) { v = "same"; same[a]++ }
-        else if (a == "pass" && b != "skip") {
+        else if ((a == "pass" || a == "skip") && (b == "fail" || b == "timeout" || b == "missing")) {
           rr = (t in rc) ? rc[t] "/" rp[t] : "not re-run"
-          if ((t in rc) && !(rc[t] == "pass" && rp[t] != "pass" && rp[t] != "skip")) { v = "flaky (re-run agrees)"; flaky++ }
+          if ((t in rc) && !((rc[t] == "pass" || rc[t] == "skip") && (rp[t] == "fail" || rp[t] == "timeout"))) { v = "flaky (re-run agrees)"; flaky++ }
           else if (t in why) { v = "EXPECTED: " why[t]; expd++ }
           else { v = "DIFFERENCE"; bad++; badl = badl " " t }
         }
@@ -250,7 +251,7 @@ cmd_compare() {
       }
       printf "\n%d tests: same result %d (pass %d, fail %d, skip %d, timeout %d); ", \
         n, same["pass"] + same["fail"] + same["skip"] + same["timeout"], same["pass"], same["fail"], same["skip"], same["timeout"]
-      printf "cons_tres passes and psiplace fails: %d (expected %d, flaky on re-run %d); ", bad + expd + flaky, expd + 0, flaky + 0
+      printf "cons_tres passes (or skips) and psiplace fails: %d (expected %d, flaky on re-run %d); ", bad + expd + flaky, expd + 0, flaky + 0
       printf "psiplace better: %d; skip in one only: %d\n", better + 0, other + 0
       if (tc != "") printf "time: cons_tres %d s, psiplace %d s (without re-runs)\n", tc, tp
       for (t in why) if (!(t in c)) printf "note: expected difference %s is not in this run\n", t
