@@ -2,7 +2,9 @@
 # Every test suite of psiplace: build (warnings are errors), unit tests,
 # unit tests under AddressSanitizer/UBSan, every fuzz target briefly, the
 # integration suites and the fault suite against a real local Slurm 22.05
-# (munged, slurmctld, 4 slurmd), the plugins compiled against all eight supported Slurm releases,
+# (munged, slurmctld, 4 slurmd), a subset of Slurm's own test suite run with
+# select/cons_tres and with psiplace and compared per test, the plugins
+# compiled against all eight supported Slurm releases,
 # the Debian packages built, installed with dpkg -i, run, upgraded and removed
 # (and built for trixie's 24.11 tree and inspected),
 # and the integration suites again on real Slurm 24.11 and 26.05 daemons.
@@ -86,6 +88,16 @@ meson test -C build --suite faults --print-errorlogs 2>&1 | tail -n 12
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(faults)
 grep -hE '^# (latency|slurmctld RSS|scontrol reconfigure)|^# [0-9]+ passed' build/meson-logs/testlog.txt || true
 keep_log build faults
+
+stage "Slurm's own test suite (22.05, cons_tres against psiplace)"
+# tests/slurmsuite/ci.list in both configurations on one testbed instance;
+# a test that passes with cons_tres and fails with psiplace (again on a
+# re-run) fails the stage unless tests/slurmsuite/expected-differences lists it.
+start=$SECONDS
+PSIPLACE_INSTANCE=${PSIPLACE_TEST_INSTANCE:-1} \
+  contrib/testbed/slurm-testsuite.sh run tests/slurmsuite/ci.list build/slurmsuite 2>&1 | tail -n 60
+[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(slurm-testsuite)
+echo "Slurm's test suite: $((SECONDS - start)) s for both configurations (logs in build/slurmsuite/logs)"
 
 stage "packages (Debian 12: build, lintian, dpkg -i, foundation on the installed plugins, upgrade, remove; .debs for 24.11 and the RPM built and inspected)"
 if contrib/package.sh deb; then
