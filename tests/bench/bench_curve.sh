@@ -47,10 +47,14 @@ holders=()
 
 side() { case $1 in "$A") echo psiplace ;; "$C") echo psiplace_tier_off ;; *) echo cons_tres ;; esac; }
 start_one() { # instance extra
-  local inst=$1 port=$((17000 + 20 * $1 + 6)) ready
-  coproc HOLD { exec python3 "$src/tests/bench/hold_port.py" "$port"; }
-  holders+=("$HOLD_PID")
-  read -r -t 10 ready <&"${HOLD[0]}" && [ "$ready" = READY ] || { echo "bench_curve: hold_port on $port did not start" >&2; exit 1; }
+  local inst=$1 port=$((17000 + 20 * $1 + 6))
+  local out=/tmp/psiplace-hold-$inst.out deadline=$((SECONDS + 10))
+  python3 "$src/tests/bench/hold_port.py" "$port" >"$out" 2>&1 &
+  holders+=("$!")
+  until grep -q READY "$out"; do
+    [ $SECONDS -lt $deadline ] || { cat "$out" >&2; echo "bench_curve: hold_port on $port did not start" >&2; exit 1; }
+    sleep 0.05
+  done
   local env=(PSIPLACE_INSTANCE="$inst" PSIPLACE_EXTRA_NODES="$2" PSIPLACE_EXTRA_STATE=IDLE
     PSIPLACE_SLURMD_TIMEOUT=3600 PSIPLACE_MSG_TIMEOUT=30 PSIPLACE_CTLD_WAIT=600)
   case $inst in
@@ -105,9 +109,27 @@ series() {
   echo "1000 * ($(ctld_ticks "$inst") - $c0) / $tick / $tests" | bc -l
 }
 
+# Poll until slurmctld's registration requests have timed out (about 45 s
+# after its start: the first "Socket timed out" in its log) and it has been
+# quiet for a second (at most one tick of CPU), 300 s at most: the requests'
+# ends cost a burst of CPU that must not be counted as decisions.
+settle() {
+  local inst=$1 deadline=$((SECONDS + 300)) c0
+  until grep -q 'Socket timed out' "/tmp/psiplace-testbed-$inst/log/slurmctld.log"; do
+    [ $SECONDS -lt $deadline ] || { echo "bench: warning instance $inst: no registration time-out in 300 s" >&2; return 0; }
+    sleep 0.5
+  done
+  while :; do
+    c0=$(ctld_ticks "$inst"); sleep 1
+    [ $(($(ctld_ticks "$inst") - c0)) -gt 1 ] || return 0
+    [ $SECONDS -lt $deadline ] || { echo "bench: warning instance $inst: not quiet after 300 s" >&2; return 0; }
+  done
+}
+
 for extra in ${BENCH_SCALES:-5000 10000 20000 50000 100000}; do
-  l0=$(load1)
   for i in $A $C $B; do start_one "$i" "$extra"; done
+  for i in $A $C $B; do settle "$i"; done
+  l0=$(load1)
   declare -A cpu=()
   for ((k = 0; k < repeats; k++)); do
     for pol in LASTAVAILABLE PRIORITYF5; do
