@@ -37,6 +37,8 @@
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
 #   PSIPLACE_SLURMD_TIMEOUT  SlurmdTimeout (default 30); slurmctld pings nodes every third of it
+#   PSIPLACE_MSG_TIMEOUT     MessageTimeout (default 10, Slurm's)
+#   PSIPLACE_CTLD_WAIT       seconds start waits for slurmctld to answer (default 30)
 #   PSIPLACE_CACHE           cache dir for the Slurm source (default ~/.cache/psiplace)
 #   PSIPLACE_POWER_SAVE=1    power saving: ResumeProgram starts a node's slurmd -N (its PID in
 #                            pids/slurmd-NODE, where stop finds it), SuspendProgram stops it by
@@ -267,6 +269,7 @@ SelectType=$select
 SelectTypeParameters=${PSIPLACE_SELECT_PARAMS:-CR_Core}
 SlurmdParameters=config_overrides
 SlurmdTimeout=${PSIPLACE_SLURMD_TIMEOUT:-30}
+MessageTimeout=${PSIPLACE_MSG_TIMEOUT:-10}
 InactiveLimit=0
 KillWait=5
 MinJobAge=10
@@ -290,8 +293,16 @@ CONF
     nodes="n[1-5]"
   fi
   if [ "${PSIPLACE_EXTRA_NODES:-0}" -gt 0 ]; then
-    echo "NodeName=x[1-$PSIPLACE_EXTRA_NODES] NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 6)) Sockets=2 CoresPerSocket=8 RealMemory=1000 State=${PSIPLACE_EXTRA_STATE:-UNKNOWN}" >>"$conf"
-    echo "PartitionName=scale Nodes=$nodes,x[1-$PSIPLACE_EXTRA_NODES] Default=NO MaxTime=INFINITE State=UP" >>"$conf"
+    # Slurm's host ranges hold at most 65,536 names: one line per 50,000.  No
+    # NodeHostname (it is the node name): 22.05 looks every node up by host
+    # name at start, and one name shared by all took minutes at 100,000 nodes
+    local lo hi xs=""
+    for ((lo = 1; lo <= PSIPLACE_EXTRA_NODES; lo += 50000)); do
+      hi=$((lo + 49999 < PSIPLACE_EXTRA_NODES ? lo + 49999 : PSIPLACE_EXTRA_NODES))
+      echo "NodeName=x[$lo-$hi] NodeAddr=127.0.0.1 Port=$((p + 6)) Sockets=2 CoresPerSocket=8 RealMemory=1000 State=${PSIPLACE_EXTRA_STATE:-UNKNOWN}" >>"$conf"
+      xs="$xs,x[$lo-$hi]"
+    done
+    echo "PartitionName=scale Nodes=$nodes$xs Default=NO MaxTime=INFINITE State=UP" >>"$conf"
   fi
   echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP ${PSIPLACE_PARTITION_ARGS:-}" >>"$conf"
   local part
@@ -441,7 +452,7 @@ wait_idle() {
 # Poll until the recorded slurmctld answers (30 s), failing with the log
 # tail when it exits or stays silent; WHEN ends the messages.
 wait_ctld() {
-  local when=$1 deadline=$((SECONDS + 30))
+  local when=$1 deadline=$((SECONDS + ${PSIPLACE_CTLD_WAIT:-30}))
   until scontrol ping 2>/dev/null | grep -q UP; do
     alive "$dir/pids/slurmctld" || { log_tail; die "slurmctld exited$when (see $dir/log/slurmctld.log)"; }
     [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering$when"; }
