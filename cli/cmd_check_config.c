@@ -98,18 +98,13 @@ int cmd_check_config(int argc, char **argv)
 	int opt, rc;
 
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (opt == 'h') {
+	while ((opt = cli_getopt(argc, argv, longopts, NULL, "check-config")) != -1) {
+		if (opt == CLI_OPT_HELP) {
 			printf("usage: psiplace %s\n", check_usage);
 			return 0;
 		}
-		if (opt == ':')
-			return cli_usage_error("check-config: %s needs a value; usage: psiplace %s",
-					       argv[optind - 1], check_usage);
-		if (opt == '?')
-			return cli_usage_error("check-config: unexpected '%s'; usage: psiplace %s",
-					       argv[optind - 1], check_usage);
+		if (opt == CLI_OPT_BAD)
+			return 2;
 		conf_arg = optarg;
 	}
 	if (optind < argc)

@@ -98,17 +98,13 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 	int c, li;
 
 	optind = 1;
-	opterr = 0;
-	while ((li = -1, c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
+	while ((c = cli_getopt(argc, argv, longopts, &li, "rank")) != -1) {
 		switch (c) {
-		case 'h':
+		case CLI_OPT_HELP:
 			printf("usage: psiplace %s\n", rank_usage);
 			return 1;
-		case ':':
-			return cli_usage_error("%s needs a value", argv[optind - 1]);
-		case '?':
-			return cli_usage_error("rank: unknown argument '%s'; usage: psiplace %s",
-					       argv[optind - 1], rank_usage);
+		case CLI_OPT_BAD:
+			return 2;
 		case OPT_EXPLAIN: a->explain = 1; continue;
 		case OPT_AS_SELECT: a->as_select = 1; continue;
 		case OPT_POLICY: slot = &a->policy; break;

@@ -45,18 +45,14 @@ int cmd_release(int argc, char **argv)
 	int c, wait = 0;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, longopts, NULL, "release")) != -1) {
 		switch (c) {
-		case 'h': fputs(usage_text, stdout); return 0;
+		case CLI_OPT_HELP: fputs(usage_text, stdout); return 0;
+		case CLI_OPT_BAD: return 2;
 		case OPT_JOB: o.job = optarg; break;
 		case OPT_DRY: o.dry_run = 1; break;
 		case OPT_ALLOW: o.allow_step = optarg; break;
 		case OPT_WAIT: if (seconds_arg(optarg, &wait)) return 2; break;
-		case ':': return cli_usage_error("release: option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("release: unknown option '%s'; see psiplace release --help",
-					       argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

@@ -62,17 +62,13 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	int c, li;
 
 	optind = 1;
-	opterr = 0;
-	while ((li = -1, c = getopt_long(argc, argv, ":h", longopts, &li)) != -1) {
+	while ((c = cli_getopt(argc, argv, longopts, &li, "simulate")) != -1) {
 		switch (c) {
-		case 'h':
+		case CLI_OPT_HELP:
 			printf("usage: psiplace %s\n", sim_usage);
 			return 1;
-		case ':':
-			return cli_usage_error("%s needs a value", argv[optind - 1]);
-		case '?':
-			return cli_usage_error("simulate: unknown argument '%s'; usage: psiplace %s",
-					       argv[optind - 1], sim_usage);
+		case CLI_OPT_BAD:
+			return 2;
 		case O_EXCL: a->exclusive = 1; continue;
 		case O_LENIENT: a->lenient = 1; continue;
 		case O_SPEED:

@@ -81,17 +81,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h') {
+	while ((c = cli_getopt(argc, argv, longopts, NULL, "spawn-plan")) != -1) {
+		if (c == CLI_OPT_HELP) {
 			fputs(usage_text, stdout);
 			return 1;
 		}
-		if (c == ':')
-			return cli_usage_error("spawn-plan: option '%s' needs a value", argv[optind - 1]);
-		if (c == '?')
-			return cli_usage_error("spawn-plan: unknown option '%s'; see psiplace spawn-plan --help",
-					       argv[optind - 1]);
+		if (c == CLI_OPT_BAD)
+			return 2;
 		store(o, c, optarg);
 	}
 	if (optind < argc)

@@ -18,6 +18,18 @@ int cmd_release(int argc, char **argv);
 /* Shared by subcommands: print "psiplace: error: MSG" and return 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+struct option;
+/* What cli_getopt() returns besides an option's value and -1 (the end). */
+enum { CLI_OPT_HELP = -2, CLI_OPT_BAD = -3 };
+/* getopt_long over a subcommand's long options plus -h (start with
+ * optind = 1): the next option's value; -1 at the end; CLI_OPT_HELP for -h
+ * or an option whose value is 'h' (the caller prints its help and returns
+ * 0); CLI_OPT_BAD after the one error line "CMD: option 'WORD' needs a
+ * value; see psiplace CMD --help" or "CMD: unknown option 'WORD'; see
+ * psiplace CMD --help" (the caller returns 2). */
+int cli_getopt(int argc, char **argv, const struct option *longopts, int *longindex,
+	       const char *cmd);
+
 /* spawn-plan's JSON document (schema in doc/spawn.md); hosts may be NULL
  * when the node names are unknown.  0, or -1 when out of memory. */
 int spawn_plan_print_json(FILE *f, const struct psiplace_spawn_request *req,

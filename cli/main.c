@@ -1,5 +1,6 @@
 /* psiplace — dry runs of the placement library: node ranking, step
  * binding maps, spawn plans, configuration checks. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,30 @@ int cli_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
+}
+
+int cli_getopt(int argc, char **argv, const struct option *longopts, int *longindex,
+	       const char *cmd)
+{
+	int c;
+
+	opterr = 0;
+	if (longindex)
+		*longindex = -1;
+	c = getopt_long(argc, argv, ":h", longopts, longindex);
+	if (c == 'h')
+		return CLI_OPT_HELP;
+	if (c == ':') {
+		cli_usage_error("%s: option '%s' needs a value; see psiplace %s --help", cmd,
+				argv[optind - 1], cmd);
+		return CLI_OPT_BAD;
+	}
+	if (c == '?') {
+		cli_usage_error("%s: unknown option '%s'; see psiplace %s --help", cmd,
+				argv[optind - 1], cmd);
+		return CLI_OPT_BAD;
+	}
+	return c;
 }
 
 static void usage(FILE *f)

@@ -44,7 +44,7 @@ check "no psiplace.conf is fine (it is optional)" "0 psiplace.conf=$d/none.conf 
 check "usage error: exit 2, one line" "2 1" "$rc $(grep -c '^psiplace: error: check-config: unexpected' "$d/err")"
 "$psiplace" check-config --psiplace-conf >/dev/null 2>"$d/err"; rc=$?
 check "an option without its value: exit 2, one line naming it" \
-  "2 psiplace: error: check-config: --psiplace-conf needs a value; usage: psiplace check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]" \
+  "2 psiplace: error: check-config: option '--psiplace-conf' needs a value; see psiplace check-config --help" \
   "$rc $(cat "$d/err")"
 out=$("$psiplace" check-config --help 2>&1); rc=$?
 check "--help prints the usage, exit 0" "0 usage: psiplace check-config [PLUGSTACK.CONF] [--psiplace-conf FILE]" "$rc $out"

@@ -125,7 +125,7 @@ error 2 '--targets 10 is not a multiple of --cores-per-node 4: hypercube spawns 
 error 2 '--sources 6 is not a multiple of --cores-per-node 4: hypercube spawns whole nodes; use --strategy diffusive' \
 	--strategy hypercube --cores-per-node 4 --sources 6 --targets 12
 error 2 "spawn-plan: unknown option '--bogus'; see psiplace spawn-plan --help" --bogus
-error 2 "spawn-plan: option '--cores' needs a value" --cores
+error 2 "spawn-plan: option '--cores' needs a value; see psiplace spawn-plan --help" --cores
 error 2 "spawn-plan: unexpected argument 'extra'" --cores 4 --running 1 extra
 "$psiplace" spawn-plan --help | grep -q '^usage: psiplace spawn-plan' || fail "--help"
 
