@@ -83,6 +83,20 @@ variant "CR_Core" CR_Core "" "$jobs_core"
 variant "CR_Core,CR_Pack_Nodes" CR_Core,CR_Pack_Nodes "" "$jobs_pack"
 variant "pack_serial_at_end" CR_Core pack_serial_at_end "$jobs_serial"
 
+# The count is cons_tres's under every policy (per job, --psi-alloc-policy),
+# not only under the cluster's LASTAVAILABLE.
+jobs_policies="-N1-2 --use-min-nodes -n16
+-n16
+-N2-4 --use-min-nodes -n28"
+mapfile -t list <<<"$jobs_policies"
+PSIPLACE_SELECT=select/cons_tres restart
+ref=$(counts "${list[@]}")
+restart
+for p in firstavailable cpuload minresource maxbalance fastest contiguous priority; do
+  got=$(for j in "${list[@]}"; do counts "$j --psi-alloc-policy=$p"; done)
+  compare "CR_Core, --psi-alloc-policy=$p" "$jobs_policies" "$ref" "$got"
+done
+
 # --- B. the ranked tier's equality -------------------------------------------
 hold() { sbatch --parsable -o /dev/null "$@" --wrap 'sleep 300'; }
 tier_line() { grep -c "ranked tier of [0-9]* of [0-9]* nodes offered first: $1" "$ctld_log"; }
