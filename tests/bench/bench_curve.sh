@@ -29,6 +29,7 @@
 # PSIPLACE_BUILD_DIR.
 set -euo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh
 repeats=${BENCH_REPEATS:-3} tests=${BENCH_TESTS:-10}
 for v in "$repeats" "$tests"; do
@@ -75,23 +76,8 @@ stop_all() {
   holders=()
 }
 trap 'stop_all >/dev/null 2>&1' EXIT
-conf() { echo "/tmp/psiplace-testbed-$1/etc/slurm.conf"; }
-now() { date +%s.%N; }
-load1() { awk '{print $1}' /proc/loadavg; }
-stats() {
-  printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1}
-    END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[NR] - v[1]}'
-}
-figure() {
-  local name=$1 fmt=$2 unit=$3 med spread
-  shift 3
-  read -r med spread < <(stats "$@")
-  printf "bench: %s $fmt %s\n" "$name" "$med" "$unit"
-  printf "bench: %s_spread $fmt %s\n" "$name" "$spread" "$unit"
-}
-ctld_ticks() { awk '{print $14 + $15}' "/proc/$(cat "/tmp/psiplace-testbed-$1/pids/slurmctld")/stat"; }
 tick=$(getconf CLK_TCK)
-bt=$(bash -c "source <(sed -n '/^meson_opt()/,/^}/p; /^build_type()/,/^}/p' '$src/tests/bench/bench_sched.sh'); build_type '$PSIPLACE_BUILD_DIR'")
+bt=$(build_type "$PSIPLACE_BUILD_DIR")
 printf 'bench_curve: build type %s, Slurm %s, load average %s, figures: median of %d repetitions and spread (max - min)\n' \
   "$bt" "$(timeout 10 slurmctld -V | awk '{print $2}')" "$(load1)" "$repeats"
 

@@ -41,6 +41,7 @@
 # wall time, or whose will-run tests fail, is flagged (bench: warning).
 set -euo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh
 repeats=${BENCH_REPEATS:-3} rounds=${BENCH_ROUNDS:-2} tasks=${BENCH_TASKS:-60} tests=${BENCH_TESTS:-25}
 for v in "$repeats" "$rounds" "$tasks" "$tests"; do
@@ -67,43 +68,7 @@ start_pair() { # extra nodes
 }
 stop_pair() { PSIPLACE_INSTANCE=$A timeout 60 "$cluster" stop; PSIPLACE_INSTANCE=$B timeout 60 "$cluster" stop; }
 trap 'stop_pair >/dev/null 2>&1' EXIT
-conf() { echo "/tmp/psiplace-testbed-$1/etc/slurm.conf"; }
-now() { date +%s.%N; }
-load1() { awk '{print $1}' /proc/loadavg; }
 
-# "median spread" of the numbers given (spread = max - min).
-stats() {
-  printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1}
-    END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m, v[NR] - v[1]}'
-}
-# bench: NAME and NAME_spread lines: name, printf format of the value, unit, values...
-figure() {
-  local name=$1 fmt=$2 unit=$3 med spread
-  shift 3
-  read -r med spread < <(stats "$@")
-  printf "bench: %s $fmt %s\n" "$name" "$med" "$unit"
-  printf "bench: %s_spread $fmt %s\n" "$name" "$spread" "$unit"
-}
-
-# The build the plugins come from, as bench_rank's header says it: buildtype,
-# optimization and the -O/-march/-f flags of c_args (path remapping flags
-# left out), read from meson's introspection file; and its source commit.
-# One option's value from meson's intro-buildoptions.json (one line of
-# {"name": N, "value": V, ...} objects), arrays as blank-separated words.
-meson_opt() {
-  grep -o "{\"name\": \"$2\", \"value\": \(\"[^\"]*\"\|\[[^]]*\]\)" "$1" |
-    sed 's/.*"value": //; s/^\[//; s/\]$//; s/", "/ /g; s/"//g'
-}
-build_type() {
-  local f=$1/meson-info/intro-buildoptions.json desc flags dir
-  [ -f "$f" ] || { echo "unknown (no $f)"; return; }
-  desc="$(meson_opt "$f" buildtype) optimization=$(meson_opt "$f" optimization)"
-  flags=$(meson_opt "$f" c_args | tr ' ' '\n' | grep -E '^-(O|march|f)' |
-          grep -vE '^-f(file|debug|macro)-prefix-map' | paste -sd' ' -) || true
-  [ -z "$flags" ] || desc="$desc c_args: $flags"
-  dir=$(grep -o '"source": "[^"]*"' "$1/meson-info/meson-info.json" 2>/dev/null | sed 's/.*: "//; s/"$//') || true
-  echo "$desc ($1, source ${dir:-unknown} at $(git -C "${dir:-/nonexistent}" describe --always --dirty 2>/dev/null || echo unknown))"
-}
 slurm_version=$(timeout 10 slurmctld -V | awk '{print $2}') || slurm_version=unknown
 printf 'bench_sched: build type %s, Slurm %s, load average %s, figures: median of %d repetitions and spread (max - min)\n' \
   "$(build_type "$PSIPLACE_BUILD_DIR")" "$slurm_version" "$(load1)" "$repeats"
@@ -129,7 +94,6 @@ array_seconds() {
 }
 
 # slurmctld's CPU time so far, in clock ticks (utime + stime).
-ctld_ticks() { awk '{print $14 + $15}' "/proc/$(cat "/tmp/psiplace-testbed-$1/pids/slurmctld")/stat"; }
 tick=$(getconf CLK_TCK)
 
 # "wall_seconds ctld_cpu_seconds" for $tests will-run tests of an N-node job;
