@@ -3,14 +3,7 @@
 # usage: test_check_config.sh PSIPLACE
 set -uo pipefail
 psiplace=$1
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-n=0 failed=0
-check() { # NAME EXPECTED ACTUAL
-  n=$((n + 1))
-  if [ "$2" = "$3" ]; then echo "ok $n - $1"
-  else failed=$((failed + 1)); echo "not ok $n - $1"; printf '#   expected: %s\n#   got:      %s\n' "$2" "$3"; fi
-}
+source "$(dirname "$0")/tap.sh"
 
 : >"$d/slurm.conf"
 echo 'required /x/psiplace.so NodeAllocationPolicy=fastest PriorityFunction="2*SPEED - LOAD"' >"$d/plugstack.conf"
@@ -59,5 +52,4 @@ printf 'PartitionName=batch NodeAllocationPolicy=lastavailable\nPartitionName=ba
 check "a partition on two lines: one error naming file and line" \
   "1 psiplace: error: $d/parts.conf:2: partition batch: already set at line 1" "$rc $(cat "$d/err")"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

@@ -7,14 +7,7 @@
 # usage: test_cli_encoding.sh PSIPLACE
 set -uo pipefail
 psiplace=$1
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-n=0 failed=0
-check() { # NAME EXPECTED ACTUAL
-  n=$((n + 1))
-  if [ "$2" = "$3" ]; then echo "ok $n - $1"
-  else failed=$((failed + 1)); echo "not ok $n - $1"; printf '#   expected: %s\n#   got:      %s\n' "$2" "$3"; fi
-}
+source "$(dirname "$0")/tap.sh"
 topology() { lstopo -f --input "pack:1 core:2 pu:1" --of xml "$1" 2>/dev/null; }
 # The "topology" of node 0 as Python's strict UTF-8 JSON parser reads it.
 json_topology() {
@@ -61,5 +54,4 @@ out=$("$psiplace" spawn-plan --strategy diffusive --method merge --cores 2,2 --r
   --nodelist 'n[1-2]' --format json | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["nodes"][1]["host"])' 2>&1)
 check "spawn-plan --format json: valid JSON through the same writer" n2 "$out"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

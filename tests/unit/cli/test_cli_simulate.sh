@@ -4,14 +4,7 @@
 # usage: test_cli_simulate.sh PSIPLACE
 set -uo pipefail
 psiplace=$1
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-n=0 failed=0
-check() { # NAME EXPECTED ACTUAL
-  n=$((n + 1))
-  if [ "$2" = "$3" ]; then echo "ok $n - $1"
-  else failed=$((failed + 1)); echo "not ok $n - $1"; printf '#   expected: %s\n#   got:      %s\n' "$2" "$3"; fi
-}
+source "$(dirname "$0")/tap.sh"
 
 printf 'name,cpus,real_memory,speed\nn1,4,8000,1\nn2,4,8000,2\nn3,4,8000,1\n' >"$d/nodes.csv"
 cat >"$d/nodes.txt" <<'X'
@@ -63,5 +56,4 @@ check "an unknown policy: exit 2" "2" "$rc"
 err=$("$psiplace" simulate --trace "$d/jobs.txt" 2>&1); rc=$?
 check "no cluster: usage error" "2" "$rc"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end
