@@ -80,7 +80,7 @@ case_psets() { # NAME USER-SETS LEVELS SRUN-ARGS...
   local out=$work/$name.out
   # --cpu-bind=none: Slurm cannot bind on fake nodes declared bigger than
   # this machine (psiplace binds where it places)
-  timeout 120 srun --mpi=pmix_v4 --cpu-bind=none "$@" "$client" >"$out" 2>&1
+  timeout -k 10 120 srun --mpi=pmix_v4 --cpu-bind=none "$@" "$client" >"$out" 2>&1
   local rc=$?
   check_eq "$name: the step ran" 0 "$rc"
   check_eq "$name: every rank's answers" "$(expect "$sets" "$out" "$levels" | LC_ALL=C sort)" "$(answers "$out")"
@@ -101,17 +101,17 @@ case_psets "-N2, socket and core sets from psiplace's placement" '' 'socket,core
 
 # No --psi-pset*: nothing defined, the queries stay unanswered as in Slurm.
 out=$work/none.out
-timeout 120 srun --mpi=pmix_v4 -N2 -n2 -w n1,n2 "$client" >"$out" 2>&1
+timeout -k 10 120 srun --mpi=pmix_v4 -N2 -n2 -w n1,n2 "$client" >"$out" 2>&1
 check_eq "without --psi-pset: no query answered, no set stored" \
   "0 get-own NOT-FOUND|0 names UNREACHABLE|0 num UNREACHABLE|1 get-own NOT-FOUND|1 names UNREACHABLE|1 num UNREACHABLE" \
   "$(grep -E '^[0-9]+ (get-own|names|num) ' "$out" | LC_ALL=C sort | paste -sd'|')"
 
 # --mpi=none: no PMIx server, the step runs and --psi-verbose says why
-out=$(timeout 60 srun --mpi=none -n1 -w n1 --psi-pset=a:0 --psi-verbose printenv SLURMD_NODENAME 2>&1)
+out=$(timeout -k 10 60 srun --mpi=none -n1 -w n1 --psi-pset=a:0 --psi-verbose printenv SLURMD_NODENAME 2>&1)
 check_match "--mpi=none: the step runs" '^n1$' "$out"
 check_match "--mpi=none: --psi-verbose says no process sets" \
   'psiplace: n1: no PMIx server in this step \(srun --mpi=pmix\): no process sets' "$out"
-out=$(timeout 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-1' --psi-verbose true 2>&1)
+out=$(timeout -k 10 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-1' --psi-verbose true 2>&1)
 check_match "--psi-verbose lists the sets at launch" 'psiplace: n1: process set a: ranks 0-1' "$out"
 
 # Bad input: one error line, no job
@@ -125,18 +125,21 @@ bad() { # NAME PATTERN CMD...
   check_match "$name: the error says what is accepted" "$pat" "$out"
 }
 bad "reserved prefix" "set name 'mpi://world' uses a reserved prefix" \
-  timeout 60 srun -n1 --psi-pset='mpi://world:0' true
+  timeout -k 10 60 srun -n1 --psi-pset='mpi://world:0' true
 bad "not NAME:RANKS" "'ocean' is not NAME:RANKS; accepted: NAME:RANKS" \
-  timeout 60 srun -n1 --psi-pset='ocean' true
-bad "bad ranks" "set 'a': '1-0' is not a rank list" timeout 60 srun -n1 --psi-pset='a:1-0' true
+  timeout -k 10 60 srun -n1 --psi-pset='ocean' true
+bad "bad ranks" "set 'a': '1-0' is not a rank list" timeout -k 10 60 srun -n1 --psi-pset='a:1-0' true
 bad "bad level" "'rack' is not a level; accepted: node, socket, numa, l3, core" \
-  timeout 60 srun -n1 --psi-pset-levels=node,rack true
+  timeout -k 10 60 srun -n1 --psi-pset-levels=node,rack true
 bad "PSI_PSETS checked too" "PSI_PSETS: set 'x' is defined twice" \
-  env PSI_PSETS='x:0;x:1' timeout 60 srun -n1 true
-out=$(timeout 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-5' true 2>&1)
+  env PSI_PSETS='x:0;x:1' timeout -k 10 60 srun -n1 true
+out=$(timeout -k 10 60 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-5' true 2>&1)
 check_match "a set naming ranks beyond the step fails the step, saying so" \
   "psiplace: error: n1: set 'a' names rank 5; the step has 2 tasks \(ranks 0-1\)" "$out"
 
+# srun runs under `timeout -k 10`: after slurmstepd refuses a heterogeneous
+# step, srun (22.05) sometimes waits on and ignores the TERM of a plain
+# timeout; the KILL ten seconds later ends it (seen in CI once in a few runs).
 # Heterogeneous steps (issue 18, finding 3): mpi/pmix names them
 # slurm.pmix.HETJOB.STEP and numbers ranks across the components; psiplace
 # refuses psets for them, in srun and (backstop) in slurmstepd.
@@ -150,23 +153,23 @@ one_error() { # NAME PATTERN CMD...: refused, one psiplace error line, no rank a
 }
 het_msg='--psi-pset: psiplace does not support heterogeneous jobs or steps'
 one_error "srun -n2 a : -n2 b --psi-pset" "^psiplace: error: $het_msg" \
-  timeout 120 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-3' "$client" : -n2 -w n2 "$client"
+  timeout -k 10 120 srun --mpi=pmix_v4 -n2 -w n1 --psi-pset='a:0-3' "$client" : -n2 -w n2 "$client"
 one_error "srun --het-group=0,1 --psi-pset in a heterogeneous allocation" "^psiplace: error: $het_msg" \
-  timeout 120 salloc -Q -n1 -w n1 : -n2 -w n2 srun --het-group=0,1 --mpi=pmix_v4 --psi-pset='a:0-2' "$client"
+  timeout -k 10 120 salloc -Q -n1 -w n1 : -n2 -w n2 srun --het-group=0,1 --mpi=pmix_v4 --psi-pset='a:0-2' "$client"
 # the backstop: an srun without psiplace (its own plugstack.conf, empty)
 # passes PSI_PSETS to slurmstepd unchecked
 sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/plugstack-empty.conf|" "$SLURM_CONF" >"$work/slurm-nopsiplace.conf"
 : >"$work/plugstack-empty.conf"
 one_error "slurmstepd refuses a heterogeneous step srun did not check" "^psiplace: error: n1: $het_msg" \
   env SLURM_CONF="$work/slurm-nopsiplace.conf" PSI_PSETS='a:0-3' \
-  timeout 120 srun --mpi=pmix_v4 -n2 -w n1 "$client" : -n2 -w n2 "$client"
+  timeout -k 10 120 srun --mpi=pmix_v4 -n2 -w n1 "$client" : -n2 -w n2 "$client"
 one_error "slurmstepd refuses a step of the second component (--het-group=1)" "^psiplace: error: .*$het_msg" \
-  timeout 120 salloc -Q -n1 -w n1 : -n2 -w n2 \
+  timeout -k 10 120 salloc -Q -n1 -w n1 : -n2 -w n2 \
   env PSI_PSETS='a:0-1' SLURM_CONF="$work/slurm-nopsiplace.conf" srun --het-group=1 --mpi=pmix_v4 "$client"
 
 # A query with a pset key and another key (issue 18, finding 8): the pset
 # key is answered, the other one goes on (Slurm answers none).
-out=$(PSET_CLIENT_MODE=mixed timeout 120 srun --mpi=pmix_v4 -N2 -n2 -w n1,n2 --psi-pset=a:0 "$client" 2>&1)
+out=$(PSET_CLIENT_MODE=mixed timeout -k 10 120 srun --mpi=pmix_v4 -N2 -n2 -w n1,n2 --psi-pset=a:0 "$client" 2>&1)
 check_eq "NUM_PSETS and QUERY_NAMESPACES in one PMIx_Query_info: the pset key answered" \
   "0 mixed SUCCESS num 4|1 mixed SUCCESS num 4" "$(grep -E '^[0-9]+ mixed ' <<<"$out" | LC_ALL=C sort | paste -sd'|')" "$out"
 
@@ -203,7 +206,7 @@ logged_before=$(exit_log)
 seen=()
 for k in 1 2 3; do
   rm -f "$work/found" "$work/stepd.pid"
-  PSET_CLIENT_MODE=hold timeout 120 srun --mpi=pmix_v4 -N1 -n1 -w n1 --psi-pset=a:0 \
+  PSET_CLIENT_MODE=hold timeout -k 10 120 srun --mpi=pmix_v4 -N1 -n1 -w n1 --psi-pset=a:0 \
     bash -c "echo \$PPID >$work/stepd.pid.tmp && mv $work/stepd.pid.tmp $work/stepd.pid
       timeout 30 bash -c 'until [ -e $work/found ]; do sleep 0.05; done'; exec $client" \
     >"$work/hold$k.out" 2>&1 &
@@ -236,7 +239,7 @@ rm -f "$work/storm-done"; : >"$work/storm-pids"
 collect_stepds & collector=$!
 storm_rcs=
 for k in $(seq 1 10); do
-  PSET_CLIENT_MODE=storm PSET_CLIENT_QUERIES=300 timeout 120 srun --mpi=pmix_v4 -N2 -n4 -w n1,n2 \
+  PSET_CLIENT_MODE=storm PSET_CLIENT_QUERIES=300 timeout -k 10 120 srun --mpi=pmix_v4 -N2 -n4 -w n1,n2 \
     --psi-pset='a:0-3' "$client" >"$work/storm$k.out" 2>&1
   storm_rcs+="$? "
 done
@@ -276,7 +279,7 @@ stepds() {
   echo "$n"
 }
 export -f stepds
-inside=$(timeout 60 srun --mpi=pmix_v4 -n1 -w n1 --psi-pset=a:0 bash -c stepds 2>/dev/null)
+inside=$(timeout -k 10 60 srun --mpi=pmix_v4 -n1 -w n1 --psi-pset=a:0 bash -c stepds 2>/dev/null)
 check_eq "a running step's slurmstepd is seen" 1 "$([ "${inside:-0}" -ge 1 ] && echo 1 || echo 0)"
 none_left() { [ "$(stepds)" = 0 ]; }
 poll 30 none_left
