@@ -2,7 +2,8 @@
  *
  * The names come from the topology plugin slurmctld runs, through the one
  * call every release 22.05-26.05 has (slurm_topo_get_node_addr up to
- * 23.02, topology_g_get_node_addr from 23.11): the switch tables
+ * 23.02, topology_g_get_node_addr from 23.11; slurm_compat.h's header
+ * list): the switch tables
  * themselves are slurmctld's (22.05) or the plugin's private context
  * (23.11+). */
 #include <string.h>
@@ -12,6 +13,9 @@
 #if PSIPLACE_SLURM_AT_LEAST(23, 11)
 #include "src/interfaces/topology.h"
 #define PSIPLACE_NODE_ADDR topology_g_get_node_addr
+#elif PSIPLACE_SLURM_AT_LEAST(23, 2)
+#include "src/interfaces/topology.h"
+#define PSIPLACE_NODE_ADDR slurm_topo_get_node_addr
 #else
 #include "src/common/slurm_topology.h"
 #define PSIPLACE_NODE_ADDR slurm_topo_get_node_addr
