@@ -63,6 +63,13 @@ PRIORITYF -N2: n3,n4"
       "$(grep -F "${line%%:*}:" <<<"$got")"
   done <<<"$want"
 
+  if [ "$kind" = tree ]; then
+    # FASTEST's first two nodes (n3, n2) are on two switches: before the
+    # topology pass cons_tres's answer crossed them and --switches=1 waited.
+    check_eq "tree, idle: FASTEST -N2 --switches=1 within one switch (s2)" n3,n4 \
+      "$(nodes 2 --psi-alloc-policy=fastest --switches=1)"
+  fi
+
   # The ranked tier against the full decision: the same table.
   "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE RankedTier=0 >/dev/null
   tier0=$(table)
