@@ -24,7 +24,7 @@ policy_args() {
 table() {
   local pol n
   for pol in FIRSTAVAILABLE LASTAVAILABLE FASTEST PRIORITYF; do
-    for n in 1 2; do
+    for n in 1 2 3; do
       # shellcheck disable=SC2046
       echo "$pol -N$n: $(nodes "$n" $(policy_args "$pol") "$@")"
     done
@@ -49,6 +49,7 @@ run() { # tree | block
   # Idle: both leaves are equally good for -N1 and -N2, so the policy's
   # first node picks the leaf, and its order the nodes on it.  Without
   # the topology pass FASTEST -N2 got n[2-3] and -SPEED n[1,4]: two leaves.
+  # -N3 needs both leaves: the policy chooses three of their four nodes.
   want="FIRSTAVAILABLE -N1: n1
 FIRSTAVAILABLE -N2: n1,n2
 LASTAVAILABLE -N1: n4
@@ -56,10 +57,14 @@ LASTAVAILABLE -N2: n3,n4
 FASTEST -N1: n3
 FASTEST -N2: n3,n4
 PRIORITYF -N1: n4
-PRIORITYF -N2: n3,n4"
+PRIORITYF -N2: n3,n4
+FIRSTAVAILABLE -N3: n1,n2,n3
+LASTAVAILABLE -N3: n2,n3,n4
+FASTEST -N3: n1,n2,n3
+PRIORITYF -N3: n1,n2,n4"
   got=$(table)
   while IFS= read -r line; do
-    check_eq "$kind, idle: ${line%%:*} (the policy's leaf and nodes)" "$line" \
+    check_eq "$kind, idle: ${line%%:*} (the policy's leaves and nodes)" "$line" \
       "$(grep -F "${line%%:*}:" <<<"$got")"
   done <<<"$want"
 
