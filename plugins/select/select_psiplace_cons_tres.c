@@ -1004,8 +1004,8 @@ static int decide_topo(const struct call *b, const struct psiplace_rank_opts *op
 		}
 		for (j = 0; j < t->count; j++)
 			equal[j] = usable[j] == usable[first] && lowest[j] == lowest[first];
-		/* the policy's first-ranked node on an equally good leaf */
-		collect(work, opts->policy, more, c);
+		/* the policy's first-ranked node on an equally good leaf (c keeps
+		 * only those candidates; decide_within collects again) */
 		for (i = 0, j = 0; i < c->n; i++) {
 			int32_t l = c->node_inx[i] < (uint32_t)t->nodes ? t->leaf[c->node_inx[i]] : -1;
 
