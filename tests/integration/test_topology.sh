@@ -104,7 +104,7 @@ PRIORITYF -N3: n1,n2,n4"
 
 run tree
 if [ "$PSIPLACE_SLURM" = 22.05 ]; then
-  ok "topology/block # SKIP Slurm 22.05 has no topology/block (23.11+): checked on the 24.11 and 26.05 testbeds"
+  skip "topology/block" "Slurm 22.05 has no topology/block (23.11+): checked on the 24.11 and 26.05 testbeds"
 else
   run block
 fi
