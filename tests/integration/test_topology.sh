@@ -75,6 +75,12 @@ PRIORITYF -N3: n1,n2,n4"
       "$(nodes 2 --psi-alloc-policy=fastest --switches=1)"
   fi
 
+  # Will-run (sbatch --test-only, as backfill plans) takes the same path.
+  settle
+  check_eq "$kind, idle: will-run FASTEST -N2 names the policy's leaf (n[3-4])" "n[3-4]" \
+    "$(timeout 60 sbatch --test-only -N2 -n2 --psi-alloc-policy=fastest --wrap true 2>&1 |
+       sed -n 's/.* on nodes \([^ ]*\) .*/\1/p')"
+
   # The ranked tier against the full decision: the same table.
   "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE RankedTier=0 >/dev/null
   tier0=$(table)
