@@ -26,7 +26,7 @@ table() {
   for pol in FIRSTAVAILABLE LASTAVAILABLE FASTEST PRIORITYF; do
     for n in 1 2 3; do
       # shellcheck disable=SC2046
-      echo "$pol -N$n: $(nodes "$n" $(policy_args "$pol") "$@")"
+      echo "$pol -N$n: $(nodes "$n" $(policy_args "$pol"))"
     done
   done
 }
