@@ -1047,10 +1047,12 @@ out:
 /* The topology pass applies to a start or will-run test the policy orders
  * freely: not a PSI node list (an order the user fixed), not required nodes
  * (-w: cons_tres builds the set around them), not preemption (the first
- * call would decide what to preempt). */
+ * call would decide what to preempt).  Not with per-partition topologies
+ * (topology.yaml, 25.05+): the node addresses are the default topology's,
+ * and a partition's own may group its nodes otherwise. */
 static bool topo_applies(const struct call *b, const struct plan *p)
 {
-	if (!leaves() || p->fixed || b->job_ptr->details->req_node_bitmap)
+	if (ctx.site.topology_yaml || !leaves() || p->fixed || b->job_ptr->details->req_node_bitmap)
 		return false;
 	if (b->mode != SELECT_MODE_RUN_NOW && b->mode != SELECT_MODE_WILL_RUN)
 		return false;
