@@ -20,13 +20,15 @@
 # the same way when its prefix is complete; otherwise one line says it was
 # skipped.  Environment: BENCH_REPEATS (5), BENCH_CASES (series names or
 # shell patterns, blank-separated; default all), BENCH_INSTANCE (testbed
-# instance, 26), PSIPLACE_BUILD_DIR, PSIPLACE_SLURM.
+# instance, 26), BENCH_TESTBED=running (use the caller's testbed, the
+# PSIPLACE_TEST_INSTANCE one, and leave it running), BENCH_MPICH=0 (skip
+# MPICH), PSIPLACE_BUILD_DIR, PSIPLACE_SLURM.
 # Under Open MPI 4.1 a run that gave nodes back does not end by itself
 # (its survivors' MPI_Finalize does not return, doc/malleability.md): the
 # run is ended by its PID once the nodes are released, after its figure.
 set -uo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-export PSIPLACE_TEST_INSTANCE=${BENCH_INSTANCE:-26}
+[ "${BENCH_TESTBED:-}" = running ] || export PSIPLACE_TEST_INSTANCE=${BENCH_INSTANCE:-26}
 source "$src/tests/integration/lib.sh"
 source "$src/tests/bench/bench_lib.sh"
 repeats=${BENCH_REPEATS:-5}
@@ -42,8 +44,13 @@ if [ ! -x "$demo" ] || ! command -v mpirun >/dev/null; then
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader,tcp
 work=$(mktemp -d)
-tb_start
-trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+if [ "${BENCH_TESTBED:-}" = running ]; then
+  # the caller's testbed (the malleable suite's smoke run): left running
+  trap 'rm -rf "$work"' EXIT
+else
+  tb_start
+  trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+fi
 
 # The launcher line of an MPI: "ompi" (Open MPI's mpirun) or "mpich"
 # (Hydra's mpiexec over Slurm, ../shared/MALLEABLE.md).  NP processes,
@@ -83,10 +90,12 @@ failed=0
 series() {
   local name=$1 mpi=$2 c v l0 vals=() i out
   local match=0
+  set -f # the patterns are not file names
   for c in $cases; do
     # shellcheck disable=SC2254
     case $name in $c) match=1 ;; esac
   done
+  set +f
   [ "$match" = 1 ] || return 0
   shift 2
   l0=$(load1)
@@ -144,7 +153,9 @@ mpich_prefix= mpich_demo=
 for d in "${PSIPLACE_CACHE:-$HOME/.cache/psiplace}"/mpich/*/; do
   [ -f "$d.installed" ] && [ -x "$d/prefix/bin/mpiexec" ] && mpich_prefix=${d%/}/prefix
 done
-if [ -z "$mpich_prefix" ]; then
+if [ "${BENCH_MPICH:-1}" = 0 ]; then
+  echo "bench: malleable mpich skipped: BENCH_MPICH=0"
+elif [ -z "$mpich_prefix" ]; then
   echo "bench: malleable mpich skipped: not built (no complete prefix in ${PSIPLACE_CACHE:-$HOME/.cache/psiplace}/mpich; contrib/testbed/mpich.sh prefix)"
 elif [ ! -x "$src/contrib/testbed/mpich.sh" ] ||
      ! mpich_demo=$("$src/contrib/testbed/mpich.sh" demo "$work/build-mpich" 2>"$work/mpich-demo.log"); then

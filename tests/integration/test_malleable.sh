@@ -152,4 +152,24 @@ check_match "release: shrinks the job and prints the nodes kept" "ok: kept n[0-9
 check_match "release: no slurm_job_*_resize.* left in the current directory" "files: $" "$out"
 check_eq "release: usage error names the option" \
   "psiplace: error: release: --job: 'x' is not a job id; accepted: a number" "$("$cli" release --job x n1 2>&1)"
+
+# The benchmark (tests/bench/bench_malleable.sh) at its smallest, so that it
+# cannot rot: one run of one series (a Hypercube expansion 1 -> 4, then the
+# timed TS shrink 4 -> 2 with its release) on this testbed.  Its output
+# format only, never its times.
+settle
+out=$(BENCH_TESTBED=running BENCH_REPEATS=1 BENCH_CASES=ompi_shrink_4to2_ts BENCH_MPICH=0 \
+  timeout -k 10 300 bash "$src_dir/tests/bench/bench_malleable.sh" 2>&1); rc=$?
+num='[0-9]+\.[0-9]{3}'
+check_eq "bench smoke: exit 0" 0 "$rc" "$out"
+check_match "bench smoke: header names release, build, Slurm, Open MPI and the load" \
+  '^bench_malleable: release [^ ]+, build .+, Slurm [0-9.]+, Open MPI [0-9.]+, 1 process per node on [0-9]+ cores, 1 runs per series, load average [0-9.]+ [0-9.]+ [0-9.]+ at start$' "$out"
+check_match "bench smoke: the series line: median, min, max, runs, load" \
+  "^bench_malleable: ompi_shrink_4to2_ts: median $num s, min $num s, max $num s \(1 runs\), load average [0-9.]+ at start, [0-9.]+ at end\$" "$out"
+check_match "bench smoke: bench: line of the figure" "^bench: malleable_ompi_shrink_4to2_ts_slurm$PSIPLACE_SLURM $num s\$" "$out"
+check_match "bench smoke: bench: line of its spread" "^bench: malleable_ompi_shrink_4to2_ts_slurm${PSIPLACE_SLURM}_spread $num s\$" "$out"
+check_match "bench smoke: MPICH says why it was skipped" '^bench: malleable mpich skipped: BENCH_MPICH=0$' "$out"
+check_eq "bench smoke: one series only, no other lines" "" \
+  "$(grep -vE '^(bench_malleable: |bench: malleable)' <<<"$out" | grep -vE '^# ')" "$out"
+check_eq "bench smoke: the testbed is still up" "4" "$(sinfo -h -o %D | paste -sd+ | bc)"
 tb_finish
