@@ -32,7 +32,8 @@ static const char usage_text[] =
 	"usage: psiplace-resize-demo [--strategy hypercube|diffusive|merge|sequential] [--method merge|baseline]\n"
 	"         [--shrink-method ts|baseline|zombie] (--expand-to NODES | --shrink-to NODES)...\n"
 	"         [--hold SECONDS] [--timeout SECONDS] [--timing]\n"
-	"--timing: rank 0 prints \"timing K expand|shrink FROM TO HOW SECONDS\" per resize (MPI_Wtime).\n"
+	"--timing: rank 0 prints \"timing K expand|shrink FROM TO HOW SECONDS\" per resize (MPI_Wtime)\n"
+	"          and \"timing K release NODELIST SECONDS\" for giving nodes back.\n"
 	"Start it with mpirun -np 1 inside a Slurm allocation; NODES count the allocation's nodes in order.\n";
 
 static int count(const char *opt, const char *s, int lo, int hi, int *out)
@@ -123,20 +124,25 @@ static void report(psiplace_mall_t *m)
 }
 
 /* The process me gives the nodes from..to-1 of the allocation back to Slurm. */
-static int release(psiplace_mall_t *m, int me, size_t from, size_t to, psiplace_error_t *err)
+static int release(psiplace_mall_t *m, int me, size_t from, size_t to, int timing,
+		   psiplace_error_t *err)
 {
 	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID") };
 	char list[4096] = "", kept[4096];
 	size_t i, off = 0;
+	double t0;
 
 	if (!me)
 		return 0;
 	for (i = from; i < to && off < sizeof(list) - 300; i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i > from ? "," : "",
 					psiplace_mall_host(m, i));
+	t0 = MPI_Wtime();
 	if (psiplace_release_nodes(list, &o, kept, sizeof(kept), NULL, 0, err) < 0 ||
 	    psiplace_release_wait_idle(list, 60, NULL, err) < 0)
 		return -1;
+	if (timing) /* giving the nodes back: scontrol update until they are idle */
+		printf("timing %d release %s %.6f\n", psiplace_mall_resizes(m), list, MPI_Wtime() - t0);
 	printf("released %s\n", list);
 	fflush(stdout);
 	return 0;
@@ -190,7 +196,7 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 		if (psiplace_mall_leaving(m)) {
 			/* under a Baseline respawn the old rank 0 gives the nodes back */
 			if (shrink && d->shrink == PSIPLACE_MALL_SHRINK_BASELINE &&
-			    release(m, rank == 0, (size_t)-d->act[i], before, &err) < 0)
+			    release(m, rank == 0, (size_t)-d->act[i], before, d->timing, &err) < 0)
 				goto fail;
 			return 0;
 		}
@@ -199,7 +205,7 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 		report(m);
 		if (shrink && d->shrink == PSIPLACE_MALL_SHRINK_TS) {
 			MPI_Comm_rank(psiplace_mall_comm(m), &rank);
-			if (release(m, rank == 0, (size_t)-d->act[i], before, &err) < 0)
+			if (release(m, rank == 0, (size_t)-d->act[i], before, d->timing, &err) < 0)
 				goto fail;
 		}
 	}

@@ -16,6 +16,9 @@
 #   bench_malleable: ompi_expand_1to4_merge_hypercube: median 1.244 s, min 1.201 s, max 1.320 s (5 runs), load average 2.10 at start, 2.51 at end
 #   bench: malleable_ompi_expand_1to4_merge_hypercube_slurm22.05 1.244 s
 #   bench: malleable_ompi_expand_1to4_merge_hypercube_slurm22.05_spread 0.119 s
+# A shrink that gives nodes back (TS, Baseline respawn) also has the time
+# of giving them back, measured by the demo around psiplace_release_nodes()
+# and the wait until Slurm shows them idle: NAME_release lines.
 # MPICH (ch3, built by contrib/testbed/mpich.sh into the cache) is measured
 # the same way when its prefix is complete; otherwise one line says it was
 # skipped.  Environment: BENCH_REPEATS (5), BENCH_CASES (series names or
@@ -63,7 +66,9 @@ launcher() { # MPI NP RECOVERY
 }
 
 # one_run OUT MPI NODES NP RECOVERY K DEMO_ARGS...: the time of resize K in
-# one allocation of NODES nodes, or nothing (the output stays in OUT).
+# one allocation of NODES nodes and, after a shrink that gave nodes back,
+# the time of giving them back (scontrol update until idle); nothing when
+# the run printed no figure (the output stays in OUT).
 one_run() {
   local out=$1 mpi=$2 nodes=$3 np=$4 rec=$5 k=$6 pid ended=0 demo_bin=$demo
   shift 6
@@ -71,24 +76,30 @@ one_run() {
   settle
   : >"$out"
   HYDRA_LAUNCHER_EXTRA_ARGS=--overlap timeout -k 10 150 salloc -N"$nodes" -n"$nodes" \
-    bash -c 'echo "job $SLURM_JOB_ID"; exec timeout -k 5 120 '"$(launcher "$mpi" "$np" "$rec")"' "$@"' \
-    demo "$demo_bin" "$@" --timing --timeout 90 >"$out" 2>&1 &
+    bash -c 'echo "job $SLURM_JOB_ID"; echo $$ >"$0"; exec timeout -k 5 120 '"$(launcher "$mpi" "$np" "$rec")"' "$@"' \
+    "$out.launcher" "$demo_bin" "$@" --timing --timeout 90 >"$out" 2>&1 &
   pid=$!
   # A run that released nodes may not end (Open MPI 4.1): its figure is
-  # printed before the release, "released" after it.
+  # printed before the release, "released" after it.  It is ended from the
+  # launcher down (TERM to the launcher's timeout, which passes it on and
+  # kills 5 s later), then the allocation.
   gone() { ! kill -0 "$pid" 2>/dev/null; }
   done_or_released() { gone || grep -q '^released ' "$out"; }
   poll 140 done_or_released
-  poll 5 gone || kill "$pid" 2>/dev/null
+  if ! poll 5 gone; then
+    [ -s "$out.launcher" ] && kill "$(cat "$out.launcher")" 2>/dev/null
+    poll 15 gone || kill "$pid" 2>/dev/null
+  fi
   wait "$pid" 2>/dev/null
-  sed -n "s/^timing $k [a-z]* [0-9]* [0-9]* [a-z\/]* \([0-9.]*\)$/\1/p" "$out" | head -n 1
+  echo "$(sed -n "s/^timing $k [a-z]* [0-9]* [0-9]* [a-z\/]* \([0-9.]*\)$/\1/p" "$out" | head -n 1)" \
+    "$(sed -n "s/^timing $k release [^ ]* \([0-9.]*\)$/\1/p" "$out" | head -n 1)"
 }
 
 # series NAME MPI NODES NP RECOVERY K DEMO_ARGS...: BENCH_REPEATS runs,
 # the median and spread; a run without a figure fails the series.
 failed=0
 series() {
-  local name=$1 mpi=$2 c v l0 vals=() i out
+  local name=$1 mpi=$2 c v r l0 vals=() rels=() i out
   local match=0
   set -f # the patterns are not file names
   for c in $cases; do
@@ -101,7 +112,7 @@ series() {
   l0=$(load1)
   for ((i = 1; i <= repeats; i++)); do
     out=$work/$name.$i
-    v=$(one_run "$out" "$mpi" "$@")
+    read -r v r < <(one_run "$out" "$mpi" "$@")
     if [ -z "$v" ]; then
       echo "bench_malleable: $name: run $i gave no timing line; its output:" >&2
       sed 's/^/#   /' "$out" >&2
@@ -109,12 +120,20 @@ series() {
       return 0
     fi
     vals+=("$v")
+    [ -z "$r" ] || rels+=("$r")
   done
   read -r med _ < <(stats "${vals[@]}")
   printf 'bench_malleable: %s: median %.3f s, min %.3f s, max %.3f s (%d runs), load average %s at start, %s at end\n' \
     "$name" "$med" "$(printf '%s\n' "${vals[@]}" | sort -g | head -n 1)" \
     "$(printf '%s\n' "${vals[@]}" | sort -g | tail -n 1)" "$repeats" "$l0" "$(load1)"
   figure "malleable_$name$rel" %.3f s "${vals[@]}"
+  if [ "${#rels[@]}" -gt 0 ]; then
+    read -r med _ < <(stats "${rels[@]}")
+    printf 'bench_malleable: %s: giving the nodes back (scontrol update until idle): median %.3f s, min %.3f s, max %.3f s (%d runs)\n' \
+      "$name" "$med" "$(printf '%s\n' "${rels[@]}" | sort -g | head -n 1)" \
+      "$(printf '%s\n' "${rels[@]}" | sort -g | tail -n 1)" "${#rels[@]}"
+    figure "malleable_${name}_release$rel" %.3f s "${rels[@]}"
+  fi
 }
 
 # every series of one MPI
@@ -166,4 +185,7 @@ else
   measure mpich
 fi
 echo "bench_malleable: load average $(cut -d' ' -f1-3 /proc/loadavg) at end"
+# the last run's job ends before the testbed stops: a slurmstepd still
+# killing its processes would outlive the testbed
+settle
 exit "$failed"

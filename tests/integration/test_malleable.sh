@@ -155,7 +155,7 @@ check_eq "release: usage error names the option" \
 
 # The benchmark (tests/bench/bench_malleable.sh) at its smallest, so that it
 # cannot rot: one run of one series (a Hypercube expansion 1 -> 4, then the
-# timed TS shrink 4 -> 2 with its release) on this testbed.  Its output
+# timed TS shrink 4 -> 2 and the timed release) on this testbed.  Its output
 # format only, never its times.
 settle
 out=$(BENCH_TESTBED=running BENCH_REPEATS=1 BENCH_CASES=ompi_shrink_4to2_ts BENCH_MPICH=0 \
@@ -168,6 +168,8 @@ check_match "bench smoke: the series line: median, min, max, runs, load" \
   "^bench_malleable: ompi_shrink_4to2_ts: median $num s, min $num s, max $num s \(1 runs\), load average [0-9.]+ at start, [0-9.]+ at end\$" "$out"
 check_match "bench smoke: bench: line of the figure" "^bench: malleable_ompi_shrink_4to2_ts_slurm$PSIPLACE_SLURM $num s\$" "$out"
 check_match "bench smoke: bench: line of its spread" "^bench: malleable_ompi_shrink_4to2_ts_slurm${PSIPLACE_SLURM}_spread $num s\$" "$out"
+check_match "bench smoke: the time of giving the nodes back, its own figure" \
+  "^bench: malleable_ompi_shrink_4to2_ts_release_slurm$PSIPLACE_SLURM $num s\$" "$out"
 check_match "bench smoke: MPICH says why it was skipped" '^bench: malleable mpich skipped: BENCH_MPICH=0$' "$out"
 check_eq "bench smoke: one series only, no other lines" "" \
   "$(grep -vE '^(bench_malleable: |bench: malleable)' <<<"$out" | grep -vE '^# ')" "$out"
