@@ -18,18 +18,20 @@ if [ ! -x "$demo" ] || ! command -v mpirun >/dev/null; then
   exit 0
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader,tcp
+export MPIRUN_EXTRA=
 tb_start
 work=$(mktemp -d)
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
 
-# run_demo OUT SALLOC_ARGS... -- DEMO_ARGS...: one allocation, mpirun -np 1;
-# the job's nodes and cores first ("job ID NODES CPUS"), rc in OUT.rc.
+# run_demo OUT SALLOC_ARGS... -- DEMO_ARGS...: one allocation, mpirun -np 1
+# (and MPIRUN_EXTRA's options); the job's nodes and cores first
+# ("job ID NODES CPUS"), rc in OUT.rc.
 run_demo() {
   local out=$1 a=() pid; shift
   while [ "$1" != -- ]; do a+=("$1"); shift; done; shift
   settle
   timeout 150 salloc "${a[@]}" bash -c 'echo "job $SLURM_JOB_ID $SLURM_JOB_NODELIST $SLURM_JOB_CPUS_PER_NODE"
-    exec timeout 120 mpirun --oversubscribe -np 1 "$@"' demo "$demo" "$@" >"$out" 2>&1 &
+    exec timeout 120 mpirun --oversubscribe $MPIRUN_EXTRA -np 1 "$@"' demo "$demo" "$@" >"$out" 2>&1 &
   pid=$!
   wait "$pid"; echo $? >"$out.rc"
 }
@@ -116,6 +118,35 @@ job_procs() {
 }
 kill "$spid" 2>/dev/null; wait "$spid"
 check_eq "shrink 4->2: survivors printed no error" "" "$(grep 'psiplace: error' "$out")"
+
+# The paper's other shrinks (the benchmark's references): Baseline respawn
+# (new processes on the kept nodes, the nodes given back, the job ends by
+# itself) and ZS (zombies stay, nothing given back).
+out=$work/respawn
+MPIRUN_EXTRA=--enable-recovery run_demo "$out" -N4 -n4 -- --strategy hypercube --expand-to 4 --shrink-to 2 \
+  --shrink-method baseline --timeout 90
+read -r _ job nodes cpus < <(grep '^job ' "$out")
+mapfile -t hosts < <(scontrol show hostnames "$nodes")
+check_eq "shrink 4->2 baseline respawn: exit 0" 0 "$(cat "$out.rc")" "$(cat "$out")"
+check_eq "shrink 4->2 baseline respawn: new processes (groups 0, 1) on the first two nodes" \
+  "$(printf 'resize 2 rank 0 of 2 group 0 node %s\nresize 2 rank 1 of 2 group 1 node %s' "${hosts[0]}" "${hosts[1]}")" \
+  "$(grep '^resize 2 ' "$out" | sort)" "$(cat "$out")"
+check_eq "shrink 4->2 baseline respawn: the old rank 0 gives the last two nodes back" \
+  "${hosts[2]},${hosts[3]}" "$(sed -n 's/^released //p' "$out")" "$(cat "$out")"
+out=$work/zombie
+run_demo "$out" -N4 -n4 -- --strategy hypercube --expand-to 4 --shrink-to 2 --shrink-method zombie --timing --timeout 90
+read -r _ job nodes cpus < <(grep '^job ' "$out")
+mapfile -t hosts < <(scontrol show hostnames "$nodes")
+check_eq "shrink 4->2 zombie: exit 0 (the zombies end with the job)" 0 "$(cat "$out.rc")" "$(cat "$out")"
+check_eq "shrink 4->2 zombie: survivors keep ranks 0,1 on the first two nodes" \
+  "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]}" "${hosts[1]}")" "$(got "$out" 2)" "$(cat "$out")"
+check_eq "shrink 4->2 zombie: no node given back" "" "$(grep '^released' "$out")"
+check_match "shrink 4->2 zombie: --timing prints one line per resize" \
+  "^timing 2 shrink 4 2 zombie [0-9]+\.[0-9]{6}\$" "$(cat "$out")"
+check_eq "shrink 4->2 zombie: exactly two timing lines, from rank 0" 2 "$(grep -c '^timing ' "$out")" "$(cat "$out")"
+check_eq "--shrink-method: usage error names option, value and what is accepted" \
+  "psiplace: error: --shrink-method: 'x' is not a shrink method; accepted: ts, baseline, zombie" \
+  "$(settle; timeout 90 salloc -N1 -n1 timeout 60 mpirun -np 1 "$demo" --shrink-method x --shrink-to 1 2>&1 | grep 'psiplace: error')"
 
 # Refusals: one clear error on every process, no hang.
 out=$work/toomany
