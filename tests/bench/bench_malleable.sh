@@ -25,7 +25,9 @@
 # shell patterns, blank-separated; default all), BENCH_INSTANCE (testbed
 # instance, 26), BENCH_TESTBED=running (use the caller's testbed, the
 # PSIPLACE_TEST_INSTANCE one, and leave it running), BENCH_MPICH=0 (skip
-# MPICH), PSIPLACE_BUILD_DIR, PSIPLACE_SLURM.
+# MPICH), BENCH_MPICH_DEMO (a psiplace-resize-demo built against that
+# MPICH, instead of `mpich.sh demo`), PSIPLACE_BUILD_DIR, PSIPLACE_SLURM.
+# A series line also says how many of its runs the benchmark had to end.
 # Under Open MPI 4.1 a run that gave nodes back does not end by itself
 # (its survivors' MPI_Finalize does not return, doc/malleability.md): the
 # run is ended by its PID once the nodes are released, after its figure.
@@ -87,6 +89,7 @@ one_run() {
   done_or_released() { gone || grep -q '^released ' "$out"; }
   poll 140 done_or_released
   if ! poll 5 gone; then
+    echo "ended by the benchmark" >>"$out.ended"
     [ -s "$out.launcher" ] && kill "$(cat "$out.launcher")" 2>/dev/null
     poll 15 gone || kill "$pid" 2>/dev/null
   fi
@@ -99,7 +102,7 @@ one_run() {
 # the median and spread; a run without a figure fails the series.
 failed=0
 series() {
-  local name=$1 mpi=$2 c v r l0 vals=() rels=() i out
+  local name=$1 mpi=$2 c v r l0 vals=() rels=() i out ended=0
   local match=0
   set -f # the patterns are not file names
   for c in $cases; do
@@ -121,11 +124,12 @@ series() {
     fi
     vals+=("$v")
     [ -z "$r" ] || rels+=("$r")
+    [ ! -f "$out.ended" ] || ended=$((ended + 1))
   done
   read -r med _ < <(stats "${vals[@]}")
-  printf 'bench_malleable: %s: median %.3f s, min %.3f s, max %.3f s (%d runs), load average %s at start, %s at end\n' \
+  printf 'bench_malleable: %s: median %.3f s, min %.3f s, max %.3f s (%d runs, %d ended by the benchmark), load average %s at start, %s at end\n' \
     "$name" "$med" "$(printf '%s\n' "${vals[@]}" | sort -g | head -n 1)" \
-    "$(printf '%s\n' "${vals[@]}" | sort -g | tail -n 1)" "$repeats" "$l0" "$(load1)"
+    "$(printf '%s\n' "${vals[@]}" | sort -g | tail -n 1)" "$repeats" "$ended" "$l0" "$(load1)"
   figure "malleable_$name$rel" %.3f s "${vals[@]}"
   if [ "${#rels[@]}" -gt 0 ]; then
     read -r med _ < <(stats "${rels[@]}")
@@ -176,8 +180,13 @@ if [ "${BENCH_MPICH:-1}" = 0 ]; then
   echo "bench: malleable mpich skipped: BENCH_MPICH=0"
 elif [ -z "$mpich_prefix" ]; then
   echo "bench: malleable mpich skipped: not built (no complete prefix in ${PSIPLACE_CACHE:-$HOME/.cache/psiplace}/mpich; contrib/testbed/mpich.sh prefix)"
-elif [ ! -x "$src/contrib/testbed/mpich.sh" ] ||
-     ! mpich_demo=$("$src/contrib/testbed/mpich.sh" demo "$work/build-mpich" 2>"$work/mpich-demo.log"); then
+elif [ -n "${BENCH_MPICH_DEMO:-}" ]; then
+  mpich_demo=$BENCH_MPICH_DEMO
+fi
+if [ -z "$mpich_prefix" ] || [ "${BENCH_MPICH:-1}" = 0 ]; then
+  :
+elif [ -z "$mpich_demo" ] && { [ ! -x "$src/contrib/testbed/mpich.sh" ] ||
+     ! mpich_demo=$("$src/contrib/testbed/mpich.sh" demo "$work/build-mpich" 2>"$work/mpich-demo.log"); }; then
   echo "bench: malleable mpich skipped: the demo could not be built against $mpich_prefix"
   sed 's/^/#   /' "$work/mpich-demo.log" >&2 2>/dev/null
 else

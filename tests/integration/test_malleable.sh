@@ -107,9 +107,10 @@ check_eq "shrink 4->2: released nodes idle in sinfo" "idle" \
 other=$(timeout 60 srun -N2 -w "$rel" printenv SLURMD_NODENAME 2>&1 | sort | paste -sd,)
 check_eq "shrink 4->2: another job runs on the released nodes" "$rel" "$other"
 check_eq "shrink 4->2: ... while the resized job still runs" "RUNNING" "$(job_state "$job")"
-# Known (doc/malleability.md): under Open MPI 4.1.4 the survivors' MPI_Finalize
-# does not return after a shrink that cost mpirun its daemons; the job is
-# ended here by the PID of the allocation this test started.
+# Known (doc/malleability.md): under Open MPI 4.1.4 mpirun may not end after
+# a shrink that cost it its daemons (when Slurm killed an orted before it
+# reported its leaving processes' exit); the job is ended here by the PID
+# of the allocation this test started.
 job_procs() {
   local p
   for p in $(pgrep -f 'psiplace-resize-demo'); do
