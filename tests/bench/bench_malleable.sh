@@ -13,7 +13,7 @@
 # Each series: BENCH_REPEATS runs (5), one allocation and one launcher each,
 # printed as the median and the spread (max - min):
 #   bench_malleable: release ..., build ..., Open MPI 4.1.4, load average ...
-#   bench_malleable: ompi_expand_1to4_merge_hypercube: median 1.244 s, min 1.201 s, max 1.320 s (5 runs), load average 2.10 at start, 2.51 at end
+#   bench_malleable: ompi_expand_1to4_merge_hypercube: median 1.244 s, min 1.201 s, max 1.320 s (5 runs, 0 ended by the benchmark), load average 2.10 at start, 2.51 at end
 #   bench: malleable_ompi_expand_1to4_merge_hypercube_slurm22.05 1.244 s
 #   bench: malleable_ompi_expand_1to4_merge_hypercube_slurm22.05_spread 0.119 s
 # A shrink that gives nodes back (TS, Baseline respawn) also has the time
@@ -172,7 +172,7 @@ measure ompi
 
 # MPICH: only a complete cached prefix (its marker is written last) and the
 # demo built against it; this benchmark never builds MPICH.
-mpich_prefix= mpich_demo=
+mpich_prefix='' mpich_demo=''
 for d in "${PSIPLACE_CACHE:-$HOME/.cache/psiplace}"/mpich/*/; do
   [ -f "$d.installed" ] && [ -x "$d/prefix/bin/mpiexec" ] && mpich_prefix=${d%/}/prefix
 done

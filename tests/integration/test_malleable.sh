@@ -197,7 +197,7 @@ check_eq "bench smoke: exit 0" 0 "$rc" "$out"
 check_match "bench smoke: header names release, build, Slurm, Open MPI and the load" \
   '^bench_malleable: release [^ ]+, build .+, Slurm [0-9.]+, Open MPI [0-9.]+, 1 process per node on [0-9]+ cores, 1 runs per series, load average [0-9.]+ [0-9.]+ [0-9.]+ at start$' "$out"
 check_match "bench smoke: the series line: median, min, max, runs, load" \
-  "^bench_malleable: ompi_shrink_4to2_ts: median $num s, min $num s, max $num s \(1 runs\), load average [0-9.]+ at start, [0-9.]+ at end\$" "$out"
+  "^bench_malleable: ompi_shrink_4to2_ts: median $num s, min $num s, max $num s \(1 runs, [01] ended by the benchmark\), load average [0-9.]+ at start, [0-9.]+ at end\$" "$out"
 check_match "bench smoke: bench: line of the figure" "^bench: malleable_ompi_shrink_4to2_ts_slurm$PSIPLACE_SLURM $num s\$" "$out"
 check_match "bench smoke: bench: line of its spread" "^bench: malleable_ompi_shrink_4to2_ts_slurm${PSIPLACE_SLURM}_spread $num s\$" "$out"
 check_match "bench smoke: the time of giving the nodes back, its own figure" \
