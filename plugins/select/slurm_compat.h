@@ -43,17 +43,21 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #if PSIPLACE_SLURM_AT_LEAST(23, 2)
+#include "src/interfaces/preempt.h"
 #include "src/interfaces/select.h"
 #else
 #include "src/common/select.h"
+#include "src/slurmctld/preempt.h"
 #endif
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/reservation.h"
 
 #if PSIPLACE_SLURM_AT_LEAST(24, 11)
 typedef list_t *psiplace_list_t;
+typedef list_itr_t *psiplace_list_itr_t;
 #else
 typedef List psiplace_list_t;
+typedef ListIterator psiplace_list_itr_t;
 #endif
 
 /* From 23.11 job_test takes reservation exclusions as a resv_exc_t, from
