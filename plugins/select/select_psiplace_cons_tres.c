@@ -101,6 +101,7 @@ static struct {
 	/* the LLN note is logged at the first decision after init or
 	 * reconfigure, when the partitions are known */
 	bool lln_note_due;
+	char *lln_noted; /* the LLN partitions last logged */
 } ctx;
 
 static const struct {
@@ -307,6 +308,7 @@ extern int fini(void)
 	xfree(ctx.all_pos);
 	ctx.all_pos_cap = 0;
 	/* The handle stays open: cons_tres may be Slurm's own instance. */
+	xfree(ctx.lln_noted);
 	memset(&ctx, 0, sizeof(ctx));
 	return rc;
 }
@@ -617,24 +619,34 @@ static bool job_lln(const job_record_t *job_ptr)
 static int lln_note_part(void *x, void *arg)
 {
 	part_record_t *part = x;
+	char **names = arg;
 
-	(void)arg;
 	if (part->flags & PART_FLAG_LLN)
-		info("%s: partition %s has LLN=YES: its jobs are placed least-loaded first by "
-		     "cons_tres, not by the node allocation policy", plugin_type, part->name);
+		xstrfmtcat(*names, "%s%s", *names ? "," : "", part->name);
 	return 0;
 }
 
-/* One line per LLN partition (or one for CR_LLN) after init and each
- * reconfigure. */
+/* One line whenever the LLN partitions (or CR_LLN) differ from what was
+ * last logged, checked at the first decision after init and after each
+ * reconfigure (slurmctld also calls reconfigure at partition updates). */
 static void lln_note(void)
 {
+	char *names = NULL;
+
 	ctx.lln_note_due = false;
 	if (slurm_conf.select_type_param & CR_LLN)
-		info("%s: SelectTypeParameters=CR_LLN: jobs are placed least-loaded first by "
-		     "cons_tres, not by the node allocation policy", plugin_type);
+		names = xstrdup("(SelectTypeParameters=CR_LLN: all)");
 	else if (&part_list && part_list)
-		list_for_each(part_list, lln_note_part, NULL);
+		list_for_each(part_list, lln_note_part, &names);
+	if (!xstrcmp(names, ctx.lln_noted)) {
+		xfree(names);
+		return;
+	}
+	if (names)
+		info("%s: partitions with LLN=YES: %s: their jobs are placed least-loaded first by "
+		     "cons_tres, not by the node allocation policy", plugin_type, names);
+	xfree(ctx.lln_noted);
+	ctx.lln_noted = names;
 }
 
 /* The arguments of one select_p_job_test call, passed on to cons_tres. */
