@@ -612,7 +612,7 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
  * policy, the job's own included (a PSI node set still restricts). */
 static bool job_lln(const job_record_t *job_ptr)
 {
-	return (slurm_conf.select_type_param & CR_LLN) ||
+	return (slurm_conf.select_type_param & PSIPLACE_SELECT_LLN) ||
 	       (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN));
 }
 
@@ -634,7 +634,7 @@ static void lln_note(void)
 	char *names = NULL;
 
 	ctx.lln_note_due = false;
-	if (slurm_conf.select_type_param & CR_LLN)
+	if (slurm_conf.select_type_param & PSIPLACE_SELECT_LLN)
 		names = xstrdup("(SelectTypeParameters=CR_LLN: all)");
 	else if (&part_list && part_list)
 		list_for_each(part_list, lln_note_part, &names);

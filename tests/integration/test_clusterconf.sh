@@ -102,19 +102,19 @@ check_eq "--prefer=intel, FIRSTAVAILABLE: n2" n2 "$(srun_node --prefer=intel "$f
 # (A job whose preferred nodes exist but are busy waits for them on 22.05:
 # Slurm drops a preference only when no node could ever satisfy it.)
 out=$(nodes_of -N3 -n3 --prefer=intel)
-if [ "$PSIPLACE_SLURM" = 22.05 ]; then
-  check_match "22.05: --prefer with more nodes than the preferred feature has is refused by Slurm" \
-    'Requested node configuration is not available' "$out"
-else
-  check_eq "--prefer=intel -N3 (2 intel nodes): Slurm drops the preference, LASTAVAILABLE n2-n4" \
-    "n2 n3 n4" "$out"
-fi
+check_match "--prefer with more nodes than the preferred feature has is refused by Slurm at submission" \
+  'Requested node configuration is not available' "$out"
 
 # ------------------------------------------------------------ counted features
-check_eq "-C '[intel*1&fast*1]' -N2, LASTAVAILABLE: intel n4, fast n3" "n3 n4" \
-  "$(nodes_of -N2 -n2 -C '[intel*1&fast*1]')"
-check_match "-C '[intel*1&fast*1]' -N2, FIRSTAVAILABLE: intel n2 first, then a fast node" \
-  '^n2 n[34]$' "$(nodes_of -N2 -n2 -C '[intel*1&fast*1]' "$first")"
+if [ "$PSIPLACE_SLURM" = 22.05 ]; then
+  check_eq "-C '[intel*1&fast*1]' -N2, LASTAVAILABLE: intel n4, fast n3" "n3 n4" \
+    "$(nodes_of -N2 -n2 -C '[intel*1&fast*1]')"
+  check_match "-C '[intel*1&fast*1]' -N2, FIRSTAVAILABLE: intel n2 first, then a fast node" \
+    '^n2 n[34]$' "$(nodes_of -N2 -n2 -C '[intel*1&fast*1]' "$first")"
+else
+  skip "counted features -C '[intel*1&fast*1]'" \
+    "on Slurm $PSIPLACE_SLURM plain select/cons_tres leaves such a job pending (Reason=Resources) on the idle testbed"
+fi
 
 # ------------------------------------------------------------ --exclusive=user, --spread-job
 settle
