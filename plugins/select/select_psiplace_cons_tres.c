@@ -814,6 +814,40 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 	return rc;
 }
 
+/* --spread-job where cons_tres overruns the node count across weight tiers
+ * (slurm_compat.h): offer it only the policy's first `need` nodes, so the
+ * count cannot grow; if they cannot hold the job, cons_tres's own order
+ * over all candidates (no tiers: the count is right).  Returns false when
+ * this does not apply; else *rc is cons_tres's answer. */
+static bool decide_spread(const struct call *a, const struct psiplace_rank_opts *opts,
+			  struct cands *c, bitstr_t *bitmap, uint32_t need, int *rc)
+{
+	psiplace_error_t err;
+	bitstr_t *set;
+	uint32_t i;
+
+	if (!PSIPLACE_SPREAD_OVERRUNS_TIERS || !(a->job_ptr->bit_flags & SPREAD_JOB))
+		return false;
+	if (a->min_nodes != a->max_nodes || need >= c->n)
+		return false;
+	if (psiplace_rank_partial(opts, c->nodes, c->n, need, c->order, &err) < 0) {
+		*rc = cons_tres(a, bitmap);
+		return true;
+	}
+	set = bit_alloc(bit_size(bitmap));
+	for (i = 0; i < need; i++)
+		bit_set(set, c->node_inx[c->order[i]]);
+	*rc = cons_tres(a, set);
+	log_flag(SELECT_TYPE, "%s: %pJ: --spread-job: the policy's first %u nodes offered alone: %s",
+		 plugin_type, a->job_ptr, need, *rc == SLURM_SUCCESS ? "taken" : "cons_tres's order");
+	if (*rc == SLURM_SUCCESS)
+		bit_copybits(bitmap, set);
+	else
+		*rc = cons_tres(a, bitmap);
+	FREE_NULL_BITMAP(set);
+	return true;
+}
+
 /* Rank the candidates with the policy and let cons_tres decide. */
 static int decide_policy(const struct call *a, const struct psiplace_rank_opts *opts,
 			 struct cands *c, bitstr_t *bitmap, uint32_t need)
@@ -1188,7 +1222,8 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		rc = decide_fixed(&b, &p, c, work, need);
 	else {
 		preempt_order(&b, &opts, c);
-		rc = decide_policy(&b, &opts, c, work, need);
+		if (!decide_spread(&b, &opts, c, work, need, &rc))
+			rc = decide_policy(&b, &opts, c, work, need);
 	}
 	if (natural) {
 		if (rc != SLURM_SUCCESS) {

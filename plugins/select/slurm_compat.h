@@ -98,6 +98,13 @@ typedef ListIterator psiplace_list_itr_t;
  * in those modes the order must be carried by node_ptr->weight too. */
 #define PSIPLACE_WILL_RUN_READS_NODE_WEIGHT PSIPLACE_SLURM_AT_LEAST(23, 11)
 
+/* --spread-job from 25.05 (topology/common eval_nodes.c,
+ * _add_nodes_by_weight_spread): the callback returns 1 when the node limit
+ * is reached, which list_for_each does not treat as a stop, so every later
+ * weight tier adds one node more than the job's maximum.  With one weight
+ * tier per node (the policy's order) a spread job would get every node. */
+#define PSIPLACE_SPREAD_OVERRUNS_TIERS PSIPLACE_SLURM_AT_LEAST(25, 5)
+
 /* SelectTypeParameters=CR_LLN: an enum member SELECT_LLN from 25.11. */
 #if PSIPLACE_SLURM_AT_LEAST(25, 11)
 #define PSIPLACE_SELECT_LLN SELECT_LLN
