@@ -605,7 +605,7 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 }
 
 /* Least loaded nodes (SelectTypeParameters=CR_LLN, partition LLN=YES):
- * cons_tres takes the node with the most idle CPUs within each weight
+ * cons_tres takes the least loaded node (free CPUs) within each weight
  * tier, and the policy's distinct weights would make every node a tier of
  * its own, so the policy would silently replace LLN.  LLN is the
  * administrator's explicit choice for those jobs: it wins over every
@@ -635,7 +635,7 @@ static void lln_note(void)
 
 	ctx.lln_note_due = false;
 	if (slurm_conf.select_type_param & PSIPLACE_SELECT_LLN)
-		names = xstrdup("(SelectTypeParameters=CR_LLN: all)");
+		names = xstrdup("all (SelectTypeParameters=CR_LLN)");
 	else if (&part_list && part_list)
 		list_for_each(part_list, lln_note_part, &names);
 	if (!xstrcmp(names, ctx.lln_noted)) {
