@@ -33,6 +33,7 @@
 #                            CR_Core,CR_Pack_Nodes)
 #   PSIPLACE_SCHED_PARAMS    SchedulerParameters (default: none; e.g. pack_serial_at_end)
 #   PSIPLACE_PREEMPT_MODE    PreemptMode (default: none, Slurm's OFF; e.g. GANG)
+#   PSIPLACE_MAX_NODE_COUNT  MaxNodeCount (dynamic nodes, 23.02+; default: none)
 #   PSIPLACE_PREEMPT_TYPE    PreemptType (default: none, Slurm's preempt/none; e.g.
 #                            preempt/partition_prio)
 #   PSIPLACE_PARTITION_ARGS  further arguments of the debug partition (e.g. OverSubscribe=FORCE:2)
@@ -289,6 +290,7 @@ CONF
   [ -n "${PSIPLACE_SCHED_PARAMS:-}" ] && echo "SchedulerParameters=$PSIPLACE_SCHED_PARAMS" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_MODE:-}" ] && echo "PreemptMode=$PSIPLACE_PREEMPT_MODE" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_TYPE:-}" ] && echo "PreemptType=$PSIPLACE_PREEMPT_TYPE" >>"$conf"
+  [ -n "${PSIPLACE_MAX_NODE_COUNT:-}" ] && echo "MaxNodeCount=$PSIPLACE_MAX_NODE_COUNT" >>"$conf"
   local nodes="n[1-4]"
   if [ "${PSIPLACE_REAL_NODE:-0}" = 1 ]; then
     # n5 is declared exactly like this machine, for real binding checks.
