@@ -33,6 +33,9 @@
 #                            CR_Core,CR_Pack_Nodes)
 #   PSIPLACE_SCHED_PARAMS    SchedulerParameters (default: none; e.g. pack_serial_at_end)
 #   PSIPLACE_PREEMPT_MODE    PreemptMode (default: none, Slurm's OFF; e.g. GANG)
+#   PSIPLACE_MAX_NODE_COUNT  MaxNodeCount (dynamic nodes, 23.02+; default: none)
+#   PSIPLACE_PREEMPT_TYPE    PreemptType (default: none, Slurm's preempt/none; e.g.
+#                            preempt/partition_prio)
 #   PSIPLACE_PARTITION_ARGS  further arguments of the debug partition (e.g. OverSubscribe=FORCE:2)
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
@@ -50,6 +53,8 @@
 #   PSIPLACE_SUSPEND_TIME    SuspendTime with power saving (default 60 s of idleness)
 #   PSIPLACE_PARTITIONS      further partitions over the same nodes (names, blank-separated;
 #                            debug stays the default partition)
+#   PSIPLACE_PARTITION_ARGS_<NAME>  further arguments of partition NAME of PSIPLACE_PARTITIONS
+#                            (e.g. PSIPLACE_PARTITION_ARGS_high="PriorityTier=10")
 #   PSIPLACE_PSICONF_EXTRA   lines appended to the testbed's psiplace.conf (e.g. PartitionName=...)
 #   PSIPLACE_TOPOLOGY        tree | block (default: none): writes etc/topology.conf and
 #                            TopologyPlugin.  tree: leaf switches s1 (n1,n2) and s2 (n3,n4)
@@ -288,6 +293,8 @@ NodeName=n4 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 4)) Sockets=2 Core
 CONF
   [ -n "${PSIPLACE_SCHED_PARAMS:-}" ] && echo "SchedulerParameters=$PSIPLACE_SCHED_PARAMS" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_MODE:-}" ] && echo "PreemptMode=$PSIPLACE_PREEMPT_MODE" >>"$conf"
+  [ -n "${PSIPLACE_PREEMPT_TYPE:-}" ] && echo "PreemptType=$PSIPLACE_PREEMPT_TYPE" >>"$conf"
+  [ -n "${PSIPLACE_MAX_NODE_COUNT:-}" ] && echo "MaxNodeCount=$PSIPLACE_MAX_NODE_COUNT" >>"$conf"
   local nodes="n[1-4]"
   if [ "${PSIPLACE_REAL_NODE:-0}" = 1 ]; then
     # n5 is declared exactly like this machine, for real binding checks.
@@ -309,9 +316,10 @@ CONF
     echo "PartitionName=scale Nodes=$nodes$xs Default=NO MaxTime=INFINITE State=UP" >>"$conf"
   fi
   echo "PartitionName=debug Nodes=$nodes Default=YES MaxTime=INFINITE State=UP ${PSIPLACE_PARTITION_ARGS:-}" >>"$conf"
-  local part
+  local part pargs
   for part in ${PSIPLACE_PARTITIONS:-}; do
-    echo "PartitionName=$part Nodes=$nodes Default=NO MaxTime=INFINITE State=UP" >>"$conf"
+    pargs=PSIPLACE_PARTITION_ARGS_$part
+    echo "PartitionName=$part Nodes=$nodes Default=NO MaxTime=INFINITE State=UP ${!pargs:-}" >>"$conf"
   done
   power_save_config
   topology_config
