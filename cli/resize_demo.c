@@ -7,7 +7,9 @@
  *   resize K rank R of T group G node NODE
  * and after a shrink rank 0 prints "released NODELIST" once Slurm has the
  * nodes back (idle).  Spawned processes get the same arguments and continue
- * the sequence after the resize that created them. */
+ * the sequence after the resize that created them.  Nodes given back leave
+ * the allocation: after --shrink-to, NODES count the nodes the job still has
+ * (salloc -N4: --expand-to 3 --shrink-to 2 --expand-to 3 ends on n1,n2,n4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +156,10 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 		if (psiplace_mall_leaving(m))
 			return 0;
 		report(m);
-		if (d->act[i] < 0 && release(m, (size_t)-d->act[i], before, &err) < 0)
+		/* The nodes given back leave the allocation: a later --expand-to
+		 * counts the nodes the job still has. */
+		if (d->act[i] < 0 && (release(m, (size_t)-d->act[i], before, &err) < 0 ||
+				      psiplace_mall_drop_nodes(m, (size_t)-d->act[i], before, &err) < 0))
 			goto fail;
 	}
 	if (d->hold)
