@@ -116,7 +116,8 @@ static void report(psiplace_mall_t *m)
 /* Rank 0 gives the nodes from..to-1 of the allocation back to Slurm. */
 static int release(psiplace_mall_t *m, size_t from, size_t to, psiplace_error_t *err)
 {
-	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID") };
+	/* MPICH: the steps of the groups that just left end a moment later. */
+	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID"), .wait_steps = 60 };
 	char list[4096] = "", kept[4096];
 	size_t i, off = 0;
 	int rank;

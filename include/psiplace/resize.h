@@ -26,6 +26,8 @@ struct psiplace_release_opts {
 	const char *allow_step; /* step id (e.g. "0") that may still run there; NULL: none */
 	int dry_run;            /* check only; *command tells what would run */
 	const char *scontrol;   /* program; NULL: "scontrol" from PATH */
+	int wait_steps;         /* seconds to wait for other steps on the nodes to end
+				 * (0: refuse at once) */
 };
 
 /* Release the nodes of the Slurm hostlist expression nodes.  On success
