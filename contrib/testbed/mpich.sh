@@ -15,8 +15,9 @@
 #                       the demo's path.  Needs the prefix (`path`).
 #
 # The result is cached under $PSIPLACE_CACHE/mpich/VERSION-RECIPE: the build runs
-# in a staging directory, `make install` goes into the prefix, and the marker
-# .installed is written last, so a half-built prefix is never used.  A lock
+# in a staging directory, `make install DESTDIR=` goes there too, the prefix is
+# then renamed into the cache and the marker .installed is written last, so a
+# half-built prefix is never used.  A lock
 # keeps two runs (CI's background build and a test) from building twice.
 set -Eeuo pipefail
 cache=${PSIPLACE_CACHE:-$HOME/.cache/psiplace}
@@ -60,9 +61,9 @@ fetch_source() {
       opts=(-o "Dir::Etc::sourcelist=/dev/null" -o "Dir::Etc::sourceparts=$apt")
     fi
     opts+=(-o "Dir::State::Lists=$apt/lists" -o "Dir::Cache::Archives=$apt/archives" -o Debug::NoLocking=1)
-    step "apt-get update (deb-src only, private lists)" "$dir/apt-update.log" apt-get "${opts[@]}" update
+    step "apt-get update (deb-src only, private lists)" "$dir/logs/apt-update.log" apt-get "${opts[@]}" update
   fi
-  step "apt-get source mpich (applies Debian's patches)" "$dir/apt-source.log" \
+  step "apt-get source mpich (applies Debian's patches)" "$dir/logs/apt-source.log" \
     bash -c 'cd "$1" && shift && apt-get "$@" source mpich' _ "$dir" "${opts[@]}"
   local src; src=$(ls -d "$dir"/mpich-*/ 2>/dev/null | head -1)
   [ -n "$src" ] && [ -x "$src/configure" ] || die "apt-get source gave no mpich tree with a configure script in $dir"
@@ -119,7 +120,12 @@ build() {
   log "configure done at $(elapsed)"
   with_progress "make -j$jobs" "$stage/logs/make.log" nice -n 19 make -C "$stage/build" -j"$jobs"
   log "make done at $(elapsed)"
-  with_progress "make install" "$stage/logs/install.log" nice -n 19 make -C "$stage/build" install
+  # Installed into the staging directory first (MPICH knows its final
+  # prefix), then moved into the cache in one rename.
+  with_progress "make install" "$stage/logs/install.log" \
+    nice -n 19 make -C "$stage/build" install DESTDIR="$stage/root"
+  mkdir -p "$top"
+  mv "$stage/root$top/prefix" "$top/prefix"
   "$top/prefix/bin/mpichversion" >"$stage/logs/mpichversion.txt" 2>&1 \
     || die "the installed mpichversion does not run (see $stage/logs/mpichversion.txt)"
   grep -q 'ch3:nemesis' "$stage/logs/mpichversion.txt" || die "the installed MPICH is not ch3:nemesis"

@@ -111,12 +111,14 @@ mpich_start() {
   echo $! >"$out.pid"
 }
 mpich_wait() { wait "$(cat "$1.pid")"; echo $? >"$1.rc"; }
-# Processes of job $1 still alive (the demo or Hydra's proxies), as PID@NODE.
+mpich_ended() { ! kill -0 "$(cat "$1.pid")" 2>/dev/null; }
+# Processes of job $1 of this testbed still alive (the demo or Hydra's
+# proxies), as PID@NODE.
 job_leftovers() {
   local p e
   for p in $(pgrep -f 'psiplace-resize-demo|hydra_pmi_proxy'); do
     e=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) || continue
-    grep -qx "SLURM_JOB_ID=$1" <<<"$e" || continue
+    grep -qx "SLURM_JOB_ID=$1" <<<"$e" && grep -qx "SLURM_CONF=$SLURM_CONF" <<<"$e" || continue
     echo "$p@$(sed -n 's/^SLURMD_NODENAME=//p' <<<"$e")"
   done
 }
@@ -152,7 +154,7 @@ mpich_checks() {
   # job goes on; then the job ends by itself (MPICH), exit 0.
   out=$work/mpich-shrink
   mpich_start "$out" -N4 -n4 -- --strategy diffusive --expand-to 4 --shrink-to 2 --hold 30 --timeout 90
-  released() { grep -q '^released ' "$out"; }
+  released() { grep -q '^released ' "$out" || mpich_ended "$out"; }
   poll 150 released
   rel=$(sed -n 's/^released //p' "$out")
   read -r _ job nodes cpus < <(grep '^job ' "$out")
@@ -183,7 +185,7 @@ mpich_checks() {
   out=$work/mpich-cycle
   mpich_start "$out" -N4 -n4 -- --strategy hypercube --expand-to 3 --shrink-to 2 --expand-to 3 \
     --hold 20 --timeout 90
-  expanded_again() { [ "$(grep -c '^resize 3 rank' "$out")" -ge 3 ]; }
+  expanded_again() { [ "$(grep -c '^resize 3 rank' "$out")" -ge 3 ] || mpich_ended "$out"; }
   poll 150 expanded_again
   read -r _ job nodes cpus < <(grep '^job ' "$out")
   mapfile -t hosts < <(scontrol show hostnames "$nodes")
