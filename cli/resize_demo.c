@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "psiplace/malleable.h"
@@ -113,11 +114,36 @@ static void report(psiplace_mall_t *m)
 	fflush(stdout);
 }
 
+/* MPI progress while this process waits outside MPI: MPICH's ch3 closes
+ * its connections at MPI_Finalize with a handshake, so processes that left
+ * the job finish only while the survivors they talked to make progress. */
+static void progress(void *comm)
+{
+	int flag;
+
+	MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, *(MPI_Comm *)comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* Wait seconds, driving MPI progress every 100 ms. */
+static void hold(MPI_Comm comm, int seconds)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < seconds * 10; i++) {
+		progress(&comm);
+		nanosleep(&nap, NULL);
+	}
+}
+
 /* Rank 0 gives the nodes from..to-1 of the allocation back to Slurm. */
 static int release(psiplace_mall_t *m, size_t from, size_t to, psiplace_error_t *err)
 {
-	/* MPICH: the steps of the groups that just left end a moment later. */
-	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID"), .wait_steps = 60 };
+	/* MPICH: the steps of the groups that just left end a moment later,
+	 * once they have finished MPI_Finalize (with our progress). */
+	MPI_Comm comm = psiplace_mall_comm(m);
+	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID"), .wait_steps = 60,
+					   .waiting = progress, .waiting_arg = &comm };
 	char list[4096] = "", kept[4096];
 	size_t i, off = 0;
 	int rank;
@@ -164,7 +190,7 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 			goto fail;
 	}
 	if (d->hold)
-		sleep((unsigned)d->hold);
+		hold(psiplace_mall_comm(m), d->hold);
 	MPI_Barrier(psiplace_mall_comm(m));
 	return 0;
 fail:

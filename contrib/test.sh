@@ -14,7 +14,7 @@
 # Exit status is non-zero when anything fails.
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
 #   PSIPLACE_RELEASES="..."  testbed releases besides 22.05 (default "24.11 26.05"; "" for none)
-#   PSIPLACE_MPICH_WAIT=N    seconds the MPICH stage waits for the background build (default 2400)
+#   PSIPLACE_MPICH_WAIT=N    seconds the MPICH stage waits for the background build (default 1800)
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -168,7 +168,7 @@ fi
 
 stage "malleable suite with MPICH (real Slurm 22.05 testbed: expand, shrink, expand again)"
 start=$SECONDS
-if mpich_ready "${PSIPLACE_MPICH_WAIT:-2400}"; then
+if mpich_ready "${PSIPLACE_MPICH_WAIT:-1800}"; then
   PSIPLACE_MALLEABLE=mpich meson test -C build --print-errorlogs integration_malleable 2>&1 | tail -n 12
   [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(malleable-mpich)
   grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true

@@ -157,6 +157,8 @@ static int wait_steps(const char *sc, const char *job, const struct psiplace_rel
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
 			break;
+		if (o->waiting)
+			o->waiting(o->waiting_arg);
 		nanosleep(&nap, NULL);
 	}
 	return rc;
