@@ -39,9 +39,9 @@ keep_log() { # BUILD_DIR NAME
 stage "install and build"
 contrib/build.sh || { echo "BUILD FAILED"; exit 1; }
 
-# MPICH (ch3:nemesis) for the malleable suite's expand-shrink-expand checks:
-# built once into the cache by contrib/testbed/mpich.sh (cold: tens of
-# minutes), here in the background at nice 19 while the stages below run,
+# MPICH (ch3:nemesis) for the malleable suite's MPICH checks: built once
+# into the cache by contrib/testbed/mpich.sh (cold: 8-15 minutes on this
+# busy 2-core machine), here in the background at nice 19 while the stages below run,
 # in a session of its own so that it can be ended as a whole; the stage
 # "malleable suite with MPICH" waits for it with a deadline.
 mpich_pid="" mpich_log=$repo/build/mpich-build.log
@@ -166,7 +166,7 @@ else
   failed+=(package-build)
 fi
 
-stage "malleable suite with MPICH (real Slurm 22.05 testbed: expand, shrink, expand again)"
+stage "malleable suite with MPICH (real Slurm 22.05 testbed)"
 start=$SECONDS
 if mpich_ready "${PSIPLACE_MPICH_WAIT:-1800}"; then
   PSIPLACE_MALLEABLE=mpich meson test -C build --print-errorlogs integration_malleable 2>&1 | tail -n 12
