@@ -401,6 +401,7 @@ int psiplace_mall_init(int *argc, char ***argv, psiplace_mall_t **out, psiplace_
 	if (!m)
 		return psiplace_seterr(err, "malleable: out of memory");
 	m->comm = MPI_COMM_NULL;
+	m->zombies = MPI_COMM_NULL;
 	m->group = -1;
 	m->timeout = t && atoi(t) > 0 ? atoi(t) : 120;
 	if (!(state = take_args(m, argc, argv, err)) || alloc_from_env(m, err) < 0)
@@ -452,6 +453,7 @@ void psiplace_mall_set_timeout(psiplace_mall_t *m, int seconds)
 
 MPI_Comm psiplace_mall_comm(const psiplace_mall_t *m) { return m->comm; }
 int psiplace_mall_leaving(const psiplace_mall_t *m) { return m->leaving; }
+int psiplace_mall_zombie(const psiplace_mall_t *m) { return m->zombie; }
 int psiplace_mall_resizes(const psiplace_mall_t *m) { return m->resizes; }
 int psiplace_mall_group(const psiplace_mall_t *m) { return m->group; }
 const char *psiplace_mall_node(const psiplace_mall_t *m) { return m->hosts[m->node]; }
@@ -507,6 +509,7 @@ void psiplace_mall_free(psiplace_mall_t *m)
 		return;
 	if (m->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&m->comm);
+	mall_zombies_meet(m);
 	for (i = 0; m->hosts && i < m->nalloc; i++)
 		free(m->hosts[i]);
 	free(m->hosts);

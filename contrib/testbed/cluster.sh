@@ -51,6 +51,10 @@
 #   PSIPLACE_PARTITIONS      further partitions over the same nodes (names, blank-separated;
 #                            debug stays the default partition)
 #   PSIPLACE_PSICONF_EXTRA   lines appended to the testbed's psiplace.conf (e.g. PartitionName=...)
+#   PSIPLACE_TOPOLOGY        tree | block (default: none): writes etc/topology.conf and
+#                            TopologyPlugin.  tree: leaf switches s1 (n1,n2) and s2 (n3,n4)
+#                            under root (n5, with PSIPLACE_REAL_NODE=1, on s3); block (23.11+,
+#                            so 24.11/26.05): blocks b1 (n1,n2), b2 (n3,n4), BlockSizes=2,4
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -310,6 +314,7 @@ CONF
     echo "PartitionName=$part Nodes=$nodes Default=NO MaxTime=INFINITE State=UP" >>"$conf"
   done
   power_save_config
+  topology_config
   cat >"$dir/etc/gres.conf" <<CONF
 NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]
 CONF
@@ -335,6 +340,34 @@ CONF
 }
 
 power_save() { [ "${PSIPLACE_POWER_SAVE:-0}" = 1 ]; }
+
+# topology.conf and TopologyPlugin for PSIPLACE_TOPOLOGY (slurm.conf's
+# directory is where every release looks for topology.conf).
+topology_config() {
+  local t=${PSIPLACE_TOPOLOGY:-} f=$dir/etc/topology.conf
+  rm -f "$f"
+  case $t in
+    ''|none) return 0 ;;
+    tree)
+      {
+        echo "SwitchName=s1 Nodes=n[1-2]"
+        echo "SwitchName=s2 Nodes=n[3-4]"
+        if [ "${PSIPLACE_REAL_NODE:-0}" = 1 ]; then
+          echo "SwitchName=s3 Nodes=n5"
+          echo "SwitchName=root Switches=s[1-3]"
+        else
+          echo "SwitchName=root Switches=s[1-2]"
+        fi
+      } >"$f"
+      echo "TopologyPlugin=topology/tree" >>"$conf" ;;
+    block)
+      [ "$release" != 22.05 ] || die "PSIPLACE_TOPOLOGY=block needs Slurm 23.11+ (topology/block); this testbed is $release"
+      [ "${PSIPLACE_REAL_NODE:-0}" = 1 ] && die "PSIPLACE_TOPOLOGY=block: n5 would make a block smaller than BlockSizes' base (2)"
+      printf '%s\n' "BlockName=b1 Nodes=n[1-2]" "BlockName=b2 Nodes=n[3-4]" "BlockSizes=2,4" >"$f"
+      echo "TopologyPlugin=topology/block" >>"$conf" ;;
+    *) die "PSIPLACE_TOPOLOGY='$t' is not a topology; accepted: tree, block, none" ;;
+  esac
+}
 
 # slurm.conf lines and the two programs for power saving (22.05 semantics:
 # a resumed node is POWERING_UP until its slurmd registers, at most

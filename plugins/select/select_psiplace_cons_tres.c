@@ -35,6 +35,7 @@
 #include "psiplace_version.h"
 #include "site_reader.h"
 #include "site.h"
+#include "topo_leaves.h"
 
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
 const char plugin_type[] = "select/psiplace_cons_tres";
@@ -98,6 +99,12 @@ static struct {
 	 * busy-first, serial packing or topology plugin): set at init and
 	 * reconfigure, which is when slurm.conf is read */
 	bool conf_greedy;
+	/* TopologyPlugin groups nodes into leaf switches or blocks (set with
+	 * conf_greedy); the leaf of every node, built for node table
+	 * generation topo_gen - 1 (0: never) */
+	bool topo_on, topo_any;
+	struct topo_leaves topo;
+	uint64_t topo_gen;
 } ctx;
 
 static const struct {
@@ -277,6 +284,7 @@ extern int init(void)
 	if (site_load(&ctx.site, &err) < 0)
 		fatal("%s: %s", plugin_type, err.text);
 	ctx.conf_greedy = conf_greedy();
+	ctx.topo_on = topo_leaves_configured(slurm_conf.topology_plugin);
 	if (site_reader_start(ctx.site.psiconf.metrics_file, &err) < 0)
 		error("%s: %s; the metrics file is not read until reconfigure starts the "
 		      "reader", plugin_type, err.text);
@@ -298,6 +306,7 @@ extern int fini(void)
 	site_reader_stop();
 	site_free(&ctx.site);
 	psiplace_nodecache_free(&ctx.cache);
+	topo_leaves_free(&ctx.topo);
 	cands_free(&ctx.c);
 	cands_free(&ctx.all);
 	xfree(ctx.all_pos);
@@ -892,6 +901,164 @@ static bitstr_t *count_first(const struct call *a, bitstr_t *work, struct call *
 	return natural;
 }
 
+/* The leaves of the running topology plugin, rebuilt when the node table
+ * changed (reconfigure, dynamic nodes); NULL without leaves. */
+static const struct topo_leaves *leaves(void)
+{
+	if (!ctx.topo_on)
+		return NULL;
+	if (ctx.topo_gen != ctx.table_gen + 1) {
+		ctx.topo_any = topo_leaves_build(&ctx.topo);
+		ctx.topo_gen = ctx.table_gen + 1;
+	}
+	return ctx.topo_any ? &ctx.topo : NULL;
+}
+
+/* work := the nodes of work on a leaf that want[] marks. */
+static void keep_leaves(bitstr_t *work, const struct topo_leaves *t, const bool *want)
+{
+	int i;
+
+	for (i = 0; i < t->nodes && i < (int)bit_size(work); i++)
+		if (bit_test(work, i) && (t->leaf[i] < 0 || !want[t->leaf[i]]))
+			bit_clear(work, i);
+}
+
+/* The policy's decision over the nodes of work on the leaves want[] marks. */
+static int decide_within(const struct call *b, const struct psiplace_rank_opts *opts,
+			 unsigned more, struct cands *c, bitstr_t *work, const bool *want,
+			 uint32_t need)
+{
+	bitstr_t *sub = bit_copy(work);
+	int rc;
+
+	keep_leaves(sub, &ctx.topo, want);
+	collect(sub, opts->policy, more, c);
+	rc = c->n ? decide_policy(b, opts, c, sub, need) : SLURM_ERROR;
+	if (rc == SLURM_SUCCESS)
+		bit_copybits(work, sub);
+	FREE_NULL_BITMAP(sub);
+	return rc;
+}
+
+/* Network topology first, then the policy (Moab's node sets, then
+ * NODEALLOCATIONPOLICY inside the set): cons_tres chooses the leaf switches
+ * or blocks with its own best fit and --switches, in its own order
+ * (`natural`, the call's answer with slurmctld's weights); the policy then
+ * chooses the nodes on those leaves.  Distinct weights offered over the
+ * whole cluster would not do: cons_tres's topology pass takes nodes by
+ * weight group before it looks at switches, so the policy's first nodes
+ * would win over locality (-N2 over two switches where one has room).
+ * For a job on one leaf, leaves with as many usable nodes of the same
+ * lowest Weight are equally good to cons_tres's fit, and the policy
+ * chooses among them (the leaf of its first-ranked node).  If the policy's
+ * choice cannot run there, cons_tres's own answer stands.
+ * doc/cluster-features.md, "Network topology". */
+static int decide_topo(const struct call *b, const struct psiplace_rank_opts *opts,
+		       unsigned more, struct cands *c, bitstr_t *work, const bitstr_t *given,
+		       uint32_t need)
+{
+	const struct topo_leaves *t = &ctx.topo;
+	bitstr_t *natural = given ? bit_copy((bitstr_t *)given) : bit_copy(work);
+	bool *used = xcalloc(t->count, sizeof(bool)), *equal = NULL;
+	uint32_t *usable = NULL, i;
+	uint64_t *lowest = NULL;
+	int32_t first = -1, chosen = -1;
+	int nused = 0, rc = SLURM_SUCCESS, j;
+	psiplace_error_t err;
+
+	if (!given && (rc = cons_tres(b, natural)) != SLURM_SUCCESS) {
+		bit_copybits(work, natural); /* the same call: cons_tres's answer */
+		goto out;
+	}
+	for (j = 0; j < t->nodes && j < (int)bit_size(natural); j++) {
+		if (!bit_test(natural, j))
+			continue;
+		if (t->leaf[j] < 0) { /* a node outside the topology: cons_tres's answer */
+			nused = -1;
+			break;
+		}
+		if (!used[t->leaf[j]]) {
+			used[t->leaf[j]] = true;
+			nused++;
+		}
+		if (first < 0)
+			first = t->leaf[j];
+	}
+	if (nused <= 0)
+		goto natural;
+	if (nused == 1) {
+		/* usable nodes per leaf and their lowest Weight, as cons_tres's
+		 * fit counts them */
+		usable = xcalloc(t->count, sizeof(*usable));
+		lowest = xcalloc(t->count, sizeof(*lowest));
+		equal = xcalloc(t->count, sizeof(bool));
+		collect(work, opts->policy, more, c);
+		for (i = 0; i < c->n; i++) {
+			int32_t l = c->node_inx[i] < (uint32_t)t->nodes ? t->leaf[c->node_inx[i]] : -1;
+
+			if (l < 0 || !psiplace_node_eligible_opts(opts, &c->nodes[i]))
+				continue;
+			if (!usable[l]++ || c->nodes[i].weight < lowest[l])
+				lowest[l] = c->nodes[i].weight;
+		}
+		for (j = 0; j < t->count; j++)
+			equal[j] = usable[j] == usable[first] && lowest[j] == lowest[first];
+		/* the policy's first-ranked node on an equally good leaf (c keeps
+		 * only those candidates; decide_within collects again) */
+		for (i = 0, j = 0; i < c->n; i++) {
+			int32_t l = c->node_inx[i] < (uint32_t)t->nodes ? t->leaf[c->node_inx[i]] : -1;
+
+			if (l >= 0 && equal[l])
+				c->nodes[j] = c->nodes[i], c->node_inx[j] = c->node_inx[i], j++;
+		}
+		c->n = j;
+		if (c->n && psiplace_rank_partial(opts, c->nodes, c->n, 1, c->order, &err) == 0)
+			chosen = t->leaf[c->node_inx[c->order[0]]];
+		if (chosen >= 0 && chosen != first) {
+			memset(used, 0, t->count * sizeof(bool));
+			used[chosen] = true;
+			log_flag(SELECT_TYPE, "%s: %pJ: leaf %s is as good as cons_tres's %s: the policy's",
+				 plugin_type, b->job_ptr, t->names[chosen], t->names[first]);
+			if (decide_within(b, opts, more, c, work, used, need) == SLURM_SUCCESS)
+				goto out;
+			memset(used, 0, t->count * sizeof(bool));
+			used[first] = true;
+		}
+	}
+	log_flag(SELECT_TYPE, "%s: %pJ: the policy chooses nodes on the %d lea%s cons_tres chose",
+		 plugin_type, b->job_ptr, nused, nused == 1 ? "f" : "ves");
+	if (decide_within(b, opts, more, c, work, used, need) == SLURM_SUCCESS)
+		goto out;
+natural:
+	/* cons_tres's own answer, from the same call again (its job resources
+	 * are those of the last successful call) */
+	bit_copybits(work, natural);
+	rc = cons_tres(b, work);
+out:
+	FREE_NULL_BITMAP(natural);
+	xfree(used);
+	xfree(usable);
+	xfree(lowest);
+	xfree(equal);
+	return rc;
+}
+
+/* The topology pass applies to a start or will-run test the policy orders
+ * freely: not a PSI node list (an order the user fixed), not required nodes
+ * (-w: cons_tres builds the set around them), not preemption (the first
+ * call would decide what to preempt).  Not with per-partition topologies
+ * (topology.yaml, 25.05+): the node addresses are the default topology's,
+ * and a partition's own may group its nodes otherwise. */
+static bool topo_applies(const struct call *b, const struct plan *p)
+{
+	if (ctx.site.topology_yaml || !leaves() || p->fixed || b->job_ptr->details->req_node_bitmap)
+		return false;
+	if (b->mode != SELECT_MODE_RUN_NOW && b->mode != SELECT_MODE_WILL_RUN)
+		return false;
+	return !(b->preemptee_candidates && list_count(b->preemptee_candidates) > 0);
+}
+
 extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
 	const struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
@@ -968,13 +1135,17 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
 		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
-	collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
-	if (c->n == 0)
-		rc = cons_tres(&b, work);
-	else if (p.fixed)
-		rc = decide_fixed(&b, &p, c, work, need);
-	else
-		rc = decide_policy(&b, &opts, c, work, need);
+	if (topo_applies(&b, &p)) {
+		rc = decide_topo(&b, &opts, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
+	} else {
+		collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
+		if (c->n == 0)
+			rc = cons_tres(&b, work);
+		else if (p.fixed)
+			rc = decide_fixed(&b, &p, c, work, need);
+		else
+			rc = decide_policy(&b, &opts, c, work, need);
+	}
 	if (natural) {
 		if (rc != SLURM_SUCCESS) {
 			/* The policy's order cannot hold the job on that many nodes
@@ -1010,6 +1181,7 @@ extern int select_p_reconfigure(void)
 		/* also called when nodes are created or deleted */
 		ctx.table_gen++;
 		ctx.conf_greedy = conf_greedy();
+		ctx.topo_on = topo_leaves_configured(slurm_conf.topology_plugin);
 		site_paths(&plugstack, &psiconf);
 		if (site_reader_reload(plugstack, psiconf) < 0) {
 			psiplace_error_t err = { .text = "" };

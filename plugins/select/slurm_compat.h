@@ -20,6 +20,9 @@
  *                                     node_select_stats_array[i] (26.05)
  *   least-loaded-node selection       CR_LLN (up to 25.05), SELECT_LLN (25.11+)
  *   soft features (--prefer)          job_details.prefer (23.02+)
+ *   a node's topology address         slurm_topo_get_node_addr (common/slurm_topology.h
+ *                                     22.05, interfaces/topology.h 23.02),
+ *                                     topology_g_get_node_addr (23.11+): topo_leaves.c
  */
 #ifndef PSIPLACE_SLURM_COMPAT_H
 #define PSIPLACE_SLURM_COMPAT_H
