@@ -7,10 +7,13 @@
  *   resize K rank R of T group G node NODE
  * and after a shrink rank 0 prints "released NODELIST" once Slurm has the
  * nodes back (idle).  Spawned processes get the same arguments and continue
- * the sequence after the resize that created them. */
+ * the sequence after the resize that created them.  Nodes given back leave
+ * the allocation: after --shrink-to, NODES count the nodes the job still has
+ * (salloc -N4: --expand-to 3 --shrink-to 2 --expand-to 3 ends on n1,n2,n4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "psiplace/malleable.h"
@@ -123,11 +126,39 @@ static void report(psiplace_mall_t *m)
 	fflush(stdout);
 }
 
+/* MPI progress while this process waits outside MPI: MPICH's ch3 closes
+ * its connections at MPI_Finalize with a handshake, so processes that left
+ * the job finish only while the survivors they talked to make progress. */
+static void progress(void *comm)
+{
+	int flag;
+
+	if (*(MPI_Comm *)comm == MPI_COMM_NULL) /* a process that left (Baseline) */
+		return;
+	MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, *(MPI_Comm *)comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* Wait seconds, driving MPI progress every 100 ms. */
+static void hold(MPI_Comm comm, int seconds)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < seconds * 10; i++) {
+		progress(&comm);
+		nanosleep(&nap, NULL);
+	}
+}
+
 /* The process me gives the nodes from..to-1 of the allocation back to Slurm. */
 static int release(psiplace_mall_t *m, int me, size_t from, size_t to, int timing,
 		   psiplace_error_t *err)
 {
-	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID") };
+	/* MPICH: the steps of the groups that just left end a moment later,
+	 * once they have finished MPI_Finalize (with our progress). */
+	MPI_Comm comm = psiplace_mall_comm(m);
+	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID"), .wait_steps = 60,
+					   .waiting = progress, .waiting_arg = &comm };
 	char list[4096] = "", kept[4096];
 	size_t i, off = 0;
 	double t0;
@@ -204,13 +235,16 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 			return 0; /* idle until the job ends; its node stays taken */
 		report(m);
 		if (shrink && d->shrink == PSIPLACE_MALL_SHRINK_TS) {
+			/* The nodes given back leave the allocation: a later
+			 * --expand-to counts the nodes the job still has. */
 			MPI_Comm_rank(psiplace_mall_comm(m), &rank);
-			if (release(m, rank == 0, (size_t)-d->act[i], before, d->timing, &err) < 0)
+			if (release(m, rank == 0, (size_t)-d->act[i], before, d->timing, &err) < 0 ||
+			    psiplace_mall_drop_nodes(m, (size_t)-d->act[i], before, &err) < 0)
 				goto fail;
 		}
 	}
 	if (d->hold)
-		sleep((unsigned)d->hold);
+		hold(psiplace_mall_comm(m), d->hold);
 	MPI_Barrier(psiplace_mall_comm(m));
 	return 0;
 fail:

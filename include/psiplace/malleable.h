@@ -76,6 +76,14 @@ int psiplace_mall_expand(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_s
  * leave (psiplace_mall_leaving() becomes 1 for them). */
 int psiplace_mall_shrink(psiplace_mall_t *m, size_t nnodes, psiplace_error_t *err);
 
+/* Forget the allocation's nodes from..to-1 (indices as psiplace_mall_host)
+ * once they are given back to Slurm after a shrink: later expansions count
+ * the allocation without them, so a job that started with spare nodes can
+ * expand again after giving some back.  Every process of the job calls it
+ * with the same range (no communication); a node where a rank of the job
+ * still runs is refused. */
+int psiplace_mall_drop_nodes(psiplace_mall_t *m, size_t from, size_t to, psiplace_error_t *err);
+
 /* How a shrink ends the processes on the released nodes:
  *  - TS (terminate, paper 4.7): they leave; their nodes can go back to
  *    Slurm.  Each MPI_COMM_WORLD must lie wholly on kept or on released
