@@ -23,17 +23,17 @@
 static const char sim_usage[] =
 	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
-	"[--bf-window SECONDS] [--bf-depth N] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
+	"[--backfill easy|slurm] [--bf-window SECONDS] [--bf-depth N] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
 	"[--seed N] [--format table|json|csv] [--jobs-csv FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
-		*order, *bf_window, *bf_depth, *speed, *seed, *format, *jobs_csv;
+		*order, *backfill, *bf_window, *bf_depth, *speed, *seed, *format, *jobs_csv;
 	int exclusive, lenient, speed_given;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
-       O_BFWIN, O_BFDEPTH, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_EXCL, O_LENIENT };
+       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_EXCL, O_LENIENT };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -44,6 +44,7 @@ static const struct option longopts[] = {
 	{ "plugstack", required_argument, NULL, O_PLUGSTACK },
 	{ "policy", required_argument, NULL, O_POLICY },
 	{ "order", required_argument, NULL, O_ORDER },
+	{ "backfill", required_argument, NULL, O_BACKFILL },
 	{ "bf-window", required_argument, NULL, O_BFWIN },
 	{ "bf-depth", required_argument, NULL, O_BFDEPTH },
 	{ "speed-scaling", optional_argument, NULL, O_SPEED },
@@ -85,6 +86,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_PLUGSTACK: slot = &a->plugstack; break;
 		case O_POLICY: slot = &a->policy; break;
 		case O_ORDER: slot = &a->order; break;
+		case O_BACKFILL: slot = &a->backfill; break;
 		case O_BFWIN: slot = &a->bf_window; break;
 		case O_BFDEPTH: slot = &a->bf_depth; break;
 		case O_SEED: slot = &a->seed; break;
@@ -135,6 +137,10 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 		return cli_usage_error("--order: '%s' is not accepted; accepted: priority, submit",
 				       a->order);
 	o->submit_order = a->order && !strcmp(a->order, "submit");
+	if (a->backfill && strcmp(a->backfill, "easy") && strcmp(a->backfill, "slurm"))
+		return cli_usage_error("--backfill: '%s' is not accepted; accepted: easy, slurm",
+				       a->backfill);
+	o->plan_all = a->backfill && !strcmp(a->backfill, "slurm");
 	if (a->bf_window) {
 		if (!psiplace_parse_u64(a->bf_window, strlen(a->bf_window), 100000000, &v) || !v)
 			return cli_usage_error("--bf-window: '%s' is not a positive number of seconds",

@@ -142,7 +142,7 @@ static uint32_t resv_taken(const struct sim *s, const struct sjob *j)
 	return k;
 }
 
-static void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
+void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
 {
 	struct sjob *j = &s->jobs[q];
 	struct psiplace_sim_report *r = s->r;
@@ -248,6 +248,10 @@ void pass(struct sim *s)
 	size_t i, w = 0, considered = 0, end;
 	bool blocked = false; /* a job before could not start: the rest backfill */
 
+	if (s->opts->plan_all) {
+		pass_plan(s);
+		return;
+	}
 	s->resv.active = false;
 	s->nfail = 0;
 	for (i = 0; i < s->nq && considered < depth && s->free_total > 0; i++, considered++) {

@@ -143,6 +143,7 @@ static void sim_free(struct sim *s)
 	free(s->amem); free(s->relmem); free(s->wasp); free(s->hist); free(s->queue); free(s->running);
 	free(s->ends.key); free(s->ends.val);
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
+	plan_free(s);
 }
 
 static int by_elig(const void *a, const void *b, void *arg)

@@ -53,6 +53,12 @@ struct sim {
 	} resv;
 	struct shape fail[SIM_MAXFAIL];
 	size_t nfail;
+	/* plan_all (sched/backfill's own way): the pass's plans, a view */
+	struct plan { int64_t t0, t1; size_t first; uint32_t k; } *plans;
+	size_t nplans, plans_cap, nplan_nodes, plan_nodes_cap, times_cap;
+	uint32_t *plan_nodes;
+	int64_t *times;
+	struct psiplace_node *view;
 	double cpu_secs, saved, frag_area, frag_time;
 	size_t engine_calls;
 };
@@ -80,5 +86,10 @@ uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
 void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
 void queue_add(struct sim *s, uint32_t q);
 void pass(struct sim *s);
+void start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
+
+/* sim_plan.c: a pass as sched/backfill makes it (opts->plan_all). */
+void pass_plan(struct sim *s);
+void plan_free(struct sim *s);
 
 #endif

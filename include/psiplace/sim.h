@@ -92,6 +92,11 @@ struct psiplace_sim_opts {
 	uint32_t bf_depth;     /* queued jobs a pass considers; 0: 500 (bf_max_job_test) */
 	double speed_ref;      /* > 0: runtimes scaled by speed_ref / slowest node's Speed */
 	bool exclusive;        /* every job takes whole nodes */
+	/* Backfill as sched/backfill does it: every blocked job in the depth
+	 * gets a plan (its start time and nodes), and a planned node is
+	 * withheld whole from any job that would overlap the plan in time.
+	 * false: EASY, one reservation, later jobs may use the CPUs it leaves. */
+	bool plan_all;
 	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
 	/* Called every 10,000 started jobs (a progress line); NULL: none. */
 	void (*progress)(void *arg, size_t started, size_t jobs);
