@@ -24,16 +24,16 @@ static const char sim_usage[] =
 	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
 	"[--backfill easy|slurm] [--bf-window SECONDS] [--bf-depth N] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
-	"[--seed N] [--format table|json|csv] [--jobs-csv FILE]";
+	"[--seed N] [--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
-		*order, *backfill, *bf_window, *bf_depth, *speed, *seed, *format, *jobs_csv;
+		*order, *backfill, *bf_window, *bf_depth, *speed, *seed, *format, *jobs_csv, *svg;
 	int exclusive, lenient, speed_given;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
-       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_EXCL, O_LENIENT };
+       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -51,6 +51,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "jobs-csv", required_argument, NULL, O_JOBSCSV },
+	{ "svg", required_argument, NULL, O_SVG },
 	{ "exclusive", no_argument, NULL, O_EXCL },
 	{ "lenient", no_argument, NULL, O_LENIENT },
 	{ "help", no_argument, NULL, 'h' },
@@ -91,6 +92,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_BFDEPTH: slot = &a->bf_depth; break;
 		case O_SEED: slot = &a->seed; break;
 		case O_FORMAT: slot = &a->format; break;
+		case O_SVG: slot = &a->svg; break;
 		default: slot = &a->jobs_csv; break;
 		}
 		if (*slot)
@@ -336,6 +338,8 @@ int cmd_simulate(int argc, char **argv)
 		rc = sim_print(stdout, fmt, a.trace, &t, &c.t, pol, reps, np, &o, c.site.policy);
 	if (rc == 0 && a.jobs_csv)
 		rc = sim_jobs_csv(a.jobs_csv, psiplace_policy_name(pol[0]), &t, &c.t, &reps[0]);
+	if (rc == 0 && a.svg)
+		rc = sim_svg(a.svg, &t, &c.t, pol, reps, np);
 	for (int i = 0; reps && i < np; i++)
 		psiplace_sim_report_free(&reps[i]);
 	free(reps);
