@@ -248,7 +248,7 @@ void pass(struct sim *s)
 	size_t i, w = 0, considered = 0, end;
 	bool blocked = false; /* a job before could not start: the rest backfill */
 
-	if (s->opts->plan_all) {
+	if (s->opts->plan_all || s->opts->trace_starts) {
 		pass_plan(s);
 		return;
 	}

@@ -120,6 +120,9 @@ static bool plan(struct sim *s, const struct sjob *j)
 	return false;
 }
 
+/* With opts->trace_starts a job starts at its traced start (where no
+ * plan of a job before it holds nodes, or else where it has room) and
+ * before it is only planned: the plans Slurm's backfill made then. */
 void pass_plan(struct sim *s)
 {
 	uint32_t depth = s->opts->bf_depth ? s->opts->bf_depth : 500;
@@ -132,9 +135,15 @@ void pass_plan(struct sim *s)
 		uint32_t q = s->queue[i];
 		struct sjob *j = &s->jobs[q];
 
+		if (j->tstart > s->t) { /* trace_starts: not yet */
+			plan(s, j);
+			s->queue[w++] = q;
+			continue;
+		}
 		if (s->free_total > 0) {
 			build_view(s, j, 0, 0);
-			if (choose(s, j, s->view, 0, s->pick)) {
+			if (choose(s, j, s->view, 0, s->pick) ||
+			    (j->tstart >= 0 && choose(s, j, j->excl ? s->idle : s->now, 0, s->pick))) {
 				start_job(s, q, s->pick);
 				continue;
 			}

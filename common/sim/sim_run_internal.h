@@ -8,6 +8,7 @@
 struct sjob {
 	uint64_t id;
 	int64_t elig, run, limit, end, limit_end;
+	int64_t tstart;               /* trace_starts: the traced start; -1 none */
 	uint32_t k, ppn, cpus, trace; /* trace: index in the trace */
 	uint64_t mem;                 /* MB per node */
 	double prio;
@@ -44,6 +45,7 @@ struct sim {
 	uint32_t *queue, *running;
 	size_t nq, nrun, started;
 	struct heap ends;
+	struct heap wakes;                /* trace_starts: traced starts of queued jobs */
 	int64_t t;
 	struct {
 		bool active;

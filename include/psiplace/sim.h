@@ -30,6 +30,7 @@ struct psiplace_sim_job {
 	uint64_t id;
 	int64_t submit;    /* when it was submitted */
 	int64_t eligible;  /* when it could first start (>= submit) */
+	int64_t start;     /* when it started in the trace; -1: unknown */
 	int64_t runtime;   /* traced elapsed time */
 	int64_t limit;     /* time limit (the backfill estimate); runtime when unknown */
 	uint32_t nodes;    /* node count; 0: from cpus and the cluster (SWF) */
@@ -97,6 +98,10 @@ struct psiplace_sim_opts {
 	 * withheld whole from any job that would overlap the plan in time.
 	 * false: EASY, one reservation, later jobs may use the CPUs it leaves. */
 	bool plan_all;
+	/* Jobs start when the trace says they did (a job with no traced start,
+	 * or no room then, as soon as it has room): the queue model is
+	 * bypassed, and the replay checks node choice alone. */
+	bool trace_starts;
 	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
 	/* Called every 10,000 started jobs (a progress line); NULL: none. */
 	void (*progress)(void *arg, size_t started, size_t jobs);
