@@ -15,9 +15,9 @@ cli=$PSIPLACE_BUILD_DIR/cli/psiplace
 njobs=${PSIPLACE_SIM_JOBS:-100}
 policies=${PSIPLACE_SIM_POLICIES:-FIRSTAVAILABLE LASTAVAILABLE CPULOAD}
 # Thresholds the test asserts (doc/simulate.md: what was measured).
-min_same=${PSIPLACE_SIM_MIN_SAME:-0.30}
-min_rho=${PSIPLACE_SIM_MIN_RHO:-0.95}
-min_same_at=${PSIPLACE_SIM_MIN_SAME_AT:-0.80}
+min_same=${PSIPLACE_SIM_MIN_SAME:-0.40}
+min_rho=${PSIPLACE_SIM_MIN_RHO:-0.90}
+min_same_at=${PSIPLACE_SIM_MIN_SAME_AT:-0.50}
 export PSIPLACE_JOBCOMP=1
 # Scheduling at second resolution: the main loop and the backfill loop
 # every second, backfill's reservation map in seconds (default 60).
@@ -33,7 +33,7 @@ awk -v n="$njobs" 'function rnd() { s = (s * 1103515245 + 12345) % 2147483648; r
     printf "%d %d %d %d\n", k, 1 + int(rnd() * 4), 2 + int(rnd() * 11), 1 + int(rnd() * 2) } }' >"$work/trace"
 
 all_idle() { [ "$(sinfo -h -N -o %T | sort -u | paste -sd,)" = idle ]; }
-mine_done() { [ -z "$(squeue -h -o %i)" ]; }
+mine_done() { local q; q=$(squeue -h -o %i) || return 1; [ -z "$q" ]; }
 records() { local c; c=$(wc -l <"$PSIPLACE_TESTBED_DIR/log/jobcomp.txt" 2>/dev/null); echo "${c:-0}"; }
 records_at_least() { [ "$(records)" -ge "$1" ]; }
 
@@ -43,10 +43,13 @@ records_at_least() { [ "$(records)" -ge "$1" ]; }
 # consumes no memory, priority/basic is submit order).
 to_sacct() {
   echo 'JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|ReqMem|ReqTRES|Partition|NodeList|State|Priority'
+  # a requeued job (a launch that failed on a loaded machine) has a record
+  # per run: the last one is its own
   awk '/^JobId=/ { delete f; for (i = 1; i <= NF; i++) { p = index($i, "="); f[substr($i, 1, p - 1)] = substr($i, p + 1) }
     lim = f["TimeLimit"]; if (lim ~ /^[0-9]+$/) lim = sprintf("%02d:%02d:00", int(lim / 60), lim % 60)
-    printf "%s|%s|%s|%s|%s|%s|%s|%s|||%s|%s|%s|\n", f["JobId"], f["SubmitTime"], f["EligibleTime"], f["StartTime"],
-      f["EndTime"], lim, f["NodeCnt"], f["ProcCnt"], f["Partition"], f["NodeList"], f["JobState"] }' "$1" | sort -t'|' -k1,1n
+    rec[f["JobId"]] = sprintf("%s|%s|%s|%s|%s|%s|%s|%s|||%s|%s|%s|", f["JobId"], f["SubmitTime"], f["EligibleTime"],
+      f["StartTime"], f["EndTime"], lim, f["NodeCnt"], f["ProcCnt"], f["Partition"], f["NodeList"], f["JobState"]) }
+    END { for (id in rec) print rec[id] }' "$1" | sort -t'|' -k1,1n
 }
 
 # Spearman's rho of two columns (average ranks for ties).
@@ -96,9 +99,11 @@ for pol in $policies; do
   # this round's records (job ids start again at 1 when the testbed restarts)
   tail -n +$((base + 1)) "$PSIPLACE_TESTBED_DIR/log/jobcomp.txt" >"$work/jobcomp.$pol"
   to_sacct "$work/jobcomp.$pol" >"$work/sacct.$pol"
-  check_eq "$pol: the export has a record per job, all COMPLETED" "$njobs" \
+  check_eq "$pol: the export has a record per job, COMPLETED" "$njobs" \
     "$(awk -F'|' 'NR > 1 && $13 == "COMPLETED"' "$work/sacct.$pol" | wc -l)"
+  echo "# $pol: $(grep -c 'JobState=PENDING' "$work/jobcomp.$pol") jobs requeued by Slurm"
   scontrol show node -o >"$work/nodes.$pol"
+  cp "$PSIPLACE_TESTBED_DIR/log/slurmctld.log" "$work/slurmctld.$pol" 2>/dev/null
   sim=("$cli" simulate --trace "$work/sacct.$pol" --scontrol "$work/nodes.$pol"
     --psiconf "$PSIPLACE_TESTBED_DIR/etc/psiplace.conf" --plugstack "$PSIPLACE_TESTBED_DIR/etc/plugstack.conf"
     --policy "$pol" --order submit --backfill slurm)

@@ -60,6 +60,10 @@ check "--backfill slurm: C waits, B's planned n3 is withheld whole (waits 0 90 8
   "$(waits --backfill slurm)"
 check "--backfill slurm: the table names the model" "1" \
   "$("$psiplace" simulate --trace "$d/plan.txt" --table "$d/nodes.csv" --backfill slurm | grep -c '; slurm backfill,')"
+starts() { "$psiplace" simulate --trace "$d/plan.txt" --table "$d/nodes.csv" --policy firstavailable \
+  --jobs-csv /dev/stdout --format csv "$@" | awk -F, '$2 == "FIRSTAVAILABLE" && NF == 8 { if (!t0) t0 = $5; printf "%s%s:%s", s, $5 - t0, $8; s = " " }'; }
+check "--trace-starts: each job starts when the trace says, on the engine's nodes" \
+  "0:n1;n2 100:n1;n2;n3 20:n3" "$(starts --trace-starts)"
 err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --backfill fifo 2>&1); rc=$?
 check "--backfill: a bad value names what is accepted" "2 psiplace: error: --backfill: 'fifo' is not accepted; accepted: easy, slurm" "$rc $err"
 
