@@ -23,17 +23,17 @@
 static const char sim_usage[] =
 	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
-	"[--backfill easy|slurm] [--trace-starts] [--bf-window SECONDS] [--bf-depth N] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
+	"[--backfill easy|slurm] [--trace-starts] [--bf-window SECONDS] [--bf-depth N] [--bf-interval SECONDS] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
 	"[--seed N] [--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
-		*order, *backfill, *bf_window, *bf_depth, *speed, *seed, *format, *jobs_csv, *svg;
+		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg;
 	int exclusive, lenient, speed_given, trace_starts;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
-       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS };
+       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -47,6 +47,7 @@ static const struct option longopts[] = {
 	{ "backfill", required_argument, NULL, O_BACKFILL },
 	{ "bf-window", required_argument, NULL, O_BFWIN },
 	{ "bf-depth", required_argument, NULL, O_BFDEPTH },
+	{ "bf-interval", required_argument, NULL, O_BFINT },
 	{ "speed-scaling", optional_argument, NULL, O_SPEED },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "format", required_argument, NULL, O_FORMAT },
@@ -92,6 +93,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_BACKFILL: slot = &a->backfill; break;
 		case O_BFWIN: slot = &a->bf_window; break;
 		case O_BFDEPTH: slot = &a->bf_depth; break;
+		case O_BFINT: slot = &a->bf_interval; break;
 		case O_SEED: slot = &a->seed; break;
 		case O_FORMAT: slot = &a->format; break;
 		case O_SVG: slot = &a->svg; break;
@@ -150,6 +152,12 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 			return cli_usage_error("--bf-window: '%s' is not a positive number of seconds",
 					       a->bf_window);
 		o->bf_window = (int64_t)v;
+	}
+	if (a->bf_interval) {
+		if (!psiplace_parse_u64(a->bf_interval, strlen(a->bf_interval), 86400, &v))
+			return cli_usage_error("--bf-interval: '%s' is not a number of seconds (0 to 86400)",
+					       a->bf_interval);
+		o->bf_interval = (int64_t)v;
 	}
 	if (a->bf_depth) {
 		if (!psiplace_parse_u64(a->bf_depth, strlen(a->bf_depth), 100000000, &v) || !v)

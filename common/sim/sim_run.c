@@ -174,16 +174,20 @@ static void loop(struct sim *s, const uint32_t *arr)
 	size_t ai = 0;
 
 	s->t = s->njob ? s->jobs[arr[0]].elig : 0;
+	s->walked_all = true; /* the empty queue */
 	for (;;) {
 		int64_t ta = ai < s->njob ? s->jobs[arr[ai]].elig : INT64_MAX;
 		int64_t te = s->ends.n ? s->ends.key[0] : INT64_MAX;
 		int64_t tw = s->wakes.n ? s->wakes.key[0] : INT64_MAX;
+		int64_t tb = s->opts->bf_interval > 0 && s->nq ? s->next_bf : INT64_MAX;
 		int64_t tn = ta < te ? ta : te;
+		size_t nq = s->nq;
+		bool ended, behind;
 
 		tn = tw < tn ? tw : tn;
+		tn = tb < tn ? tb : tn;
 		while (s->wakes.n && s->wakes.key[0] <= tn)
 			heap_pop(&s->wakes);
-		size_t nq = s->nq;
 
 		if (tn == INT64_MAX) {
 			if (!s->nq)
@@ -195,6 +199,7 @@ static void loop(struct sim *s, const uint32_t *arr)
 		}
 		integrate(s, tn);
 		s->t = tn;
+		ended = s->ends.n && s->ends.key[0] == tn;
 		while (s->ends.n && s->ends.key[0] == tn) {
 			uint32_t q = s->ends.val[0];
 			const struct psiplace_sim_result *rr = &s->r->res[s->jobs[q].trace];
@@ -203,16 +208,30 @@ static void loop(struct sim *s, const uint32_t *arr)
 			apply(s, &s->jobs[q], s->r->alloc + rr->nfirst, -1);
 			running_remove(s, q);
 		}
+		behind = true; /* every arrival queued behind the jobs there were */
 		for (; ai < s->njob && s->jobs[arr[ai]].elig == tn; ai++) {
-			if (s->jobs[arr[ai]].fits) {
-				queue_add(s, arr[ai]);
-				if (s->jobs[arr[ai]].tstart > tn)
-					heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
-			}
-			else
+			if (!s->jobs[arr[ai]].fits) {
 				s->r->unplaceable++;
+				continue;
+			}
+			behind = queue_add(s, arr[ai]) >= nq && behind;
+			if (s->jobs[arr[ai]].tstart > tn)
+				heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
 		}
-		pass(s);
+		if (s->opts->bf_interval > 0 && tn < s->next_bf) {
+			pass_main(s);
+			continue;
+		}
+		if (s->opts->bf_interval > 0) {
+			s->next_bf = tn + s->opts->bf_interval;
+			pass(s);
+			if (tn == tb && !ended && ai == s->njob && !s->ends.n && s->nq == nq)
+				break; /* nothing will change: the rest never starts */
+		} else if (!ended && behind && !s->opts->plan_all && !s->opts->trace_starts) {
+			pass_arrivals(s);
+		} else {
+			pass(s);
+		}
 	}
 }
 

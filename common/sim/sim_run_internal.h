@@ -44,11 +44,13 @@ struct sim {
 	size_t njob;
 	uint32_t *queue, *running;
 	size_t nq, nrun, started;
+	size_t considered;                /* last pass: queued jobs it walked, still queued */
+	bool walked_all, blocked;         /* it reached the queue's end; one was blocked */
 	struct heap ends;
 	struct heap wakes;                /* trace_starts: traced starts of queued jobs */
-	int64_t t;
+	int64_t t, next_bf;                /* opts->bf_interval: the next backfill pass */
 	struct {
-		bool active;
+		bool active, found;
 		int64_t t;
 		uint32_t k, *nodes, *extra;
 		uint64_t *extra_mem;
@@ -86,8 +88,10 @@ bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *vie
 	    int64_t start_in, uint32_t *out);
 uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
 void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
-void queue_add(struct sim *s, uint32_t q);
+size_t queue_add(struct sim *s, uint32_t q); /* its position */
 void pass(struct sim *s);
+void pass_arrivals(struct sim *s);
+void pass_main(struct sim *s);
 void start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
 
 /* sim_plan.c: a pass as sched/backfill makes it (opts->plan_all). */

@@ -91,6 +91,10 @@ struct psiplace_sim_opts {
 	bool submit_order;     /* ignore the trace's priorities */
 	int64_t bf_window;     /* reserve only when the top job starts within it; 0: 86400 */
 	uint32_t bf_depth;     /* queued jobs a pass considers; 0: 500 (bf_max_job_test) */
+	/* Seconds between backfill passes (Slurm's bf_interval, default 30);
+	 * at the other event times only the main scheduler's pass (jobs start
+	 * in order until one cannot).  0: a backfill pass at every event. */
+	int64_t bf_interval;
 	double speed_ref;      /* > 0: runtimes scaled by speed_ref / slowest node's Speed */
 	bool exclusive;        /* every job takes whole nodes */
 	/* Backfill as sched/backfill does it: every blocked job in the depth
