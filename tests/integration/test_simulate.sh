@@ -15,8 +15,8 @@ cli=$PSIPLACE_BUILD_DIR/cli/psiplace
 njobs=${PSIPLACE_SIM_JOBS:-100}
 policies=${PSIPLACE_SIM_POLICIES:-FIRSTAVAILABLE LASTAVAILABLE CPULOAD}
 # Thresholds the test asserts (doc/simulate.md: what was measured).
-min_same=${PSIPLACE_SIM_MIN_SAME:-0.40}
-min_rho=${PSIPLACE_SIM_MIN_RHO:-0.90}
+min_same=${PSIPLACE_SIM_MIN_SAME:-0.35}
+min_rho=${PSIPLACE_SIM_MIN_RHO:-0.88}
 min_same_at=${PSIPLACE_SIM_MIN_SAME_AT:-0.50}
 export PSIPLACE_JOBCOMP=1
 # Scheduling at second resolution: the main loop and the backfill loop
