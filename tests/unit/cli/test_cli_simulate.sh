@@ -64,6 +64,10 @@ starts() { "$psiplace" simulate --trace "$d/plan.txt" --table "$d/nodes.csv" --p
   --jobs-csv /dev/stdout --format csv "$@" | awk -F, '$2 == "FIRSTAVAILABLE" && NF == 8 { if (!t0) t0 = $5; printf "%s%s:%s", s, $5 - t0, $8; s = " " }'; }
 check "--trace-starts: each job starts when the trace says, on the engine's nodes" \
   "0:n1;n2 100:n1;n2;n3 20:n3" "$(starts --trace-starts)"
+check "--bf-interval 30: job 3 is backfilled at the pass of t=30, not on arrival (waits 0 90 10)" \
+  "FIRSTAVAILABLE,3,0,200,0.883333,33.333,10.000,90.000" "$(csv --table "$d/nodes.csv" --policy firstavailable --bf-interval 30 | cut -d, -f1-8)"
+err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --bf-interval 1h 2>&1); rc=$?
+check "--bf-interval: a bad value is one usage error" "2 psiplace: error: --bf-interval: '1h' is not a number of seconds (0 to 86400)" "$rc $err"
 err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --backfill fifo 2>&1); rc=$?
 check "--backfill: a bad value names what is accepted" "2 psiplace: error: --backfill: 'fifo' is not accepted; accepted: easy, slurm" "$rc $err"
 
