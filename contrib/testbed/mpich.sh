@@ -22,8 +22,8 @@
 set -Eeuo pipefail
 cache=${PSIPLACE_CACHE:-$HOME/.cache/psiplace}
 trap 'echo "mpich.sh: error: line $LINENO: command failed: $BASH_COMMAND" >&2' ERR
-log() { echo "mpich.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+ME=mpich.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-lib.sh"
 
 # Debian 12's source package; bump RECIPE when the way the prefix is made changes.
 VERSION=4.0.2
@@ -74,15 +74,6 @@ fetch_source() {
     *) die "apt-get source gave $(basename "$src"), this recipe is for mpich-$VERSION (Debian 12)" ;;
   esac
   mv "$src" "$dir/src"
-}
-
-step() {
-  local name=$1 logf=$2; shift 2
-  log "$name (log: $logf)"
-  if ! "$@" >"$logf" 2>&1; then
-    tail -n 25 "$logf" >&2
-    die "$name failed; full log: $logf"
-  fi
 }
 
 # Run "$@" in the background with a progress line every 60 s (elapsed time and
