@@ -10,13 +10,6 @@
 # twice; a node being resumed takes the next jobs instead of waking another.
 source "$(dirname "$0")/lib.sh"
 
-# Power saving's details differ by release (how a resumed node proves its
-# boot, the weights of powered-down nodes); this suite is verified on 22.05.
-if [ "$PSIPLACE_SLURM" != 22.05 ]; then
-  echo "1..0 # SKIP power saving is verified on the 22.05 testbed only, not on $PSIPLACE_SLURM (doc/cluster-features.md)"
-  exit 0
-fi
-
 power_log=$PSIPLACE_TESTBED_DIR/log/power.log
 resumes() { grep -c '^resume ' "$power_log" 2>/dev/null || true; }
 resumed_nodes() { grep '^resume ' "$power_log" 2>/dev/null | awk '{print $2}' | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' '; }
