@@ -8,6 +8,9 @@
 # Assertions: no resume with PreferPoweredUp=yes; a resume with =no
 # (LASTAVAILABLE ranks n4 first when power does not count); no node resumed
 # twice; a node being resumed takes the next jobs instead of waking another.
+# Runs on every testbed release (22.05, 24.11, 26.05): the boot bits of
+# sched_weight differ (slurm_compat.h PSIPLACE_BOOT_BITS), the proof of
+# boot (slurmd -b) does not.
 source "$(dirname "$0")/lib.sh"
 
 power_log=$PSIPLACE_TESTBED_DIR/log/power.log
