@@ -380,9 +380,10 @@ topology_config() {
   esac
 }
 
-# slurm.conf lines and the two programs for power saving (22.05 semantics:
-# a resumed node is POWERING_UP until its slurmd registers, at most
-# ResumeTimeout; a suspended one POWERING_DOWN for SuspendTimeout).
+# slurm.conf lines and the two programs for power saving (every release: a
+# resumed node is POWERING_UP until its slurmd registers with a boot time
+# after the resume request, at most ResumeTimeout; a suspended one
+# POWERING_DOWN for SuspendTimeout).
 power_save_config() {
   power_save || return 0
   local r=$dir/etc/resume.sh s=$dir/etc/suspend.sh
@@ -394,11 +395,23 @@ power_save_config() {
 # (-b: report a boot now, or slurmctld waits for one until ResumeTimeout).
 export PATH=$PATH
 exec >>"$dir/log/power.out" 2>&1
-for n in \$(scontrol show hostnames "\$1"); do
+# slurmctld (24.11+ at least) kills the program's process group when it
+# exits: wait until each slurmd has left it (its PID file is written after
+# setsid), at most 10 s.
+nodes=\$(scontrol show hostnames "\$1")
+for n in \$nodes; do
   echo "resume \$n" >>"$dir/log/power.log"
   mkdir -p "$dir/spool/\$n" "$dir/tmp/\$n" "$dir/pids"
+  rm -f "$dir/pids/slurmd-\$n"
   setsid bash -c 'echo \$\$ >"\$0"; exec "\$@"' "$dir/pids/slurmd-\$n" \\
     slurmd -b -D -N "\$n" -f "$conf" </dev/null >>"$dir/log/slurmd-\$n.out" 2>&1 &
+done
+deadline=\$((SECONDS + 10))
+for n in \$nodes; do
+  until [ -s "$dir/pids/slurmd-\$n" ]; do
+    [ \$SECONDS -lt \$deadline ] || { echo "resume: slurmd of \$n did not start"; exit 1; }
+    sleep 0.05
+  done
 done
 exit 0
 PROG

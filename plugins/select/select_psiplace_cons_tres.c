@@ -44,10 +44,6 @@ const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define WARNED_JOBS 4096 /* malformed requests remembered (R8: once per job) */
-/* node_scheduler.c's _set_sched_weight(): "requires boot" (reboot or
- * powered down), every release 22.05-26.05 */
-#define SLURM_BOOT_REQUIRED_BIT 0x20000000000ULL
-
 /* The weights injected for cons_tres: psiplace_select_sched_weight() and
  * psiplace_select_distinct() (policy.h), shared with `psiplace rank
  * --as-select`. */
@@ -429,12 +425,13 @@ static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t m
 		uint64_t orig = c->saved[pos];
 
 		/* slurmctld gives a powered-down node the reboot weight and
-		 * "boot required" (bit 41), which put it behind every powered-up
-		 * node whatever the policy: PreferPoweredUp=no leaves the order
-		 * to the policy (its Weight back), and a node whose resume a job
+		 * "boot required" (PSIPLACE_BOOT_BITS; from 25.05 a node being
+		 * resumed bit 41 too), which put it behind every powered-up node
+		 * whatever the policy: PreferPoweredUp=no leaves the order to
+		 * the policy (its Weight back), and a node whose resume a job
 		 * already caused is up for the next */
 		if (site_boot_weight_dropped(&ctx.site, node_ptr))
-			orig = (orig & ~(SLURM_BOOT_REQUIRED_BIT | (0xffffffffULL << 8))) |
+			orig = (orig & ~(site_boot_bits(node_ptr) | (0xffffffffULL << 8))) |
 			       ((uint64_t)c->saved_weight[pos] << 8);
 		node_ptr->sched_weight =
 			psiplace_select_sched_weight(orig, i < distinct ? i : distinct,

@@ -123,8 +123,15 @@ bool site_node_powered(const node_record_t *node_ptr)
 
 bool site_boot_weight_dropped(const struct site *s, const node_record_t *node_ptr)
 {
+	if (IS_NODE_POWERING_UP(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr))
+		return PSIPLACE_POWERING_UP_BITS != 0;
 	return IS_NODE_POWERED_DOWN(node_ptr) &&
 	       (!s->conf.prefer_powered_up || site_node_powered(node_ptr));
+}
+
+uint64_t site_boot_bits(const node_record_t *node_ptr)
+{
+	return IS_NODE_POWERED_DOWN(node_ptr) ? PSIPLACE_BOOT_BITS : PSIPLACE_POWERING_UP_BITS;
 }
 
 void site_fill_node(struct site *s, int index, unsigned fields, const struct psiplace_node *row,

@@ -107,10 +107,15 @@ void site_fill_node(struct site *s, int index, unsigned fields, const struct psi
 bool site_node_powered(const node_record_t *node_ptr);
 
 /* A powered-down node that is ranked with the powered-up ones
- * (PreferPoweredUp=no, or its resume is on its way): the plugin gives it
- * its own Weight back in place of slurmctld's reboot weight and clears the
- * "boot required" bit. */
+ * (PreferPoweredUp=no, or its resume is on its way), or one being resumed
+ * (POWERING_UP: it counts as up): the plugin gives it its own Weight back
+ * in place of slurmctld's reboot weight and clears the bits
+ * site_boot_bits() names. */
 bool site_boot_weight_dropped(const struct site *s, const node_record_t *node_ptr);
+
+/* The sched_weight bits slurmctld set on this node because it needs a boot
+ * (slurm_compat.h: PSIPLACE_BOOT_BITS, PSIPLACE_POWERING_UP_BITS). */
+uint64_t site_boot_bits(const node_record_t *node_ptr);
 
 /* Seconds from now until the next reservation on each node (-1: none),
  * for LASTAVAILABLE's fit in time; next_resv[] has node_record_count
