@@ -67,6 +67,15 @@ for p in $policies; do
   esac
 done
 A=${BENCH_INSTANCE_A:-55} B=${BENCH_INSTANCE_B:-56}
+# BENCH_B=tier_off: side B is psiplace with RankedTier=1000000 (every
+# candidate ranked, no tier, no shortcut: the full decision) instead of
+# cons_tres, with BENCH_POLICIES=LASTAVAILABLE (the cluster policy of both
+# sides): a check that the shortcuts plan what the full decision plans
+case ${BENCH_B:-cons_tres} in
+  cons_tres) side_b=cons_tres ;;
+  tier_off) side_b=psiplace_tier_off ;;
+  *) echo "bench_backfill: BENCH_B: '$BENCH_B' is not cons_tres or tier_off" >&2; exit 2 ;;
+esac
 export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}
 [ "$PSIPLACE_SLURM" = 22.05 ] || eval "$("$cluster" env | grep '^export PATH=')"
 rel=_slurm$PSIPLACE_SLURM
@@ -93,6 +102,7 @@ start_one() { # instance nodes
     PSIPLACE_SLURMD_TIMEOUT=3600 PSIPLACE_MSG_TIMEOUT=3600 PSIPLACE_CTLD_WAIT=600
     PSIPLACE_SCHED_PARAMS="$sched")
   if [ "$inst" = "$A" ]; then env+=(PSIPLACE_POLICY=LASTAVAILABLE)
+  elif [ "$side_b" = psiplace_tier_off ]; then env+=(PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_PLUGSTACK_ARGS=RankedTier=1000000)
   else env+=(PSIPLACE_POLICY=none PSIPLACE_SELECT=select/cons_tres); fi
   env "${env[@]}" timeout 900 "$cluster" start >"$work/start-$inst.log" 2>&1 ||
     sc "$inst" scontrol ping | grep -q UP ||
@@ -203,7 +213,7 @@ cycle() {
     sleep 0.2
   done
   cpu=$(echo "1000 * ($(ctld_ticks "$inst") - $c0) / $tick" | bc -l)
-  sc "$inst" squeue --start -h -t PD -p scale -o '%i %S' | sort -n | awk '{print $2}' >"$work/plan-$inst"
+  sc "$inst" squeue --start -h -t PD -p scale -o '%i %S %Y' | sort -n | awk '{print $2, $3}' >"$work/plan-$inst"
   planned=$(grep -vc 'N/A' "$work/plan-$inst") || true
   R="$c $d $b $planned $cpu"
 }
@@ -224,17 +234,19 @@ for n in ${BENCH_SCALES:-10000 20000}; do
       cancel_all "$A"
       submit "$A" "$pol" "$work/queue"
       l0=$(load1)
-      declare -A res=() same=()
+      declare -A res=() same=() same_nodes=()
       for ((k = 0; k < repeats; k++)); do
         if ((k % 2)); then o="$B $A"; else o="$A $B"; fi
         for inst in $o; do cycle "$inst"; res[$inst.$k]=$R; done
         # the i-th job submitted on each side planned at the same StartTime
-        same[$k]=$(paste -d' ' "$work/plan-$A" "$work/plan-$B" | awk '$1 == $2 && $1 != "N/A"' | wc -l)
+        same[$k]=$(paste -d' ' "$work/plan-$A" "$work/plan-$B" | awk '$1 == $3 && $1 != "N/A"' | wc -l)
+        # ... and on the same nodes
+        same_nodes[$k]=$(paste -d' ' "$work/plan-$A" "$work/plan-$B" | awk '$1 == $3 && $2 == $4 && $1 != "N/A"' | wc -l)
       done
       name=backfill_${n}nodes_${jobs}jobs_$pol
       echo "bench_backfill: $name$rel: load average $l0 at start, $(load1) at end"
       for inst in $A $B; do
-        side=psiplace; [ "$inst" = "$A" ] || side=cons_tres
+        side=psiplace; [ "$inst" = "$A" ] || side=$side_b
         for f in 1 2 5; do
           v=()
           for ((k = 0; k < repeats; k++)); do v+=("$(echo "${res[$inst.$k]}" | cut -d' ' -f$f)"); done
@@ -252,9 +264,10 @@ for n in ${BENCH_SCALES:-10000 20000}; do
       for ((k = 0; k < repeats; k++)); do
         ratio+=("$(echo "$(echo "${res[$A.$k]}" | cut -d' ' -f1) / $(echo "${res[$B.$k]}" | cut -d' ' -f1)" | bc -l)")
       done
-      figure "${name}_cycle_ratio$rel" %.3f psiplace/cons_tres "${ratio[@]}"
+      figure "${name}_cycle_ratio$rel" %.3f "psiplace/$side_b" "${ratio[@]}"
       figure "${name}_planned_same_start$rel" %.0f jobs "${same[@]}"
-      unset res same
+      figure "${name}_planned_same_nodes$rel" %.0f jobs "${same_nodes[@]}"
+      unset res same same_nodes
     done
   done
   [ "${BENCH_KEEP:-0}" = 1 ] || stop_all >/dev/null 2>&1

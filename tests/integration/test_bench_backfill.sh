@@ -30,8 +30,24 @@ for side in psiplace cons_tres; do
 done
 check_match "ratio psiplace/cons_tres" "^bench: ${n}_cycle_ratio$rel [0-9]+\.[0-9]{3} psiplace/cons_tres\$" "$(cat "$out")"
 check_match "jobs planned at the same start on both sides" "^bench: ${n}_planned_same_start$rel [0-9]+ jobs\$" "$(cat "$out")"
+check_match "jobs planned at the same start on the same nodes on both sides" "^bench: ${n}_planned_same_nodes$rel [0-9]+ jobs\$" "$(cat "$out")"
 check_eq "no warning" "" "$(grep -h 'warning' "$out" "$err")"
 for i in "${BENCH_INSTANCE_A:-57}" "${BENCH_INSTANCE_B:-58}"; do
   check_eq "instance $i stopped" "" "$(ls "/tmp/psiplace-testbed-$i/pids" 2>/dev/null)"
 done
+
+# B. The shortcuts (ranked tier, exact_first) against the full decision:
+# the same queue backfilled by psiplace with the default RankedTier and by
+# psiplace with RankedTier=1000000 (every candidate ranked): every job
+# planned at the same start on the same nodes.
+BENCH_B=tier_off BENCH_INSTANCE_A=${BENCH_INSTANCE_A:-57} BENCH_INSTANCE_B=${BENCH_INSTANCE_B:-58} \
+  BENCH_SCALES=200 BENCH_JOBS=20 BENCH_REPEATS=1 BENCH_POLICIES=LASTAVAILABLE BENCH_RESV=4 \
+  timeout -k 10 600 bash "$src_dir/tests/bench/bench_backfill.sh" >"$out" 2>"$err"
+check_eq "B: the bench ends with status 0" 0 "$?" "$(tail -n 20 "$err")"
+planned=$(awk -v f="bench: ${n}_planned_psiplace$rel" 'index($0, f " ") == 1 {print $3}' "$out")
+check_match "B: jobs planned" '^([1-9]|1[0-9]|20)$' "$planned"
+check_eq "B: the tier-off side planned as many" "$planned" \
+  "$(awk -v f="bench: ${n}_planned_psiplace_tier_off$rel" 'index($0, f " ") == 1 {print $3}' "$out")"
+check_eq "B: every planned job at the same start on the same nodes" "$planned" \
+  "$(awk -v f="bench: ${n}_planned_same_nodes$rel" 'index($0, f " ") == 1 {print $3}' "$out")" "$(cat "$out")"
 tb_finish
