@@ -9,7 +9,7 @@
 #    made of reservations rather than running jobs: BENCH_RESV (40)
 #    reservations (Users=root, which the jobs do not request) over
 #    consecutive node ranges, starting now, ending at deterministic times
-#    spread log-uniformly between 10 minutes and a day; the real nodes
+#    spread log-uniformly between 4 hours and a day; the real nodes
 #    n[1-4] in one more reservation of 3 days.  Nothing can start now, and
 #    the time each node frees up differs, as on a machine full of jobs;
 #  - the queue, generated once (awk, fixed seed) and submitted in the same
@@ -142,8 +142,10 @@ reserve() { # instance nodes
   for ((k = 0; k < nresv; k++)); do
     lo=$((k * n / nresv + 1)) hi=$(((k + 1) * n / nresv))
     [ "$hi" -ge "$lo" ] || continue
-    # minutes: 10 .. 1440, log-uniform over k, interleaved so neighbours differ
-    dur=$(awk -v k="$(((k * 17) % nresv))" -v n="$nresv" 'BEGIN {printf "%d", 10 * exp(log(144) * k / (n - 1 > 0 ? n - 1 : 1))}')
+    # minutes: 240 .. 1440, log-uniform over k, interleaved so neighbours
+    # differ; at least 4 hours, longer than a scale's run: when the first
+    # ended after 10 minutes, jobs started on its nodes mid-run
+    dur=$(awk -v k="$(((k * 17) % nresv))" -v n="$nresv" 'BEGIN {printf "%d", 240 * exp(log(6) * k / (n - 1 > 0 ? n - 1 : 1))}')
     sc "$inst" scontrol create reservation ReservationName="busy$k" StartTime=now Duration="$dur" \
       Nodes="x[$lo-$hi]" Users=root >/dev/null
   done
@@ -263,6 +265,10 @@ for n in ${BENCH_SCALES:-10000 20000}; do
       ratio=()
       for ((k = 0; k < repeats; k++)); do
         ratio+=("$(echo "$(echo "${res[$A.$k]}" | cut -d' ' -f1) / $(echo "${res[$B.$k]}" | cut -d' ' -f1)" | bc -l)")
+      done
+      for inst in $A $B; do
+        [ "$(echo "${res[$inst.0]}" | cut -d' ' -f3)" = 0 ] ||
+          echo "bench: warning $name instance $inst: jobs started (a reservation ended?): not the state measured"
       done
       figure "${name}_cycle_ratio$rel" %.3f "psiplace/$side_b" "${ratio[@]}"
       figure "${name}_planned_same_start$rel" %.0f jobs "${same[@]}"
