@@ -20,22 +20,26 @@
 #    --psi-alloc-policy (and --psi-alloc-priority for PRIORITYF5).  Each
 #    policy's queue is submitted afresh on the psiplace side; the cons_tres
 #    side keeps its queue.
-# SchedulerParameters, as a large site sets them: bf_interval=30,
-# bf_max_time=300, bf_max_job_test=2000, bf_window=2880 (two days: longer
-# than the longest limit plus the reservations), bf_resolution=300,
-# bf_continue, defer (submissions do not run the main scheduler).
-# A measurement: `sdiag -r`, then touch the top job (scontrol update
-# Comment=, which sets last_job_update: the backfill thread runs a cycle only
-# when something changed, at most every bf_interval), then poll sdiag until
-# its cycle count is 1; read Last cycle (wall time without the lock yields'
-# sleep), Last depth cycle (jobs tested), Total backfilled jobs (must stay 0:
-# nothing can start), and `squeue --start`'s count of pending jobs with a
-# planned StartTime on each side, and how many of the jobs (the i-th
-# submitted on either side) are planned at the same StartTime on both: the
-# policies choose other nodes than cons_tres, which changes the holes later
-# jobs fit in, so some plans legitimately differ.  slurmctld's CPU during the
-# cycle is given too.  Figures: median of BENCH_REPEATS (3) with the spread;
-# a repetition measures A then B or B then A, alternating.
+# SchedulerParameters, as a large site sets them: bf_max_time=300,
+# bf_max_job_test=2000, bf_window=2880 (two days: longer than the longest
+# limit plus the reservations), bf_resolution=300, bf_continue, defer
+# (submissions do not run the main scheduler); bf_interval=10 (sites use
+# 30-120: the cycle's work does not depend on it, and the bench waits for a
+# cycle per measurement).
+# A measurement: wait until backfill is not in a cycle, `sdiag -r`, touch
+# the top job (scontrol update Comment=, which sets last_job_update: the
+# backfill thread runs a cycle only when something changed, at most every
+# bf_interval), then poll sdiag until one cycle has ended; read Last cycle
+# (wall time without the lock yields' sleep), Last depth cycle (jobs
+# tested), Total backfilled jobs (must stay 0: nothing can start; a warning
+# otherwise), and `squeue --start`: the pending jobs with a planned
+# StartTime on each side, how many of the jobs (the i-th submitted on
+# either side) are planned at the same StartTime on both, and how many at
+# the same StartTime on the same nodes: the policies choose other nodes
+# than cons_tres, which changes the holes later jobs fit in, so some plans
+# legitimately differ.  slurmctld's CPU from the trigger to the cycle's end
+# is given too.  Figures: median of BENCH_REPEATS (3) with the spread; a
+# repetition measures A then B or B then A, alternating.
 #
 # Keeping the absent nodes schedulable: as bench_curve.sh, the nodes' port is
 # held by hold_port.py (listens, never accepts), so slurmctld's registration
@@ -48,7 +52,8 @@
 # scale waits until slurmctld has sent them and is quiet before it measures.
 # Environment: BENCH_SCALES, BENCH_JOBS, BENCH_REPEATS, BENCH_POLICIES
 # ("LASTAVAILABLE CPULOAD PRIORITYF5 MAXBALANCE"), BENCH_RESV,
-# BENCH_INSTANCE_A/B, PSIPLACE_BUILD_DIR.
+# BENCH_INSTANCE_A/B, BENCH_B (cons_tres; tier_off, below), BENCH_KEEP,
+# PSIPLACE_BUILD_DIR.
 set -euo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$src/tests/bench/bench_lib.sh"
@@ -169,9 +174,14 @@ submit() { # instance policy queue-file
       *) args=("--psi-alloc-policy=$pol") ;;
     esac
   fi
+  # the partition DOWN meanwhile (it takes jobs but schedules none): else
+  # backfill cycles over the growing queue hold slurmctld's locks and the
+  # submissions wait for their yields (at 20,000 nodes 4 s per sbatch)
+  sc "$inst" scontrol update PartitionName=scale State=DOWN
   while read -r k t; do
     sc "$inst" sbatch -Q -p scale --exclusive -N "$k" -t "$t" "${args[@]}" -o /dev/null --wrap true
   done <"$3" >/dev/null
+  sc "$inst" scontrol update PartitionName=scale State=UP
 }
 cancel_all() { # instance
   local inst=$1 deadline=$((SECONDS + 120))
