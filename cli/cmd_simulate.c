@@ -23,17 +23,17 @@
 static const char sim_usage[] =
 	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
-	"[--bf-window SECONDS] [--bf-depth N] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
-	"[--seed N] [--format table|json|csv] [--jobs-csv FILE]";
+	"[--backfill easy|slurm] [--trace-starts] [--bf-window SECONDS] [--bf-depth N] [--bf-interval SECONDS] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
+	"[--seed N] [--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
-		*order, *bf_window, *bf_depth, *speed, *seed, *format, *jobs_csv;
-	int exclusive, lenient, speed_given;
+		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg;
+	int exclusive, lenient, speed_given, trace_starts;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
-       O_BFWIN, O_BFDEPTH, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_EXCL, O_LENIENT };
+       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -44,14 +44,18 @@ static const struct option longopts[] = {
 	{ "plugstack", required_argument, NULL, O_PLUGSTACK },
 	{ "policy", required_argument, NULL, O_POLICY },
 	{ "order", required_argument, NULL, O_ORDER },
+	{ "backfill", required_argument, NULL, O_BACKFILL },
 	{ "bf-window", required_argument, NULL, O_BFWIN },
 	{ "bf-depth", required_argument, NULL, O_BFDEPTH },
+	{ "bf-interval", required_argument, NULL, O_BFINT },
 	{ "speed-scaling", optional_argument, NULL, O_SPEED },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "jobs-csv", required_argument, NULL, O_JOBSCSV },
+	{ "svg", required_argument, NULL, O_SVG },
 	{ "exclusive", no_argument, NULL, O_EXCL },
 	{ "lenient", no_argument, NULL, O_LENIENT },
+	{ "trace-starts", no_argument, NULL, O_TSTARTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -71,6 +75,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 			return 2;
 		case O_EXCL: a->exclusive = 1; continue;
 		case O_LENIENT: a->lenient = 1; continue;
+		case O_TSTARTS: a->trace_starts = 1; continue;
 		case O_SPEED:
 			if (a->speed_given)
 				return cli_usage_error("--speed-scaling given twice");
@@ -85,10 +90,13 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_PLUGSTACK: slot = &a->plugstack; break;
 		case O_POLICY: slot = &a->policy; break;
 		case O_ORDER: slot = &a->order; break;
+		case O_BACKFILL: slot = &a->backfill; break;
 		case O_BFWIN: slot = &a->bf_window; break;
 		case O_BFDEPTH: slot = &a->bf_depth; break;
+		case O_BFINT: slot = &a->bf_interval; break;
 		case O_SEED: slot = &a->seed; break;
 		case O_FORMAT: slot = &a->format; break;
+		case O_SVG: slot = &a->svg; break;
 		default: slot = &a->jobs_csv; break;
 		}
 		if (*slot)
@@ -135,11 +143,21 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 		return cli_usage_error("--order: '%s' is not accepted; accepted: priority, submit",
 				       a->order);
 	o->submit_order = a->order && !strcmp(a->order, "submit");
+	if (a->backfill && strcmp(a->backfill, "easy") && strcmp(a->backfill, "slurm"))
+		return cli_usage_error("--backfill: '%s' is not accepted; accepted: easy, slurm",
+				       a->backfill);
+	o->plan_all = a->backfill && !strcmp(a->backfill, "slurm");
 	if (a->bf_window) {
 		if (!psiplace_parse_u64(a->bf_window, strlen(a->bf_window), 100000000, &v) || !v)
 			return cli_usage_error("--bf-window: '%s' is not a positive number of seconds",
 					       a->bf_window);
 		o->bf_window = (int64_t)v;
+	}
+	if (a->bf_interval) {
+		if (!psiplace_parse_u64(a->bf_interval, strlen(a->bf_interval), 86400, &v))
+			return cli_usage_error("--bf-interval: '%s' is not a number of seconds (0 to 86400)",
+					       a->bf_interval);
+		o->bf_interval = (int64_t)v;
 	}
 	if (a->bf_depth) {
 		if (!psiplace_parse_u64(a->bf_depth, strlen(a->bf_depth), 100000000, &v) || !v)
@@ -155,6 +173,7 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 	if (a->seed && !psiplace_parse_u64(a->seed, strlen(a->seed), UINT64_MAX, &o->seed))
 		return cli_usage_error("--seed: '%s' is not an unsigned integer", a->seed);
 	o->exclusive = a->exclusive;
+	o->trace_starts = a->trace_starts;
 	return 0;
 }
 
@@ -330,6 +349,8 @@ int cmd_simulate(int argc, char **argv)
 		rc = sim_print(stdout, fmt, a.trace, &t, &c.t, pol, reps, np, &o, c.site.policy);
 	if (rc == 0 && a.jobs_csv)
 		rc = sim_jobs_csv(a.jobs_csv, psiplace_policy_name(pol[0]), &t, &c.t, &reps[0]);
+	if (rc == 0 && a.svg)
+		rc = sim_svg(a.svg, &t, &c.t, pol, reps, np);
 	for (int i = 0; reps && i < np; i++)
 		psiplace_sim_report_free(&reps[i]);
 	free(reps);

@@ -7,10 +7,13 @@
  *   resize K rank R of T group G node NODE
  * and after a shrink rank 0 prints "released NODELIST" once Slurm has the
  * nodes back (idle).  Spawned processes get the same arguments and continue
- * the sequence after the resize that created them. */
+ * the sequence after the resize that created them.  Nodes given back leave
+ * the allocation: after --shrink-to, NODES count the nodes the job still has
+ * (salloc -N4: --expand-to 3 --shrink-to 2 --expand-to 3 ends on n1,n2,n4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "psiplace/malleable.h"
@@ -21,6 +24,8 @@
 struct demo {
 	enum psiplace_mall_strategy strategy;
 	enum psiplace_spawn_method method;
+	enum psiplace_mall_shrink_method shrink;
+	int timing;
 	int nact;
 	int act[MAXACT];   /* > 0: expand to; < 0: shrink to -N nodes */
 	int hold, timeout;
@@ -28,7 +33,10 @@ struct demo {
 
 static const char usage_text[] =
 	"usage: psiplace-resize-demo [--strategy hypercube|diffusive|merge|sequential] [--method merge|baseline]\n"
-	"         (--expand-to NODES | --shrink-to NODES)... [--hold SECONDS] [--timeout SECONDS]\n"
+	"         [--shrink-method ts|baseline|zombie] (--expand-to NODES | --shrink-to NODES)...\n"
+	"         [--hold SECONDS] [--timeout SECONDS] [--timing]\n"
+	"--timing: rank 0 prints \"timing K expand|shrink FROM TO HOW SECONDS\" per resize (MPI_Wtime)\n"
+	"          and \"timing K release NODELIST SECONDS\" for giving nodes back.\n"
 	"Start it with mpirun -np 1 inside a Slurm allocation; NODES count the allocation's nodes in order.\n";
 
 static int count(const char *opt, const char *s, int lo, int hi, int *out)
@@ -60,6 +68,10 @@ static int parse(int argc, char **argv, struct demo *d)
 			fputs(usage_text, stdout);
 			return 1;
 		}
+		if (!strcmp(o, "--timing")) {
+			d->timing = 1;
+			continue;
+		}
 		if (!v) {
 			fprintf(stderr, "psiplace: error: option '%s' needs a value or is unknown; see --help\n", o);
 			return -1;
@@ -67,6 +79,9 @@ static int parse(int argc, char **argv, struct demo *d)
 		i++;
 		if (!strcmp(o, "--strategy")) {
 			if (psiplace_mall_strategy_parse(v, "--strategy", &d->strategy, &err) < 0)
+				goto bad;
+		} else if (!strcmp(o, "--shrink-method")) {
+			if (psiplace_mall_shrink_method_parse(v, "--shrink-method", &d->shrink, &err) < 0)
 				goto bad;
 		} else if (!strcmp(o, "--method")) {
 			if (psiplace_spawn_method_parse(v, "--method", &d->method, &err) < 0)
@@ -111,26 +126,76 @@ static void report(psiplace_mall_t *m)
 	fflush(stdout);
 }
 
-/* Rank 0 gives the nodes from..to-1 of the allocation back to Slurm. */
-static int release(psiplace_mall_t *m, size_t from, size_t to, psiplace_error_t *err)
+/* MPI progress while this process waits outside MPI: MPICH's ch3 closes
+ * its connections at MPI_Finalize with a handshake, so processes that left
+ * the job finish only while the survivors they talked to make progress. */
+static void progress(void *comm)
 {
-	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID") };
+	int flag;
+
+	if (*(MPI_Comm *)comm == MPI_COMM_NULL) /* a process that left (Baseline) */
+		return;
+	MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, *(MPI_Comm *)comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* Wait seconds, driving MPI progress every 100 ms. */
+static void hold(MPI_Comm comm, int seconds)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < seconds * 10; i++) {
+		progress(&comm);
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* The process me gives the nodes from..to-1 of the allocation back to Slurm. */
+static int release(psiplace_mall_t *m, int me, size_t from, size_t to, int timing,
+		   psiplace_error_t *err)
+{
+	/* MPICH: the steps of the groups that just left end a moment later,
+	 * once they have finished MPI_Finalize (with our progress). */
+	MPI_Comm comm = psiplace_mall_comm(m);
+	struct psiplace_release_opts o = { .allow_step = getenv("SLURM_STEP_ID"), .wait_steps = 60,
+					   .waiting = progress, .waiting_arg = &comm };
 	char list[4096] = "", kept[4096];
 	size_t i, off = 0;
-	int rank;
+	double t0;
 
-	MPI_Comm_rank(psiplace_mall_comm(m), &rank);
-	if (rank != 0)
+	if (!me)
 		return 0;
 	for (i = from; i < to && off < sizeof(list) - 300; i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i > from ? "," : "",
 					psiplace_mall_host(m, i));
+	t0 = MPI_Wtime();
 	if (psiplace_release_nodes(list, &o, kept, sizeof(kept), NULL, 0, err) < 0 ||
 	    psiplace_release_wait_idle(list, 60, NULL, err) < 0)
 		return -1;
+	if (timing) /* giving the nodes back: scontrol update until they are idle */
+		printf("timing %d release %s %.6f\n", psiplace_mall_resizes(m), list, MPI_Wtime() - t0);
 	printf("released %s\n", list);
 	fflush(stdout);
 	return 0;
+}
+
+/* One line per resize from the rank 0 it started with: the wall time of
+ * the library call, measured here (MPI_Wtime). */
+static void timing(const struct demo *d, int i, size_t before, double secs)
+{
+	static const char *const shrinks[] = { "ts", "baseline", "zombie" };
+	char how[64];
+
+	if (d->act[i] > 0)
+		snprintf(how, sizeof(how), "%s/%s", psiplace_mall_strategy_name(d->strategy),
+			 d->method == PSIPLACE_SPAWN_BASELINE ? "baseline" : "merge");
+	else if (d->shrink == PSIPLACE_MALL_SHRINK_BASELINE)
+		snprintf(how, sizeof(how), "baseline/%s", psiplace_mall_strategy_name(d->strategy));
+	else
+		snprintf(how, sizeof(how), "%s", shrinks[d->shrink]);
+	printf("timing %d %s %zu %d %s %.6f\n", i + 1, d->act[i] > 0 ? "expand" : "shrink", before,
+	       d->act[i] > 0 ? d->act[i] : -d->act[i], how, secs);
+	fflush(stdout);
 }
 
 static int run(psiplace_mall_t *m, const struct demo *d)
@@ -144,21 +209,42 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 		report(m); /* spawned: the resize that created me is done */
 	for (i = psiplace_mall_resizes(m); i < d->nact; i++) {
 		size_t before = psiplace_mall_nnodes(m);
+		int rank, shrink = d->act[i] < 0;
+		double t0;
 
-		if (d->act[i] > 0)
+		MPI_Comm_rank(psiplace_mall_comm(m), &rank);
+		if (d->timing)
+			MPI_Barrier(psiplace_mall_comm(m)); /* everyone starts together */
+		t0 = MPI_Wtime();
+		if (!shrink)
 			rc = psiplace_mall_expand(m, (size_t)d->act[i], d->strategy, d->method, NULL, &err);
 		else
-			rc = psiplace_mall_shrink(m, (size_t)-d->act[i], &err);
+			rc = psiplace_mall_shrink_by(m, (size_t)-d->act[i], d->shrink, d->strategy, &err);
 		if (rc < 0)
 			goto fail;
-		if (psiplace_mall_leaving(m))
+		if (d->timing && rank == 0)
+			timing(d, i, before, MPI_Wtime() - t0);
+		if (psiplace_mall_leaving(m)) {
+			/* under a Baseline respawn the old rank 0 gives the nodes back */
+			if (shrink && d->shrink == PSIPLACE_MALL_SHRINK_BASELINE &&
+			    release(m, rank == 0, (size_t)-d->act[i], before, d->timing, &err) < 0)
+				goto fail;
 			return 0;
+		}
+		if (psiplace_mall_zombie(m))
+			return 0; /* idle until the job ends; its node stays taken */
 		report(m);
-		if (d->act[i] < 0 && release(m, (size_t)-d->act[i], before, &err) < 0)
-			goto fail;
+		if (shrink && d->shrink == PSIPLACE_MALL_SHRINK_TS) {
+			/* The nodes given back leave the allocation: a later
+			 * --expand-to counts the nodes the job still has. */
+			MPI_Comm_rank(psiplace_mall_comm(m), &rank);
+			if (release(m, rank == 0, (size_t)-d->act[i], before, d->timing, &err) < 0 ||
+			    psiplace_mall_drop_nodes(m, (size_t)-d->act[i], before, &err) < 0)
+				goto fail;
+		}
 	}
 	if (d->hold)
-		sleep((unsigned)d->hold);
+		hold(psiplace_mall_comm(m), d->hold);
 	MPI_Barrier(psiplace_mall_comm(m));
 	return 0;
 fail:

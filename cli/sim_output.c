@@ -26,10 +26,11 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		"limit, %zu unknown fields\n",
 		path, fmt_name(t->format), t->n, c->lines, c->never_ran, c->running, c->steps,
 		c->malformed, c->array_tasks, c->no_limit, c->unknown_fields);
-	fprintf(f, "# cluster: %zu nodes, %llu CPUs; order: %s; EASY backfill, window %lld s, "
+	fprintf(f, "# cluster: %zu nodes, %llu CPUs; order: %s; %s backfill, window %lld s, "
 		"depth %u%s\n",
 		nodes->n, (unsigned long long)cpus,
 		o->submit_order || !t->has_priority ? "submit" : "priority",
+		o->plan_all ? "slurm" : "EASY",
 		(long long)(o->bf_window ? o->bf_window : 86400), o->bf_depth ? o->bf_depth : 500,
 		o->speed_ref > 0 ? "; speed scaling" : "");
 	fprintf(f, "%-16s %8s %8s %11s %6s %10s %10s %10s %8s %6s %11s%s\n", "policy", "jobs",

@@ -19,4 +19,10 @@ int sim_print(FILE *f, int fmt, const char *trace_path, const struct psiplace_si
 int sim_jobs_csv(const char *path, const char *policy, const struct psiplace_sim_trace *t,
 		 const struct psiplace_nodetable *nodes, const struct psiplace_sim_report *rep);
 
+/* The chart (cli/sim_svg.c): wait-time CDF and utilisation over time,
+ * one curve per policy.  Returns 0, or 1 (reported). */
+int sim_svg(const char *path, const struct psiplace_sim_trace *t,
+	    const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
+	    const struct psiplace_sim_report *reps, int np);
+
 #endif

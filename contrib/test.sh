@@ -6,11 +6,15 @@
 # select/cons_tres and with psiplace and compared per test, the plugins
 # compiled against all eight supported Slurm releases,
 # the Debian packages built, installed with dpkg -i, run, upgraded and removed
-# (and built for trixie's 24.11 tree and inspected),
-# and the integration suites again on real Slurm 24.11 and 26.05 daemons.
+# (and built for trixie's 24.11 tree and inspected), the malleable suite with
+# MPICH (ch3:nemesis, built from Debian's source in the background while the
+# stages before it run; cached),
+# and the integration suites again on real Slurm 24.11 and 26.05 daemons
+# (26.05 with the MPICH checks too).
 # Exit status is non-zero when anything fails.
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
 #   PSIPLACE_RELEASES="..."  testbed releases besides 22.05 (default "24.11 26.05"; "" for none)
+#   PSIPLACE_MPICH_WAIT=N    seconds the MPICH stage waits for the background build (default 1800)
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -34,6 +38,47 @@ keep_log() { # BUILD_DIR NAME
 
 stage "install and build"
 contrib/build.sh || { echo "BUILD FAILED"; exit 1; }
+
+# MPICH (ch3:nemesis) for the malleable suite's MPICH checks: built once
+# into the cache by contrib/testbed/mpich.sh (cold: 8-15 minutes on this
+# busy 2-core machine), here in the background at nice 19 while the stages below run,
+# in a session of its own so that it can be ended as a whole; the stage
+# "malleable suite with MPICH" waits for it with a deadline.
+mpich_pid="" mpich_log=$repo/build/mpich-build.log
+if mpich_prefix=$(contrib/testbed/mpich.sh path 2>/dev/null); then
+  echo "MPICH: cached in $mpich_prefix"
+else
+  setsid nice -n 19 contrib/testbed/mpich.sh prefix >"$mpich_log" 2>&1 &
+  mpich_pid=$!
+  echo "MPICH: building in the background (PID $mpich_pid, log $mpich_log)"
+  trap '[ -z "$mpich_pid" ] || kill -- -"$mpich_pid" 2>/dev/null' EXIT
+fi
+# Wait up to $1 s for the background build; 0 when MPICH is there.  A build
+# still running at the deadline is ended; a failure shows the log's tail.
+mpich_ready() {
+  local deadline=$((SECONDS + $1)) rc
+  if [ -n "$mpich_pid" ]; then
+    echo "MPICH: waiting for the background build (PID $mpich_pid, at most $1 s)"
+    while kill -0 "$mpich_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+      sleep 2  # polls the build; the deadline bounds it
+    done
+    if kill -0 "$mpich_pid" 2>/dev/null; then
+      kill -- -"$mpich_pid" 2>/dev/null
+      wait "$mpich_pid"; mpich_pid=""
+      echo "MPICH BUILD NOT DONE within the deadline ($1 s of waiting); ended. Log tail ($mpich_log):"
+      tail -n 30 "$mpich_log"
+      return 1
+    fi
+    wait "$mpich_pid"; rc=$?; mpich_pid=""
+    if [ "$rc" -ne 0 ]; then
+      echo "MPICH BUILD FAILED (rc $rc). Log tail ($mpich_log):"
+      tail -n 30 "$mpich_log"
+      return 1
+    fi
+  fi
+  mpich_prefix=$(contrib/testbed/mpich.sh path) || { echo "MPICH: not built"; return 1; }
+  echo "MPICH: $mpich_prefix ($(cat "$mpich_prefix/../logs/build-time.txt" 2>/dev/null))"
+}
 
 stage "unit tests"
 meson test -C build --suite unit --print-errorlogs 2>&1 | tail -n 12
@@ -78,7 +123,8 @@ else
 fi
 
 stage "integration tests (real Slurm 22.05 testbed)"
-meson test -C build --suite integration --print-errorlogs 2>&1 | tail -n 12
+# (the malleable suite's MPICH part runs later, when the MPICH build is done)
+PSIPLACE_MALLEABLE=openmpi meson test -C build --suite integration --print-errorlogs 2>&1 | tail -n 12
 [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(integration)
 grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
 keep_log build integration
@@ -120,6 +166,18 @@ else
   failed+=(package-build)
 fi
 
+stage "malleable suite with MPICH (real Slurm 22.05 testbed)"
+start=$SECONDS
+if mpich_ready "${PSIPLACE_MPICH_WAIT:-1800}"; then
+  PSIPLACE_MALLEABLE=mpich meson test -C build --print-errorlogs integration_malleable 2>&1 | tail -n 12
+  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(malleable-mpich)
+  grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
+  keep_log build malleable-mpich
+else
+  failed+=(mpich-build)
+fi
+echo "MPICH stage: $((SECONDS - start)) s including the wait for the build"
+
 # The upstream tarballs (23.02 ... 26.05) come from ../shared/slurm-src;
 # 22.05 and 24.11 come from Debian's sources.  Without the tarballs only
 # those two can be tested: said loudly, in the summary too.
@@ -140,7 +198,12 @@ for rel in $releases_run; do
   start=$SECONDS
   if PSIPLACE_SLURM=$rel contrib/build.sh; then
     b=$(PSIPLACE_SLURM=$rel contrib/testbed/cluster.sh build-dir)
-    meson test -C "$b" --suite integration --print-errorlogs 2>&1 | tail -n 12
+    # The malleable suite's MPICH part on the newest release only (time).
+    # So is the simulator's fidelity replay (about 9 minutes a release).
+    part=openmpi nosuite=(--no-suite fidelity)
+    [ "$rel" = "${releases_run##* }" ] && part=all nosuite=()
+    PSIPLACE_MALLEABLE=$part meson test -C "$b" --suite integration "${nosuite[@]}" \
+      --print-errorlogs 2>&1 | tail -n 12
     [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("integration-$rel")
     grep -hE '^# [0-9]+ passed' "$b/meson-logs/testlog.txt" || true
     keep_log "$b" "integration-$rel"

@@ -13,7 +13,8 @@
  * (MPI_Intercomm_merge) and joins the spawner's group
  * (MPI_Intercomm_create over that pair), children in id order, bottom up.
  * Subtrees join concurrently, so it takes one level per spawn step: the
- * same log count of steps as the binary connection, and no ports. */
+ * same log count of steps as the binary connection, and no ports (under
+ * MPICH the pair's leaders connect over a port instead, see intercomm()). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,44 @@ static MPI_Comm kid_of(struct expand *x, int group)
 	return MPI_COMM_NULL;
 }
 
+#ifdef MPICH_VERSION
+/* MPICH (ch3): MPI_Intercomm_create needs each leader to know the process
+ * group of every process on the other side ("Unknown gpid" otherwise), and
+ * a leader knows only the groups it spawned or was spawned by.  Connect and
+ * accept exchange them (and hand them to every local process), so under
+ * MPICH the two subtrees connect over a port that the accepting leader
+ * opens and sends to the other over the pair's comm. */
+static int intercomm(MPI_Comm c, int leader, MPI_Comm pair, int remote, int tag, int accept,
+		     MPI_Comm *inter)
+{
+	char port[MPI_MAX_PORT_NAME] = "";
+	int rank, rc = MPI_SUCCESS;
+
+	MPI_Comm_rank(c, &rank);
+	if (rank == leader) {
+		if (accept && (rc = MPI_Open_port(MPI_INFO_NULL, port)) == MPI_SUCCESS)
+			rc = MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, remote, tag, pair);
+		else if (!accept)
+			rc = MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, remote, tag, pair,
+				      MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			return rc; /* the other processes wait: the watchdog ends them */
+	}
+	rc = accept ? MPI_Comm_accept(port, MPI_INFO_NULL, leader, c, inter)
+		    : MPI_Comm_connect(port, MPI_INFO_NULL, leader, c, inter);
+	if (accept && rank == leader)
+		MPI_Close_port(port);
+	return rc;
+}
+#else
+static int intercomm(MPI_Comm c, int leader, MPI_Comm pair, int remote, int tag, int accept,
+		     MPI_Comm *inter)
+{
+	(void)accept;
+	return MPI_Intercomm_create(c, leader, pair, remote, tag, inter);
+}
+#endif
+
 /* One join: the comm c of parent group G's subtree so far (G's own
  * processes first) and the subtree of its child group h (h's root first)
  * become one, G's side first.  Only h's spawner and h's own processes
@@ -206,7 +245,7 @@ static int join(struct expand *x, MPI_Comm *c, int h, int g_side, psiplace_error
 		MPI_Intercomm_merge(kid_of(x, h), 0, &pair);
 	else if (!g_side && x->group == h)
 		MPI_Intercomm_merge(x->parent, 1, &pair);
-	rc = MPI_Intercomm_create(*c, leader, pair, remote, MALL_TAG_JOIN + h, &inter);
+	rc = intercomm(*c, leader, pair, remote, MALL_TAG_JOIN + h, g_side, &inter);
 	if (pair != MPI_COMM_NULL)
 		MPI_Comm_free(&pair);
 	if (rc != MPI_SUCCESS)

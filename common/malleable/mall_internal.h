@@ -14,6 +14,8 @@
 struct psiplace_mall {
 	MPI_Comm comm;     /* the job: ranks in plan order */
 	int leaving;
+	int zombie;        /* left idle by a ZOMBIE shrink */
+	MPI_Comm zombies;  /* the communicator a ZOMBIE shrink split */
 	int resizes;       /* K */
 	int group;         /* group in the resize that spawned it, -1: launcher */
 	int world;         /* tag of its MPI_COMM_WORLD: 0 launcher, K*65536+g+1 */
@@ -55,6 +57,10 @@ void mall_disconnect(MPI_Comm *c);
 void mall_drop_comm(MPI_Comm *c);
 /* The info for spawning size processes on host: "host" = host[:size]. */
 MPI_Info mall_host_info(const char *host, int size);
+
+/* mall_shrink.c: survivors and zombies of a ZOMBIE shrink meet once more
+ * (in psiplace_mall_free); a zombie sleeps while it waits. */
+void mall_zombies_meet(psiplace_mall_t *m);
 
 /* mall_watchdog.c: a thread that ends the process when the operation
  * named what is still running after seconds. */

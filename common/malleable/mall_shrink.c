@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <time.h>
 
 #include "mall_internal.h"
 
@@ -41,45 +42,149 @@ static int split_world(const psiplace_mall_t *m, size_t nnodes, psiplace_error_t
 	return 0;
 }
 
-int psiplace_mall_shrink(psiplace_mall_t *m, size_t nnodes, psiplace_error_t *err)
+/* TS: the processes on released nodes leave; ZS: they stay as zombies. */
+static int shrink_split(psiplace_mall_t *m, size_t nnodes, int zombie, const char *what,
+			psiplace_error_t *err)
 {
-	size_t cur = psiplace_mall_nnodes(m);
-	struct mall_watchdog *w;
+	struct mall_watchdog *w = mall_watchdog_arm(what, m->timeout);
 	MPI_Comm next = MPI_COMM_NULL;
-	char what[96];
-	int rank, leave, rc;
+	int rank, leave = (size_t)m->node >= nnodes, rc;
 
-	if (m->comm == MPI_COMM_NULL)
-		return psiplace_seterr(err, "malleable: shrink: this process has left the job");
-	if (nnodes < 1 || nnodes >= cur)
-		return psiplace_seterr(err, "malleable: shrink to %zu nodes: the job runs on %zu "
-				       "nodes (1..%zu accepted)", nnodes, cur, cur - 1);
-	if (split_world(m, nnodes, err) < 0)
-		return -1;
-	snprintf(what, sizeof(what), "malleable: shrink to %zu nodes", nnodes);
-	w = mall_watchdog_arm(what, m->timeout);
 	MPI_Comm_rank(m->comm, &rank);
-	leave = (size_t)m->node >= nnodes;
 	mall_watchdog_phase(w, "splitting the job");
 	rc = MPI_Comm_split(m->comm, leave ? MPI_UNDEFINED : 0, rank, &next);
 	if (rc != MPI_SUCCESS) {
 		mall_watchdog_disarm(w);
 		return mall_mpi_err(err, rc, "%s: splitting the job", what);
 	}
-	/* Collective over the whole job: afterwards nothing connects the
-	 * leaving groups to the survivors. */
-	mall_watchdog_phase(w, "disconnecting the leaving groups");
-	mall_drop_comm(&m->comm);
+	if (zombie) {
+		/* kept until the job ends: the zombies wait on it */
+		m->zombies = m->comm;
+	} else {
+		/* Collective over the whole job: afterwards nothing connects
+		 * the leaving groups to the survivors. */
+		mall_watchdog_phase(w, "disconnecting the leaving groups");
+		mall_drop_comm(&m->comm);
+	}
 	m->comm = next;
 	m->resizes++;
 	if (leave) {
-		m->leaving = 1;
+		if (zombie)
+			m->zombie = 1;
+		else
+			m->leaving = 1;
 		mall_watchdog_disarm(w);
 		return 0;
 	}
 	rc = mall_layout(m, err);
 	mall_watchdog_disarm(w);
 	return rc;
+}
+
+/* SS: the processes on the kept nodes respawn the kept nodes' shape with
+ * the Baseline method; everyone old leaves. */
+static int shrink_respawn(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_strategy strategy,
+			  const char *what, psiplace_error_t *err)
+{
+	struct mall_watchdog *w;
+	MPI_Comm keep = MPI_COMM_NULL;
+	int rank, leave = (size_t)m->node >= nnodes, rc;
+
+	if (strategy == PSIPLACE_MALL_MERGE)
+		return psiplace_seterr(err, "%s: a Baseline respawn needs the hypercube, diffusive or "
+				       "sequential strategy, not merge", what);
+	w = mall_watchdog_arm(what, m->timeout);
+	MPI_Comm_rank(m->comm, &rank);
+	mall_watchdog_phase(w, "splitting the job");
+	rc = MPI_Comm_split(m->comm, leave ? MPI_UNDEFINED : 0, rank, &keep);
+	if (rc != MPI_SUCCESS) {
+		mall_watchdog_disarm(w);
+		return mall_mpi_err(err, rc, "%s: splitting the job", what);
+	}
+	mall_watchdog_phase(w, "disconnecting the released nodes");
+	mall_drop_comm(&m->comm);
+	mall_watchdog_disarm(w);
+	m->comm = keep;
+	if (leave) {
+		m->resizes++;
+		m->leaving = 1;
+		return 0;
+	}
+	if (mall_layout(m, err) < 0)
+		return -1;
+	/* the kept processes are the sources; Baseline replaces them all */
+	return psiplace_mall_expand(m, nnodes, strategy, PSIPLACE_SPAWN_BASELINE, NULL, err);
+}
+
+int psiplace_mall_shrink_by(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_shrink_method how,
+			    enum psiplace_mall_strategy strategy, psiplace_error_t *err)
+{
+	size_t cur;
+	char what[96];
+
+	if (m->comm == MPI_COMM_NULL)
+		return psiplace_seterr(err, "malleable: shrink: this process has left the job");
+	cur = psiplace_mall_nnodes(m);
+	if (nnodes < 1 || nnodes >= cur)
+		return psiplace_seterr(err, "malleable: shrink to %zu nodes: the job runs on %zu "
+				       "nodes (1..%zu accepted)", nnodes, cur, cur - 1);
+	snprintf(what, sizeof(what), "malleable: shrink to %zu nodes", nnodes);
+	switch (how) {
+	case PSIPLACE_MALL_SHRINK_TS:
+		if (split_world(m, nnodes, err) < 0)
+			return -1;
+		return shrink_split(m, nnodes, 0, what, err);
+	case PSIPLACE_MALL_SHRINK_ZOMBIE:
+		if (m->zombies != MPI_COMM_NULL)
+			return psiplace_seterr(err, "%s (zombie): the job already has zombies; one "
+					       "zombie shrink per job", what);
+		return shrink_split(m, nnodes, 1, what, err);
+	case PSIPLACE_MALL_SHRINK_BASELINE:
+		return shrink_respawn(m, nnodes, strategy, what, err);
+	}
+	return psiplace_seterr(err, "%s: unknown shrink method %d", what, (int)how);
+}
+
+int psiplace_mall_shrink(psiplace_mall_t *m, size_t nnodes, psiplace_error_t *err)
+{
+	return psiplace_mall_shrink_by(m, nnodes, PSIPLACE_MALL_SHRINK_TS, PSIPLACE_MALL_DIFFUSIVE, err);
+}
+
+/* Ibarrier and a sleeping test loop: a zombie waits without taking a core
+ * (MPI's blocking calls busy-poll). */
+void mall_zombies_meet(psiplace_mall_t *m)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	MPI_Request req;
+	int done = 0;
+
+	if (m->zombies == MPI_COMM_NULL)
+		return;
+	if (MPI_Ibarrier(m->zombies, &req) == MPI_SUCCESS) {
+		while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+			if (m->zombie)
+				nanosleep(&ts, NULL);
+	}
+	MPI_Comm_free(&m->zombies);
+	m->zombies = MPI_COMM_NULL;
+}
+
+static const char *const shrink_names[] = { "ts", "baseline", "zombie" };
+
+int psiplace_mall_shrink_method_parse(const char *s, const char *what,
+				      enum psiplace_mall_shrink_method *out, psiplace_error_t *err)
+{
+	char q[64];
+	size_t i;
+
+	for (i = 0; s && i < sizeof(shrink_names) / sizeof(shrink_names[0]); i++)
+		if (!strcasecmp(s, shrink_names[i])) {
+			*out = (enum psiplace_mall_shrink_method)i;
+			return 0;
+		}
+	psiplace_quote(q, sizeof(q), s ? s : "", 40);
+	return psiplace_seterr(err, "%s: '%s' is not a shrink method; accepted: ts, baseline, zombie",
+			       what, q);
 }
 
 static const char *const names[] = { "hypercube", "diffusive", "merge", "sequential" };

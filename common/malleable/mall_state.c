@@ -122,6 +122,66 @@ fail:
 	return -1;
 }
 
+/* A spawned process takes the allocation from its spawner ("HOSTS;CORES" of
+ * the hidden argument), not from the environment: nodes the job gave back
+ * after it started (psiplace_mall_drop_nodes) are no longer in it. */
+static int alloc_from_state(psiplace_mall_t *m, const char *s, psiplace_error_t *err)
+{
+	const char *me = getenv("SLURMD_NODENAME"), *semi = strchr(s, ';');
+	struct psiplace_hostlist h = { 0 };
+	struct psiplace_intvec v = { 0 };
+	char *hosts;
+	size_t i;
+
+	if (!semi || semi == s)
+		return psiplace_seterr(err, "malleable: hidden argument: no allocation in '%.80s'", s);
+	if (!(hosts = strndup(s, (size_t)(semi - s))))
+		return psiplace_seterr(err, "malleable: out of memory");
+	if (psiplace_hostlist_expand(hosts, "hidden argument: allocation", &h, err) < 0) {
+		free(hosts);
+		return -1;
+	}
+	if (psiplace_intvec_parse(semi + 1, "hidden argument: cores", &v, err) < 0 || v.n != h.n) {
+		if (v.v)
+			psiplace_seterr(err, "malleable: hidden argument: %zu cores for %zu nodes",
+					v.n, h.n);
+		goto fail;
+	}
+	for (i = 0; i < m->nalloc; i++)
+		free(m->hosts[i]);
+	free(m->hosts);
+	free(m->cores);
+	m->cores = v.v;
+	v.v = NULL;
+	m->nalloc = 0;
+	if (!(m->hosts = calloc(h.n, sizeof(*m->hosts)))) {
+		psiplace_seterr(err, "malleable: out of memory");
+		goto fail;
+	}
+	m->node = -1;
+	for (m->nalloc = 0; m->nalloc < h.n; m->nalloc++) {
+		if (!(m->hosts[m->nalloc] = strdup(h.host[m->nalloc]))) {
+			psiplace_seterr(err, "malleable: out of memory");
+			goto fail;
+		}
+		if (me && !strcmp(h.host[m->nalloc], me))
+			m->node = (int)m->nalloc;
+	}
+	if (m->node < 0) {
+		psiplace_seterr(err, "malleable: this process was spawned on '%s' (SLURMD_NODENAME), "
+				"which is not in its spawner's allocation '%s'", me ? me : "?", hosts);
+		goto fail;
+	}
+	free(hosts);
+	psiplace_hostlist_free(&h);
+	return 0;
+fail:
+	free(hosts);
+	psiplace_hostlist_free(&h);
+	psiplace_intvec_free(&v);
+	return -1;
+}
+
 /* Every rank's node and world, gathered over the job communicator. */
 int mall_layout(psiplace_mall_t *m, psiplace_error_t *err)
 {
@@ -179,15 +239,17 @@ static int append_vec(char *buf, size_t len, size_t *off, const int *v, size_t n
 	return 0;
 }
 
-/* "K;G;STRATEGY;METHOD;TIMEOUT;N;R,R,...;O,O,...|-" */
+/* "K;G;STRATEGY;METHOD;TIMEOUT;N;R,R,...;O,O,...|-;HOST,HOST,...;C,C,..."
+ * (the allocation as the spawner sees it: nodes given back are gone). */
 char *mall_state_format(const psiplace_mall_t *m, const struct mall_spawn_state *st)
 {
-	size_t len = 64 + st->nnodes * 24, off;
-	char *buf = malloc(len);
+	size_t len = 64 + st->nnodes * 24 + m->nalloc * 24, off, i;
+	char *buf;
 	int w;
 
-	(void)m;
-	if (!buf)
+	for (i = 0; i < m->nalloc; i++)
+		len += strlen(m->hosts[i]);
+	if (!(buf = malloc(len)))
 		return NULL;
 	w = snprintf(buf, len, "%d;%d;%d;%d;%d;%zu;", st->resize, st->group, (int)st->strategy,
 		     (int)st->method, st->timeout, st->nnodes);
@@ -200,6 +262,19 @@ char *mall_state_format(const psiplace_mall_t *m, const struct mall_spawn_state 
 	buf[off] = 0;
 	if (st->oversub ? append_vec(buf, len, &off, st->oversub, st->nnodes) < 0
 			: snprintf(buf + off, len - off, "-") != 1)
+		goto fail;
+	off = strlen(buf);
+	for (i = 0; i < m->nalloc; i++) {
+		w = snprintf(buf + off, len - off, "%s%s", i ? "," : ";", m->hosts[i]);
+		if (w < 0 || (size_t)w >= len - off)
+			goto fail;
+		off += (size_t)w;
+	}
+	if (off + 2 >= len)
+		goto fail;
+	buf[off++] = ';';
+	buf[off] = 0;
+	if (append_vec(buf, len, &off, m->cores, m->nalloc) < 0)
 		goto fail;
 	return buf;
 fail:
@@ -222,21 +297,23 @@ static int parse_vec(const char *s, const char *what, size_t n, int **out, psipl
 	return 0;
 }
 
-static int state_parse(const char *s, struct mall_spawn_state *st, psiplace_error_t *err)
+static int state_parse(const char *s, struct mall_spawn_state *st, const char **alloc,
+		       psiplace_error_t *err)
 {
 	char run[PSIPLACE_INTVEC_MAX_INPUT / 16], over[PSIPLACE_INTVEC_MAX_INPUT / 16];
 	int strategy, method, used = 0;
 
 	memset(st, 0, sizeof(*st));
 	if (strlen(s) >= sizeof(run) ||
-	    sscanf(s, "%d;%d;%d;%d;%d;%zu;%[0-9,];%[0-9,-]%n", &st->resize, &st->group, &strategy,
+	    sscanf(s, "%d;%d;%d;%d;%d;%zu;%[0-9,];%[0-9,-];%n", &st->resize, &st->group, &strategy,
 		   &method, &st->timeout, &st->nnodes, run, over, &used) != 8 ||
-	    s[used] || strategy < 0 || strategy > PSIPLACE_MALL_SEQUENTIAL || method < 0 ||
+	    !used || strategy < 0 || strategy > PSIPLACE_MALL_SEQUENTIAL || method < 0 ||
 	    method > PSIPLACE_SPAWN_BASELINE || st->nnodes < 1 || st->timeout < 1)
 		return psiplace_seterr(err, "malleable: hidden argument %s'%.80s' is malformed "
 				       "(a process spawned by another psiplace version?)", MALL_ARG, s);
 	st->strategy = (enum psiplace_mall_strategy)strategy;
 	st->method = (enum psiplace_spawn_method)method;
+	*alloc = s + used;
 	if (parse_vec(run, "running", st->nnodes, &st->running, err) < 0)
 		return -1;
 	if (strcmp(over, "-") && parse_vec(over, "oversubscribe", st->nnodes, &st->oversub, err) < 0) {
@@ -316,7 +393,7 @@ int psiplace_mall_init(int *argc, char ***argv, psiplace_mall_t **out, psiplace_
 	psiplace_mall_t *m = calloc(1, sizeof(*m));
 	struct mall_spawn_state st;
 	struct mall_watchdog *w;
-	const char *state, *t = getenv("PSIPLACE_MALL_TIMEOUT");
+	const char *state, *alloc, *t = getenv("PSIPLACE_MALL_TIMEOUT");
 	MPI_Comm parent;
 	int rc;
 
@@ -324,6 +401,7 @@ int psiplace_mall_init(int *argc, char ***argv, psiplace_mall_t **out, psiplace_
 	if (!m)
 		return psiplace_seterr(err, "malleable: out of memory");
 	m->comm = MPI_COMM_NULL;
+	m->zombies = MPI_COMM_NULL;
 	m->group = -1;
 	m->timeout = t && atoi(t) > 0 ? atoi(t) : 120;
 	if (!(state = take_args(m, argc, argv, err)) || alloc_from_env(m, err) < 0)
@@ -345,8 +423,13 @@ int psiplace_mall_init(int *argc, char ***argv, psiplace_mall_t **out, psiplace_
 		psiplace_seterr(err, "malleable: spawned without the hidden argument %s", MALL_ARG);
 		goto fail;
 	}
-	if (state_parse(state, &st, err) < 0)
+	if (state_parse(state, &st, &alloc, err) < 0)
 		goto fail;
+	if (alloc_from_state(m, alloc, err) < 0) {
+		free(st.running);
+		free(st.oversub);
+		goto fail;
+	}
 	m->timeout = st.timeout;
 	w = mall_watchdog_arm("malleable: a spawned process's part of the expansion", m->timeout);
 	rc = mall_expand_run(m, &st, parent, w, err);
@@ -370,6 +453,7 @@ void psiplace_mall_set_timeout(psiplace_mall_t *m, int seconds)
 
 MPI_Comm psiplace_mall_comm(const psiplace_mall_t *m) { return m->comm; }
 int psiplace_mall_leaving(const psiplace_mall_t *m) { return m->leaving; }
+int psiplace_mall_zombie(const psiplace_mall_t *m) { return m->zombie; }
 int psiplace_mall_resizes(const psiplace_mall_t *m) { return m->resizes; }
 int psiplace_mall_group(const psiplace_mall_t *m) { return m->group; }
 const char *psiplace_mall_node(const psiplace_mall_t *m) { return m->hosts[m->node]; }
@@ -390,6 +474,33 @@ size_t psiplace_mall_nnodes(const psiplace_mall_t *m)
 	return n;
 }
 
+int psiplace_mall_drop_nodes(psiplace_mall_t *m, size_t from, size_t to, psiplace_error_t *err)
+{
+	size_t i, n = to - from;
+	int r;
+
+	if (from >= to || to > m->nalloc)
+		return psiplace_seterr(err, "malleable: drop nodes %zu..%zu of the allocation: it has "
+				       "%zu nodes (a range 0 <= from < to <= %zu accepted)", from, to,
+				       m->nalloc, m->nalloc);
+	for (r = 0; r < m->size; r++)
+		if ((size_t)m->rank_node[r] >= from && (size_t)m->rank_node[r] < to)
+			return psiplace_seterr(err, "malleable: drop node %s: rank %d of the job "
+					       "still runs there (shrink first)",
+					       m->hosts[m->rank_node[r]], r);
+	for (i = from; i < to; i++)
+		free(m->hosts[i]);
+	memmove(m->hosts + from, m->hosts + to, (m->nalloc - to) * sizeof(*m->hosts));
+	memmove(m->cores + from, m->cores + to, (m->nalloc - to) * sizeof(*m->cores));
+	m->nalloc -= n;
+	for (r = 0; r < m->size; r++)
+		if ((size_t)m->rank_node[r] >= to)
+			m->rank_node[r] -= (int)n;
+	if ((size_t)m->node >= to)
+		m->node -= (int)n;
+	return 0;
+}
+
 void psiplace_mall_free(psiplace_mall_t *m)
 {
 	size_t i;
@@ -398,6 +509,7 @@ void psiplace_mall_free(psiplace_mall_t *m)
 		return;
 	if (m->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&m->comm);
+	mall_zombies_meet(m);
 	for (i = 0; m->hosts && i < m->nalloc; i++)
 		free(m->hosts[i]);
 	free(m->hosts);

@@ -105,7 +105,8 @@ static int job_nodes(const char *scontrol, const char *job, struct psiplace_host
 	return psiplace_hostlist_expand(nl, "the job's NodeList", nodes, err);
 }
 
-/* A step of the job (other than allow) on one of the nodes to release. */
+/* A step of the job (other than allow) on one of the nodes to release:
+ * 1 (err says which), 0 none, -1 error. */
 static int busy(const char *scontrol, const char *job, const char *allow,
 		const struct psiplace_hostlist *rel, char *out, psiplace_error_t *err)
 {
@@ -134,11 +135,33 @@ static int busy(const char *scontrol, const char *job, const char *allow,
 				psiplace_seterr(err, "release: node %s still runs step %s of job %s; "
 						"end it first", rel->host[i], id, job);
 				psiplace_hostlist_free(&h);
-				return -1;
+				return 1;
 			}
 		psiplace_hostlist_free(&h);
 	}
 	return 0;
+}
+
+/* busy(), polled every 100 ms for up to o->wait_steps seconds: the steps of
+ * processes that just left (MPICH: one step per spawned group) end a little
+ * after the processes do. */
+static int wait_steps(const char *sc, const char *job, const struct psiplace_release_opts *o,
+		      const struct psiplace_hostlist *rel, char *out, psiplace_error_t *err)
+{
+	struct timespec now, end, nap = { 0, 100 * 1000 * 1000 };
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += o && o->wait_steps > 0 ? o->wait_steps : 0;
+	while ((rc = busy(sc, job, o ? o->allow_step : NULL, rel, out, err)) == 1) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
+		if (o->waiting)
+			o->waiting(o->waiting_arg);
+		nanosleep(&nap, NULL);
+	}
+	return rc;
 }
 
 static int update(const char *scontrol, const char *job, const char *kept, char *out,
@@ -216,7 +239,7 @@ int psiplace_release_nodes(const char *nodes, const struct psiplace_release_opts
 				"one node (end it with scancel instead)", nodes, job);
 		goto out;
 	}
-	if (busy(sc, job, o ? o->allow_step : NULL, &rel, out, err) < 0)
+	if (wait_steps(sc, job, o, &rel, out, err) != 0)
 		goto out;
 	if (command)
 		snprintf(command, commandlen, "%s update JobId=%s NodeList=%s", sc, job, keep);

@@ -142,7 +142,7 @@ static uint32_t resv_taken(const struct sim *s, const struct sjob *j)
 	return k;
 }
 
-static void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
+void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
 {
 	struct sjob *j = &s->jobs[q];
 	struct psiplace_sim_report *r = s->r;
@@ -225,7 +225,7 @@ static int job_cmp(const struct sim *s, uint32_t a, uint32_t b)
 	return x->trace < y->trace ? -1 : x->trace > y->trace;
 }
 
-void queue_add(struct sim *s, uint32_t q)
+size_t queue_add(struct sim *s, uint32_t q)
 {
 	size_t lo = 0, hi = s->nq;
 
@@ -240,17 +240,18 @@ void queue_add(struct sim *s, uint32_t q)
 	memmove(s->queue + lo + 1, s->queue + lo, (s->nq - lo) * sizeof(*s->queue));
 	s->queue[lo] = q;
 	s->nq++;
+	return lo;
 }
 
-void pass(struct sim *s)
+/* Walk the queue from position i0 (considered0 jobs considered before
+ * it, blocked0: one of them was blocked) and start what may start. */
+static void walk(struct sim *s, size_t i0, size_t considered0, bool blocked0)
 {
 	uint32_t depth = s->opts->bf_depth ? s->opts->bf_depth : 500;
-	size_t i, w = 0, considered = 0, end;
-	bool blocked = false; /* a job before could not start: the rest backfill */
+	size_t i, w = i0, considered = considered0, end;
+	bool blocked = blocked0; /* a job before could not start: the rest backfill */
 
-	s->resv.active = false;
-	s->nfail = 0;
-	for (i = 0; i < s->nq && considered < depth && s->free_total > 0; i++, considered++) {
+	for (i = i0; i < s->nq && considered < depth && s->free_total > 0; i++, considered++) {
 		uint32_t q = s->queue[i];
 		struct sjob *j = &s->jobs[q];
 		int rc = try_now(s, q);
@@ -269,10 +270,56 @@ void pass(struct sim *s)
 		blocked = true;
 		s->queue[w++] = q;
 	}
+	s->walked_all = i == s->nq;
 	end = s->nq;
 	if (w < i) {
 		memmove(s->queue + w, s->queue + i, (end - i) * sizeof(*s->queue));
 		s->nq = w + (end - i);
 	}
+	s->considered = w; /* a full pass would find them first again */
+	s->blocked = blocked;
+}
+
+void pass(struct sim *s)
+{
+	if (s->opts->plan_all || s->opts->trace_starts) {
+		pass_plan(s);
+		return;
+	}
+	s->resv.active = s->resv.found = false;
+	s->nfail = 0;
+	walk(s, 0, 0, false);
+}
+
+/* Slurm's main scheduler between two backfill passes (opts->bf_interval):
+ * jobs start in order until one cannot; nothing is reserved. */
+void pass_main(struct sim *s)
+{
+	size_t i = 0;
+
 	s->resv.active = false;
+	s->nfail = 0;
+	while (i < s->nq && s->free_total > 0 && try_now(s, s->queue[i]) == 1)
+		i++;
+	if (i) {
+		memmove(s->queue, s->queue + i, (s->nq - i) * sizeof(*s->queue));
+		s->nq -= i;
+	}
+	s->walked_all = false;
+}
+
+/* An event time with arrivals only (no job ended), all queued behind the
+ * jobs the last pass walked: those jobs cannot start now either (nothing
+ * was given back) and the reservation stands, so only the new jobs are
+ * walked — unless the last pass stopped before the queue's end, and then
+ * a full pass would not reach them either. */
+void pass_arrivals(struct sim *s)
+{
+	int64_t window = s->opts->bf_window > 0 ? s->opts->bf_window : 86400;
+	uint32_t depth = s->opts->bf_depth ? s->opts->bf_depth : 500;
+
+	if (!s->walked_all || s->considered >= depth)
+		return;
+	s->resv.active = s->resv.found && s->resv.t - s->t <= window;
+	walk(s, s->considered, s->considered, s->blocked);
 }

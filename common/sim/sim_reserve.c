@@ -145,6 +145,7 @@ static void set_resv(struct sim *s, const struct sjob *j, int64_t t)
 	s->resv.t = t;
 	s->resv.k = j->k;
 	s->resv.active = t - s->t <= window;
+	s->resv.found = true;
 	for (uint32_t r = 0; r < j->k; r++) {
 		uint32_t i = s->resv.nodes[r], c = take_cpus(s, j, i);
 		uint64_t mfree = s->now[i].real_memory > s->amem[i] - s->relmem[i]

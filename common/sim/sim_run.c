@@ -57,6 +57,7 @@ static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const u
 		j->id = tj->id;
 		j->trace = (uint32_t)i;
 		j->elig = tj->eligible;
+		j->tstart = s->opts->trace_starts && tj->start >= j->elig ? tj->start : -1;
 		j->run = tj->runtime;
 		j->limit = tj->limit > 0 ? tj->limit : tj->runtime;
 		j->cpus = cpus;
@@ -113,12 +114,15 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 	s->running = calloc(s->njob + 1, sizeof(uint32_t));
 	s->ends.key = calloc(s->njob + 1, sizeof(int64_t));
 	s->ends.val = calloc(s->njob + 1, sizeof(uint32_t));
+	s->wakes.key = calloc(s->njob + 1, sizeof(int64_t));
+	s->wakes.val = calloc(s->njob + 1, sizeof(uint32_t));
 	s->resv.nodes = calloc(maxk + 1, sizeof(uint32_t));
 	s->resv.extra = calloc(maxk + 1, sizeof(uint32_t));
 	s->resv.extra_mem = calloc(maxk + 1, sizeof(uint64_t));
 	if (!s->now || !s->idle || !s->alloc || !s->njobs || !s->nodefree || !s->pick || !s->rel ||
 	    !s->touched || !s->rankbuf || !s->amem || !s->relmem || !s->wasp || !s->hist || !s->queue ||
-	    !s->running || !s->ends.key || !s->ends.val || !s->resv.nodes || !s->resv.extra ||
+	    !s->running || !s->ends.key || !s->ends.val ||
+	    !s->wakes.key || !s->wakes.val || !s->resv.nodes || !s->resv.extra ||
 	    !s->resv.extra_mem)
 		return psiplace_seterr(err, "simulate: out of memory for %zu nodes", n);
 	for (size_t i = 0; i < n; i++) {
@@ -141,8 +145,9 @@ static void sim_free(struct sim *s)
 	free(s->jobs); free(s->now); free(s->idle); free(s->alloc); free(s->njobs);
 	free(s->nodefree); free(s->pick); free(s->rel); free(s->touched); free(s->rankbuf);
 	free(s->amem); free(s->relmem); free(s->wasp); free(s->hist); free(s->queue); free(s->running);
-	free(s->ends.key); free(s->ends.val);
+	free(s->ends.key); free(s->ends.val); free(s->wakes.key); free(s->wakes.val);
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
+	plan_free(s);
 }
 
 static int by_elig(const void *a, const void *b, void *arg)
@@ -169,11 +174,20 @@ static void loop(struct sim *s, const uint32_t *arr)
 	size_t ai = 0;
 
 	s->t = s->njob ? s->jobs[arr[0]].elig : 0;
+	s->walked_all = true; /* the empty queue */
 	for (;;) {
 		int64_t ta = ai < s->njob ? s->jobs[arr[ai]].elig : INT64_MAX;
 		int64_t te = s->ends.n ? s->ends.key[0] : INT64_MAX;
+		int64_t tw = s->wakes.n ? s->wakes.key[0] : INT64_MAX;
+		int64_t tb = s->opts->bf_interval > 0 && s->nq ? s->next_bf : INT64_MAX;
 		int64_t tn = ta < te ? ta : te;
 		size_t nq = s->nq;
+		bool ended, behind;
+
+		tn = tw < tn ? tw : tn;
+		tn = tb < tn ? tb : tn;
+		while (s->wakes.n && s->wakes.key[0] <= tn)
+			heap_pop(&s->wakes);
 
 		if (tn == INT64_MAX) {
 			if (!s->nq)
@@ -185,6 +199,7 @@ static void loop(struct sim *s, const uint32_t *arr)
 		}
 		integrate(s, tn);
 		s->t = tn;
+		ended = s->ends.n && s->ends.key[0] == tn;
 		while (s->ends.n && s->ends.key[0] == tn) {
 			uint32_t q = s->ends.val[0];
 			const struct psiplace_sim_result *rr = &s->r->res[s->jobs[q].trace];
@@ -193,13 +208,30 @@ static void loop(struct sim *s, const uint32_t *arr)
 			apply(s, &s->jobs[q], s->r->alloc + rr->nfirst, -1);
 			running_remove(s, q);
 		}
+		behind = true; /* every arrival queued behind the jobs there were */
 		for (; ai < s->njob && s->jobs[arr[ai]].elig == tn; ai++) {
-			if (s->jobs[arr[ai]].fits)
-				queue_add(s, arr[ai]);
-			else
+			if (!s->jobs[arr[ai]].fits) {
 				s->r->unplaceable++;
+				continue;
+			}
+			behind = queue_add(s, arr[ai]) >= nq && behind;
+			if (s->jobs[arr[ai]].tstart > tn)
+				heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
 		}
-		pass(s);
+		if (s->opts->bf_interval > 0 && tn < s->next_bf) {
+			pass_main(s);
+			continue;
+		}
+		if (s->opts->bf_interval > 0) {
+			s->next_bf = tn + s->opts->bf_interval;
+			pass(s);
+			if (tn == tb && !ended && ai == s->njob && !s->ends.n && s->nq == nq)
+				break; /* nothing will change: the rest never starts */
+		} else if (!ended && behind && !s->opts->plan_all && !s->opts->trace_starts) {
+			pass_arrivals(s);
+		} else {
+			pass(s);
+		}
 	}
 }
 

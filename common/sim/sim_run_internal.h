@@ -8,6 +8,7 @@
 struct sjob {
 	uint64_t id;
 	int64_t elig, run, limit, end, limit_end;
+	int64_t tstart;               /* trace_starts: the traced start; -1 none */
 	uint32_t k, ppn, cpus, trace; /* trace: index in the trace */
 	uint64_t mem;                 /* MB per node */
 	double prio;
@@ -43,16 +44,25 @@ struct sim {
 	size_t njob;
 	uint32_t *queue, *running;
 	size_t nq, nrun, started;
+	size_t considered;                /* last pass: queued jobs it walked, still queued */
+	bool walked_all, blocked;         /* it reached the queue's end; one was blocked */
 	struct heap ends;
-	int64_t t;
+	struct heap wakes;                /* trace_starts: traced starts of queued jobs */
+	int64_t t, next_bf;                /* opts->bf_interval: the next backfill pass */
 	struct {
-		bool active;
+		bool active, found;
 		int64_t t;
 		uint32_t k, *nodes, *extra;
 		uint64_t *extra_mem;
 	} resv;
 	struct shape fail[SIM_MAXFAIL];
 	size_t nfail;
+	/* plan_all (sched/backfill's own way): the pass's plans, a view */
+	struct plan { int64_t t0, t1; size_t first; uint32_t k; } *plans;
+	size_t nplans, plans_cap, nplan_nodes, plan_nodes_cap, times_cap;
+	uint32_t *plan_nodes;
+	int64_t *times;
+	struct psiplace_node *view;
 	double cpu_secs, saved, frag_area, frag_time;
 	size_t engine_calls;
 };
@@ -78,7 +88,14 @@ bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *vie
 	    int64_t start_in, uint32_t *out);
 uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
 void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
-void queue_add(struct sim *s, uint32_t q);
+size_t queue_add(struct sim *s, uint32_t q); /* its position */
 void pass(struct sim *s);
+void pass_arrivals(struct sim *s);
+void pass_main(struct sim *s);
+void start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
+
+/* sim_plan.c: a pass as sched/backfill makes it (opts->plan_all). */
+void pass_plan(struct sim *s);
+void plan_free(struct sim *s);
 
 #endif

@@ -186,6 +186,7 @@ static int job_line(const struct sacct *h, const char *const *f, const size_t *f
 	if (j->runtime < j->eligible)
 		return *msg = "End is before Start", -1;
 	j->runtime -= j->eligible; /* eligible held Start */
+	j->start = j->eligible;
 	j->eligible = j->submit;
 	if (h->pos[C_ELIGIBLE] >= 0 && !unknown_time(F(C_ELIGIBLE), FL(C_ELIGIBLE))) {
 		if (!sim_parse_time(F(C_ELIGIBLE), FL(C_ELIGIBLE), &j->eligible))

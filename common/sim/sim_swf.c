@@ -70,6 +70,7 @@ static int job_line(const double *v, struct psiplace_sim_trace *t, struct psipla
 	j->id = (uint64_t)v[0];
 	j->submit = j->eligible = (int64_t)v[1];
 	j->runtime = (int64_t)v[3];
+	j->start = whole(v[2], 1e12) ? j->submit + (int64_t)v[2] : -1; /* field 3: wait */
 	j->cpus = (uint32_t)procs;
 	j->nodes = 0;
 	if (v[8] > 0 && v[8] <= 1e12) {

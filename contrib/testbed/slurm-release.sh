@@ -21,8 +21,8 @@ repo=$(cd "$here/../.." && pwd)
 cache=${PSIPLACE_CACHE:-$HOME/.cache/psiplace}
 tarballs=${PSIPLACE_SLURM_TARBALLS:-$(cd "$repo/.." && pwd)/shared/slurm-src}
 trap 'echo "slurm-release.sh: error: line $LINENO: command failed: $BASH_COMMAND" >&2' ERR
-log() { echo "slurm-release.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+ME=slurm-release.sh
+. "$(dirname "${BASH_SOURCE[0]}")/build-lib.sh"
 
 # Bump when the way a tree or prefix is made changes: old caches are ignored.
 RECIPE=r1
@@ -47,16 +47,6 @@ full_version() {
 }
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-
-# Run one build step with its output in a log; on failure name the step and the log.
-step() {
-  local name=$1 logf=$2; shift 2
-  log "$name (log: $logf)"
-  if ! "$@" >"$logf" 2>&1; then
-    tail -n 25 "$logf" >&2
-    die "$name failed; full log: $logf"
-  fi
-}
 
 # Debian trixie's source of 24.11.5: a private apt configuration derived from
 # the machine's own Debian entries (URI and keyring), never the global one.

@@ -76,6 +76,46 @@ int psiplace_mall_expand(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_s
  * leave (psiplace_mall_leaving() becomes 1 for them). */
 int psiplace_mall_shrink(psiplace_mall_t *m, size_t nnodes, psiplace_error_t *err);
 
+/* Forget the allocation's nodes from..to-1 (indices as psiplace_mall_host)
+ * once they are given back to Slurm after a shrink: later expansions count
+ * the allocation without them, so a job that started with spare nodes can
+ * expand again after giving some back.  Every process of the job calls it
+ * with the same range (no communication); a node where a rank of the job
+ * still runs is refused. */
+int psiplace_mall_drop_nodes(psiplace_mall_t *m, size_t from, size_t to, psiplace_error_t *err);
+
+/* How a shrink ends the processes on the released nodes:
+ *  - TS (terminate, paper 4.7): they leave; their nodes can go back to
+ *    Slurm.  Each MPI_COMM_WORLD must lie wholly on kept or on released
+ *    nodes.
+ *  - BASELINE (spawn shrinkage, SS): the kept nodes get a new set of
+ *    processes (the allocation's cores there, spawned by the processes on
+ *    the kept nodes with the given strategy, Baseline method) and every
+ *    old process leaves.
+ *  - ZOMBIE (ZS): they stay, idle, until the job ends (psiplace_mall_zombie()
+ *    is 1 for them); their nodes cannot be returned.  The paper's
+ *    reference point; any layout can shrink so. */
+enum psiplace_mall_shrink_method {
+	PSIPLACE_MALL_SHRINK_TS = 0,
+	PSIPLACE_MALL_SHRINK_BASELINE,
+	PSIPLACE_MALL_SHRINK_ZOMBIE,
+};
+
+/* psiplace_mall_shrink() with a method; strategy is used by BASELINE only
+ * (hypercube, diffusive or sequential). */
+int psiplace_mall_shrink_by(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_shrink_method how,
+			    enum psiplace_mall_strategy strategy, psiplace_error_t *err);
+
+/* 1 for a process a ZOMBIE shrink left idle: it leaves the job's work and
+ * calls psiplace_mall_free(), which returns when every process of the
+ * communicator it left has called psiplace_mall_free() too (it sleeps
+ * meanwhile, not busy-polling), then MPI_Finalize(). */
+int psiplace_mall_zombie(const psiplace_mall_t *m);
+
+/* Names: "ts", "baseline", "zombie". */
+int psiplace_mall_shrink_method_parse(const char *s, const char *what,
+				      enum psiplace_mall_shrink_method *out, psiplace_error_t *err);
+
 /* The job's communicator (MPI_COMM_NULL for a process that leaves). */
 MPI_Comm psiplace_mall_comm(const psiplace_mall_t *m);
 /* 1 when this process must leave: its node was released, or it was a
@@ -96,6 +136,8 @@ const char *psiplace_mall_strategy_name(enum psiplace_mall_strategy s);
 int psiplace_mall_strategy_parse(const char *s, const char *what,
 				 enum psiplace_mall_strategy *out, psiplace_error_t *err);
 
+/* Collective over the processes a ZOMBIE shrink separated (survivors and
+ * zombies): they meet here once more before MPI_Finalize. */
 void psiplace_mall_free(psiplace_mall_t *m);
 
 #ifdef __cplusplus

@@ -26,6 +26,12 @@ struct psiplace_release_opts {
 	const char *allow_step; /* step id (e.g. "0") that may still run there; NULL: none */
 	int dry_run;            /* check only; *command tells what would run */
 	const char *scontrol;   /* program; NULL: "scontrol" from PATH */
+	int wait_steps;         /* seconds to wait for other steps on the nodes to end
+				 * (0: refuse at once) */
+	void (*waiting)(void *arg); /* called about every 100 ms while waiting (an MPI
+				 * program drives its progress there: under MPICH the
+				 * processes that left need it to finish MPI_Finalize) */
+	void *waiting_arg;
 };
 
 /* Release the nodes of the Slurm hostlist expression nodes.  On success

@@ -30,6 +30,7 @@ struct psiplace_sim_job {
 	uint64_t id;
 	int64_t submit;    /* when it was submitted */
 	int64_t eligible;  /* when it could first start (>= submit) */
+	int64_t start;     /* when it started in the trace; -1: unknown */
 	int64_t runtime;   /* traced elapsed time */
 	int64_t limit;     /* time limit (the backfill estimate); runtime when unknown */
 	uint32_t nodes;    /* node count; 0: from cpus and the cluster (SWF) */
@@ -90,8 +91,21 @@ struct psiplace_sim_opts {
 	bool submit_order;     /* ignore the trace's priorities */
 	int64_t bf_window;     /* reserve only when the top job starts within it; 0: 86400 */
 	uint32_t bf_depth;     /* queued jobs a pass considers; 0: 500 (bf_max_job_test) */
+	/* Seconds between backfill passes (Slurm's bf_interval, default 30);
+	 * at the other event times only the main scheduler's pass (jobs start
+	 * in order until one cannot).  0: a backfill pass at every event. */
+	int64_t bf_interval;
 	double speed_ref;      /* > 0: runtimes scaled by speed_ref / slowest node's Speed */
 	bool exclusive;        /* every job takes whole nodes */
+	/* Backfill as sched/backfill does it: every blocked job in the depth
+	 * gets a plan (its start time and nodes), and a planned node is
+	 * withheld whole from any job that would overlap the plan in time.
+	 * false: EASY, one reservation, later jobs may use the CPUs it leaves. */
+	bool plan_all;
+	/* Jobs start when the trace says they did (a job with no traced start,
+	 * or no room then, as soon as it has room): the queue model is
+	 * bypassed, and the replay checks node choice alone. */
+	bool trace_starts;
 	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
 	/* Called every 10,000 started jobs (a progress line); NULL: none. */
 	void (*progress)(void *arg, size_t started, size_t jobs);

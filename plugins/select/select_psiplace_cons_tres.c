@@ -35,6 +35,7 @@
 #include "psiplace_version.h"
 #include "site_reader.h"
 #include "site.h"
+#include "topo_leaves.h"
 
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
 const char plugin_type[] = "select/psiplace_cons_tres";
@@ -98,6 +99,16 @@ static struct {
 	 * busy-first, serial packing or topology plugin): set at init and
 	 * reconfigure, which is when slurm.conf is read */
 	bool conf_greedy;
+	/* TopologyPlugin groups nodes into leaf switches or blocks (set with
+	 * conf_greedy); the leaf of every node, built for node table
+	 * generation topo_gen - 1 (0: never) */
+	bool topo_on, topo_any;
+	struct topo_leaves topo;
+	uint64_t topo_gen;
+	/* the LLN note is logged at the first decision after init or
+	 * reconfigure, when the partitions are known */
+	bool lln_note_due;
+	char *lln_noted; /* the LLN partitions last logged */
 } ctx;
 
 static const struct {
@@ -277,6 +288,8 @@ extern int init(void)
 	if (site_load(&ctx.site, &err) < 0)
 		fatal("%s: %s", plugin_type, err.text);
 	ctx.conf_greedy = conf_greedy();
+	ctx.topo_on = topo_leaves_configured(slurm_conf.topology_plugin);
+	ctx.lln_note_due = true;
 	if (site_reader_start(ctx.site.psiconf.metrics_file, &err) < 0)
 		error("%s: %s; the metrics file is not read until reconfigure starts the "
 		      "reader", plugin_type, err.text);
@@ -298,11 +311,13 @@ extern int fini(void)
 	site_reader_stop();
 	site_free(&ctx.site);
 	psiplace_nodecache_free(&ctx.cache);
+	topo_leaves_free(&ctx.topo);
 	cands_free(&ctx.c);
 	cands_free(&ctx.all);
 	xfree(ctx.all_pos);
 	ctx.all_pos_cap = 0;
 	/* The handle stays open: cons_tres may be Slurm's own instance. */
+	xfree(ctx.lln_noted);
 	memset(&ctx, 0, sizeof(ctx));
 	return rc;
 }
@@ -598,6 +613,51 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 	psiplace_ctld_request_free(&req);
 }
 
+/* Least loaded nodes (SelectTypeParameters=CR_LLN, partition LLN=YES):
+ * cons_tres takes the least loaded node (free CPUs) within each weight
+ * tier, and the policy's distinct weights would make every node a tier of
+ * its own, so the policy would silently replace LLN.  LLN is the
+ * administrator's explicit choice for those jobs: it wins over every
+ * policy, the job's own included (a PSI node set still restricts). */
+static bool job_lln(const job_record_t *job_ptr)
+{
+	return (slurm_conf.select_type_param & PSIPLACE_SELECT_LLN) ||
+	       (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN));
+}
+
+static int lln_note_part(void *x, void *arg)
+{
+	part_record_t *part = x;
+	char **names = arg;
+
+	if (part->flags & PART_FLAG_LLN)
+		xstrfmtcat(*names, "%s%s", *names ? "," : "", part->name);
+	return 0;
+}
+
+/* One line whenever the LLN partitions (or CR_LLN) differ from what was
+ * last logged, checked at the first decision after init and after each
+ * reconfigure (slurmctld also calls reconfigure at partition updates). */
+static void lln_note(void)
+{
+	char *names = NULL;
+
+	ctx.lln_note_due = false;
+	if (slurm_conf.select_type_param & PSIPLACE_SELECT_LLN)
+		names = xstrdup("all (SelectTypeParameters=CR_LLN)");
+	else if (&part_list && part_list)
+		list_for_each(part_list, lln_note_part, &names);
+	if (!xstrcmp(names, ctx.lln_noted)) {
+		xfree(names);
+		return;
+	}
+	if (names)
+		info("%s: partitions with LLN=YES: %s: their jobs are placed least-loaded first by "
+		     "cons_tres, not by the node allocation policy", plugin_type, names);
+	xfree(ctx.lln_noted);
+	ctx.lln_noted = names;
+}
+
 /* The arguments of one select_p_job_test call, passed on to cons_tres. */
 struct call {
 	job_record_t *job_ptr;
@@ -812,6 +872,40 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 	return rc;
 }
 
+/* --spread-job where cons_tres overruns the node count across weight tiers
+ * (slurm_compat.h): offer it only the policy's first `need` nodes, so the
+ * count cannot grow; if they cannot hold the job, cons_tres's own order
+ * over all candidates (no tiers: the count is right).  Returns false when
+ * this does not apply; else *rc is cons_tres's answer. */
+static bool decide_spread(const struct call *a, const struct psiplace_rank_opts *opts,
+			  struct cands *c, bitstr_t *bitmap, uint32_t need, int *rc)
+{
+	psiplace_error_t err;
+	bitstr_t *set;
+	uint32_t i;
+
+	if (!PSIPLACE_SPREAD_OVERRUNS_TIERS || !(a->job_ptr->bit_flags & SPREAD_JOB))
+		return false;
+	if (a->min_nodes != a->max_nodes || need >= c->n)
+		return false;
+	if (psiplace_rank_partial(opts, c->nodes, c->n, need, c->order, &err) < 0) {
+		*rc = cons_tres(a, bitmap);
+		return true;
+	}
+	set = bit_alloc(bit_size(bitmap));
+	for (i = 0; i < need; i++)
+		bit_set(set, c->node_inx[c->order[i]]);
+	*rc = cons_tres(a, set);
+	log_flag(SELECT_TYPE, "%s: %pJ: --spread-job: the policy's first %u nodes offered alone: %s",
+		 plugin_type, a->job_ptr, need, *rc == SLURM_SUCCESS ? "taken" : "cons_tres's order");
+	if (*rc == SLURM_SUCCESS)
+		bit_copybits(bitmap, set);
+	else
+		*rc = cons_tres(a, bitmap);
+	FREE_NULL_BITMAP(set);
+	return true;
+}
+
 /* Rank the candidates with the policy and let cons_tres decide. */
 static int decide_policy(const struct call *a, const struct psiplace_rank_opts *opts,
 			 struct cands *c, bitstr_t *bitmap, uint32_t need)
@@ -881,6 +975,161 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 	return rc;
 }
 
+/* Preemption.  cons_tres's _run_now() removes the preemption candidates
+ * one at a time, in the list's order, and takes the first start that fits:
+ * the list's order, not the weights, decides which node a preempting job
+ * gets (doc/cluster-features.md).  Which jobs may be preempted and the
+ * order of their preemption priority stay Slurm's: only candidates that
+ * preempt/partition_prio and preempt/qos give the same key (partition
+ * PriorityTier, QOS priority, node count), whose order Slurm leaves to
+ * qsort, are reordered, the jobs on the policy's first nodes first. */
+static bool preempt_removable(job_record_t *j)
+{
+	uint16_t m = slurm_job_preempt_mode(j);
+
+	return m == PREEMPT_MODE_REQUEUE || m == PREEMPT_MODE_CANCEL;
+}
+
+static bool preempt_same_key(const job_record_t *x, const job_record_t *y)
+{
+	uint32_t tx = x->part_ptr ? x->part_ptr->priority_tier : 0;
+	uint32_t ty = y->part_ptr ? y->part_ptr->priority_tier : 0;
+	uint32_t qx = x->qos_ptr ? x->qos_ptr->priority : 0;
+	uint32_t qy = y->qos_ptr ? y->qos_ptr->priority : 0;
+
+	return tx == ty && qx == qy && x->node_cnt == y->node_cnt;
+}
+
+/* Slurm node index -> candidate position + 1 (0: not a candidate). */
+static uint32_t *cand_pos_map(const struct cands *c)
+{
+	uint32_t *pos_of = xcalloc(node_record_count, sizeof(uint32_t)), i;
+
+	for (i = 0; i < c->n; i++)
+		pos_of[c->node_inx[i]] = i + 1;
+	return pos_of;
+}
+
+/* The nodes as they will be once the removable candidates are gone: the
+ * policy ranks what a preempting job would find there (full nodes are not
+ * eligible, and their index order would decide otherwise). */
+static void preempt_view(psiplace_list_t cands, struct cands *c, const uint32_t *pos_of)
+{
+	psiplace_list_itr_t it = list_iterator_create(cands);
+	job_record_t *j;
+
+	while ((j = list_next(it))) {
+		job_resources_t *r = j->job_resrcs;
+		int i, k = 0, last;
+
+		if (!r || !r->node_bitmap || !preempt_removable(j))
+			continue;
+		last = bit_fls(r->node_bitmap);
+		for (i = bit_ffs(r->node_bitmap); i >= 0 && i <= last; i++) {
+			struct psiplace_node *n;
+
+			if (!bit_test(r->node_bitmap, i))
+				continue;
+			if (i < node_record_count && pos_of[i]) {
+				n = &c->nodes[pos_of[i] - 1];
+				n->alloc_cpus -= r->cpus && r->cpus[k] < n->alloc_cpus ? r->cpus[k]
+										 : n->alloc_cpus;
+				if (r->memory_allocated)
+					n->alloc_memory -= r->memory_allocated[k] < n->alloc_memory
+								   ? r->memory_allocated[k]
+								   : n->alloc_memory;
+				if (n->jobs)
+					n->jobs--;
+			}
+			k++;
+		}
+	}
+	list_iterator_destroy(it);
+}
+
+struct preemptee {
+	job_record_t *job;
+	uint32_t group, best, seq; /* Slurm's key run, the policy's best rank, list position */
+};
+
+static int cmp_preemptee(const void *x, const void *y)
+{
+	const struct preemptee *a = x, *b = y;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->best != b->best)
+		return a->best < b->best ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Reorder the candidates (see above) by the policy's rank of their best
+ * node; returns whether the list changed. */
+static bool preempt_order(const struct call *a, const struct psiplace_rank_opts *opts,
+			  struct cands *c)
+{
+	psiplace_list_t cands = a->preemptee_candidates;
+	uint32_t *pos_of, *rank_of, i, n = cands ? (uint32_t)list_count(cands) : 0;
+	struct preemptee *v;
+	psiplace_list_itr_t it;
+	psiplace_error_t err;
+	job_record_t *j;
+	bool changed = false;
+
+	if (n == 0 || c->n == 0)
+		return false;
+	pos_of = cand_pos_map(c);
+	preempt_view(cands, c, pos_of);
+	/* Slurm's explicit order (SchedulerParameters=preempt_youngest_first)
+	 * is kept as it is; the view above still applies */
+	if (n < 2 || xstrcasestr(slurm_conf.sched_params, "preempt_youngest_first")) {
+		xfree(pos_of);
+		return false;
+	}
+	if (psiplace_rank_partial(opts, c->nodes, c->n, c->n, c->order, &err) < 0) {
+		debug("%s: %pJ: preemption order: %s", plugin_type, a->job_ptr, err.text);
+		xfree(pos_of);
+		return false;
+	}
+	rank_of = xcalloc(c->n, sizeof(uint32_t));
+	for (i = 0; i < c->n; i++)
+		rank_of[c->order[i]] = i;
+	v = xcalloc(n, sizeof(*v));
+	it = list_iterator_create(cands);
+	for (i = 0; i < n && (j = list_next(it)); i++) {
+		job_resources_t *r = j->job_resrcs;
+		int b, last;
+
+		v[i].job = j;
+		v[i].seq = i;
+		v[i].group = i && preempt_same_key(v[i - 1].job, j) ? v[i - 1].group : i;
+		v[i].best = UINT32_MAX;
+		if (!r || !r->node_bitmap || !preempt_removable(j))
+			continue;
+		last = bit_fls(r->node_bitmap);
+		for (b = bit_ffs(r->node_bitmap); b >= 0 && b <= last && b < node_record_count; b++)
+			if (bit_test(r->node_bitmap, b) && pos_of[b] &&
+			    rank_of[pos_of[b] - 1] < v[i].best)
+				v[i].best = rank_of[pos_of[b] - 1];
+	}
+	list_iterator_destroy(it);
+	n = i;
+	qsort(v, n, sizeof(*v), cmp_preemptee);
+	for (i = 0; i < n; i++)
+		changed |= v[i].seq != i;
+	if (changed) {
+		list_flush(cands); /* slurmctld's list owns no items (list_create(NULL)) */
+		for (i = 0; i < n; i++)
+			list_append(cands, v[i].job);
+		log_flag(SELECT_TYPE, "%s: %pJ: preemption candidates in policy order, first %pJ",
+			 plugin_type, a->job_ptr, v[0].job);
+	}
+	xfree(v);
+	xfree(rank_of);
+	xfree(pos_of);
+	return changed;
+}
+
 /* The job's memory per node where memory is a consumable resource, for
  * the engine's eligibility (MB; 0: not constrained).  --mem-per-cpu counts
  * the CPUs the job needs per node; --mem=0 (all of a node's memory) is
@@ -941,6 +1190,164 @@ static bitstr_t *count_first(const struct call *a, bitstr_t *work, struct call *
 	return natural;
 }
 
+/* The leaves of the running topology plugin, rebuilt when the node table
+ * changed (reconfigure, dynamic nodes); NULL without leaves. */
+static const struct topo_leaves *leaves(void)
+{
+	if (!ctx.topo_on)
+		return NULL;
+	if (ctx.topo_gen != ctx.table_gen + 1) {
+		ctx.topo_any = topo_leaves_build(&ctx.topo);
+		ctx.topo_gen = ctx.table_gen + 1;
+	}
+	return ctx.topo_any ? &ctx.topo : NULL;
+}
+
+/* work := the nodes of work on a leaf that want[] marks. */
+static void keep_leaves(bitstr_t *work, const struct topo_leaves *t, const bool *want)
+{
+	int i;
+
+	for (i = 0; i < t->nodes && i < (int)bit_size(work); i++)
+		if (bit_test(work, i) && (t->leaf[i] < 0 || !want[t->leaf[i]]))
+			bit_clear(work, i);
+}
+
+/* The policy's decision over the nodes of work on the leaves want[] marks. */
+static int decide_within(const struct call *b, const struct psiplace_rank_opts *opts,
+			 unsigned more, struct cands *c, bitstr_t *work, const bool *want,
+			 uint32_t need)
+{
+	bitstr_t *sub = bit_copy(work);
+	int rc;
+
+	keep_leaves(sub, &ctx.topo, want);
+	collect(sub, opts->policy, more, c);
+	rc = c->n ? decide_policy(b, opts, c, sub, need) : SLURM_ERROR;
+	if (rc == SLURM_SUCCESS)
+		bit_copybits(work, sub);
+	FREE_NULL_BITMAP(sub);
+	return rc;
+}
+
+/* Network topology first, then the policy (Moab's node sets, then
+ * NODEALLOCATIONPOLICY inside the set): cons_tres chooses the leaf switches
+ * or blocks with its own best fit and --switches, in its own order
+ * (`natural`, the call's answer with slurmctld's weights); the policy then
+ * chooses the nodes on those leaves.  Distinct weights offered over the
+ * whole cluster would not do: cons_tres's topology pass takes nodes by
+ * weight group before it looks at switches, so the policy's first nodes
+ * would win over locality (-N2 over two switches where one has room).
+ * For a job on one leaf, leaves with as many usable nodes of the same
+ * lowest Weight are equally good to cons_tres's fit, and the policy
+ * chooses among them (the leaf of its first-ranked node).  If the policy's
+ * choice cannot run there, cons_tres's own answer stands.
+ * doc/cluster-features.md, "Network topology". */
+static int decide_topo(const struct call *b, const struct psiplace_rank_opts *opts,
+		       unsigned more, struct cands *c, bitstr_t *work, const bitstr_t *given,
+		       uint32_t need)
+{
+	const struct topo_leaves *t = &ctx.topo;
+	bitstr_t *natural = given ? bit_copy((bitstr_t *)given) : bit_copy(work);
+	bool *used = xcalloc(t->count, sizeof(bool)), *equal = NULL;
+	uint32_t *usable = NULL, i;
+	uint64_t *lowest = NULL;
+	int32_t first = -1, chosen = -1;
+	int nused = 0, rc = SLURM_SUCCESS, j;
+	psiplace_error_t err;
+
+	if (!given && (rc = cons_tres(b, natural)) != SLURM_SUCCESS) {
+		bit_copybits(work, natural); /* the same call: cons_tres's answer */
+		goto out;
+	}
+	for (j = 0; j < t->nodes && j < (int)bit_size(natural); j++) {
+		if (!bit_test(natural, j))
+			continue;
+		if (t->leaf[j] < 0) { /* a node outside the topology: cons_tres's answer */
+			nused = -1;
+			break;
+		}
+		if (!used[t->leaf[j]]) {
+			used[t->leaf[j]] = true;
+			nused++;
+		}
+		if (first < 0)
+			first = t->leaf[j];
+	}
+	if (nused <= 0)
+		goto natural;
+	if (nused == 1) {
+		/* usable nodes per leaf and their lowest Weight, as cons_tres's
+		 * fit counts them */
+		usable = xcalloc(t->count, sizeof(*usable));
+		lowest = xcalloc(t->count, sizeof(*lowest));
+		equal = xcalloc(t->count, sizeof(bool));
+		collect(work, opts->policy, more, c);
+		for (i = 0; i < c->n; i++) {
+			int32_t l = c->node_inx[i] < (uint32_t)t->nodes ? t->leaf[c->node_inx[i]] : -1;
+
+			if (l < 0 || !psiplace_node_eligible_opts(opts, &c->nodes[i]))
+				continue;
+			if (!usable[l]++ || c->nodes[i].weight < lowest[l])
+				lowest[l] = c->nodes[i].weight;
+		}
+		for (j = 0; j < t->count; j++)
+			equal[j] = usable[j] == usable[first] && lowest[j] == lowest[first];
+		/* the policy's first-ranked node on an equally good leaf (c keeps
+		 * only those candidates; decide_within collects again) */
+		for (i = 0, j = 0; i < c->n; i++) {
+			int32_t l = c->node_inx[i] < (uint32_t)t->nodes ? t->leaf[c->node_inx[i]] : -1;
+
+			if (l >= 0 && equal[l])
+				c->nodes[j] = c->nodes[i], c->node_inx[j] = c->node_inx[i], j++;
+		}
+		c->n = j;
+		if (c->n && psiplace_rank_partial(opts, c->nodes, c->n, 1, c->order, &err) == 0)
+			chosen = t->leaf[c->node_inx[c->order[0]]];
+		if (chosen >= 0 && chosen != first) {
+			memset(used, 0, t->count * sizeof(bool));
+			used[chosen] = true;
+			log_flag(SELECT_TYPE, "%s: %pJ: leaf %s is as good as cons_tres's %s: the policy's",
+				 plugin_type, b->job_ptr, t->names[chosen], t->names[first]);
+			if (decide_within(b, opts, more, c, work, used, need) == SLURM_SUCCESS)
+				goto out;
+			memset(used, 0, t->count * sizeof(bool));
+			used[first] = true;
+		}
+	}
+	log_flag(SELECT_TYPE, "%s: %pJ: the policy chooses nodes on the %d lea%s cons_tres chose",
+		 plugin_type, b->job_ptr, nused, nused == 1 ? "f" : "ves");
+	if (decide_within(b, opts, more, c, work, used, need) == SLURM_SUCCESS)
+		goto out;
+natural:
+	/* cons_tres's own answer, from the same call again (its job resources
+	 * are those of the last successful call) */
+	bit_copybits(work, natural);
+	rc = cons_tres(b, work);
+out:
+	FREE_NULL_BITMAP(natural);
+	xfree(used);
+	xfree(usable);
+	xfree(lowest);
+	xfree(equal);
+	return rc;
+}
+
+/* The topology pass applies to a start or will-run test the policy orders
+ * freely: not a PSI node list (an order the user fixed), not required nodes
+ * (-w: cons_tres builds the set around them), not preemption (the first
+ * call would decide what to preempt).  Not with per-partition topologies
+ * (topology.yaml, 25.05+): the node addresses are the default topology's,
+ * and a partition's own may group its nodes otherwise. */
+static bool topo_applies(const struct call *b, const struct plan *p)
+{
+	if (ctx.site.topology_yaml || !leaves() || p->fixed || b->job_ptr->details->req_node_bitmap)
+		return false;
+	if (b->mode != SELECT_MODE_RUN_NOW && b->mode != SELECT_MODE_WILL_RUN)
+		return false;
+	return !(b->preemptee_candidates && list_count(b->preemptee_candidates) > 0);
+}
+
 extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
 	const struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
@@ -969,7 +1376,14 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	}
 	/* A test-only call asks whether the job could ever run: the order of
 	 * nodes does not change the answer (a PSI node set does). */
+	if (ctx.lln_note_due)
+		lln_note();
 	plan_job(job_ptr, &p);
+	if (p.policy != PSIPLACE_POLICY_NONE && job_lln(job_ptr)) {
+		log_flag(SELECT_TYPE, "%s: %pJ: LLN: cons_tres's least-loaded order, not %s",
+			 plugin_type, job_ptr, psiplace_policy_name(p.policy));
+		p.policy = PSIPLACE_POLICY_NONE;
+	}
 	if (mode == SELECT_MODE_TEST_ONLY || (p.policy == PSIPLACE_POLICY_NONE && !p.fixed)) {
 		work = p.only ? bit_copy(node_bitmap) : node_bitmap;
 		if (p.only)
@@ -1017,13 +1431,20 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
 		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
-	collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
-	if (c->n == 0)
-		rc = cons_tres(&b, work);
-	else if (p.fixed)
-		rc = decide_fixed(&b, &p, c, work, need);
-	else
-		rc = decide_policy(&b, &opts, c, work, need);
+	if (topo_applies(&b, &p)) {
+		rc = decide_topo(&b, &opts, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
+	} else {
+		collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
+		if (c->n == 0)
+			rc = cons_tres(&b, work);
+		else if (p.fixed)
+			rc = decide_fixed(&b, &p, c, work, need);
+		else {
+			preempt_order(&b, &opts, c);
+			if (!decide_spread(&b, &opts, c, work, need, &rc))
+				rc = decide_policy(&b, &opts, c, work, need);
+		}
+	}
 	if (natural) {
 		if (rc != SLURM_SUCCESS) {
 			/* The policy's order cannot hold the job on that many nodes
@@ -1059,6 +1480,8 @@ extern int select_p_reconfigure(void)
 		/* also called when nodes are created or deleted */
 		ctx.table_gen++;
 		ctx.conf_greedy = conf_greedy();
+		ctx.topo_on = topo_leaves_configured(slurm_conf.topology_plugin);
+		ctx.lln_note_due = true;
 		site_paths(&plugstack, &psiconf);
 		if (site_reader_reload(plugstack, psiconf) < 0) {
 			psiplace_error_t err = { .text = "" };

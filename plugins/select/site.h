@@ -23,6 +23,7 @@
 #pragma weak node_record_table_ptr
 #pragma weak node_record_count
 #pragma weak resv_list
+#pragma weak part_list
 #if PSIPLACE_SLURM_AT_LEAST(26, 5)
 #pragma weak node_select_stats_array
 #endif

@@ -20,6 +20,9 @@
  *                                     node_select_stats_array[i] (26.05)
  *   least-loaded-node selection       CR_LLN (up to 25.05), SELECT_LLN (25.11+)
  *   soft features (--prefer)          job_details.prefer (23.02+)
+ *   a node's topology address         slurm_topo_get_node_addr (common/slurm_topology.h
+ *                                     22.05, interfaces/topology.h 23.02),
+ *                                     topology_g_get_node_addr (23.11+): topo_leaves.c
  */
 #ifndef PSIPLACE_SLURM_COMPAT_H
 #define PSIPLACE_SLURM_COMPAT_H
@@ -43,17 +46,21 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #if PSIPLACE_SLURM_AT_LEAST(23, 2)
+#include "src/interfaces/preempt.h"
 #include "src/interfaces/select.h"
 #else
 #include "src/common/select.h"
+#include "src/slurmctld/preempt.h"
 #endif
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/reservation.h"
 
 #if PSIPLACE_SLURM_AT_LEAST(24, 11)
 typedef list_t *psiplace_list_t;
+typedef list_itr_t *psiplace_list_itr_t;
 #else
 typedef List psiplace_list_t;
+typedef ListIterator psiplace_list_itr_t;
 #endif
 
 /* From 23.11 job_test takes reservation exclusions as a resv_exc_t, from
@@ -93,6 +100,13 @@ typedef List psiplace_list_t;
  * candidate's sched_weight from node_ptr->weight (_set_sched_weight), so
  * in those modes the order must be carried by node_ptr->weight too. */
 #define PSIPLACE_WILL_RUN_READS_NODE_WEIGHT PSIPLACE_SLURM_AT_LEAST(23, 11)
+
+/* --spread-job from 25.05 (topology/common eval_nodes.c,
+ * _add_nodes_by_weight_spread): the callback returns 1 when the node limit
+ * is reached, which list_for_each does not treat as a stop, so every later
+ * weight tier adds one node more than the job's maximum.  With one weight
+ * tier per node (the policy's order) a spread job would get every node. */
+#define PSIPLACE_SPREAD_OVERRUNS_TIERS PSIPLACE_SLURM_AT_LEAST(25, 5)
 
 /* SelectTypeParameters=CR_LLN: an enum member SELECT_LLN from 25.11. */
 #if PSIPLACE_SLURM_AT_LEAST(25, 11)

@@ -44,6 +44,49 @@ check "--jobs-csv: job 1 on the fast node first, its slowest node (Speed 1) sets
 check "--format json has the policies" '"policy": "MAXBALANCE"' \
   "$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --policy maxbalance --format json | grep -o '"policy": "MAXBALANCE"')"
 
+# --backfill slurm: every blocked job planned, a planned node withheld whole
+# (A runs on n1,n2; B waits for all three nodes, planned at A's limit; C,
+# which would outlast that plan, fits beside B on n3 but only EASY lets it)
+cat >"$d/plan.txt" <<'X'
+JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS
+1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:05:00|2|8
+2|2026-01-01T00:00:10|2026-01-01T00:00:10|2026-01-01T00:01:40|2026-01-01T00:03:20|00:05:00|3|6
+3|2026-01-01T00:00:20|2026-01-01T00:00:20|2026-01-01T00:00:20|2026-01-01T00:00:50|00:10:00|1|2
+X
+waits() { "$psiplace" simulate --trace "$d/plan.txt" --table "$d/nodes.csv" --policy firstavailable \
+  --jobs-csv /dev/stdout --format csv "$@" | awk -F, '$2 == "FIRSTAVAILABLE" && NF == 8 { printf "%s%s", s, $7; s = " " }'; }
+check "EASY: C starts beside B's reservation (waits 0 90 0)" "0 90 0" "$(waits)"
+check "--backfill slurm: C waits, B's planned n3 is withheld whole (waits 0 90 80)" "0 90 80" \
+  "$(waits --backfill slurm)"
+check "--backfill slurm: the table names the model" "1" \
+  "$("$psiplace" simulate --trace "$d/plan.txt" --table "$d/nodes.csv" --backfill slurm | grep -c '; slurm backfill,')"
+starts() { "$psiplace" simulate --trace "$d/plan.txt" --table "$d/nodes.csv" --policy firstavailable \
+  --jobs-csv /dev/stdout --format csv "$@" | awk -F, '$2 == "FIRSTAVAILABLE" && NF == 8 { if (!t0) t0 = $5; printf "%s%s:%s", s, $5 - t0, $8; s = " " }'; }
+check "--trace-starts: each job starts when the trace says, on the engine's nodes" \
+  "0:n1;n2 100:n1;n2;n3 20:n3" "$(starts --trace-starts)"
+check "--bf-interval 30: job 3 is backfilled at the pass of t=30, not on arrival (waits 0 90 10)" \
+  "FIRSTAVAILABLE,3,0,200,0.883333,33.333,10.000,90.000" "$(csv --table "$d/nodes.csv" --policy firstavailable --bf-interval 30 | cut -d, -f1-8)"
+err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --bf-interval 1h 2>&1); rc=$?
+check "--bf-interval: a bad value is one usage error" "2 psiplace: error: --bf-interval: '1h' is not a number of seconds (0 to 86400)" "$rc $err"
+err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --backfill fifo 2>&1); rc=$?
+check "--backfill: a bad value names what is accepted" "2 psiplace: error: --backfill: 'fifo' is not accepted; accepted: easy, slurm" "$rc $err"
+
+# --svg: well-formed, one CDF and one utilisation curve per policy
+"$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --policy firstavailable,cpuload,contiguous \
+  --svg "$d/chart.svg" >/dev/null
+if command -v xmllint >/dev/null; then
+  check "--svg: well-formed XML" "0" "$(xmllint --noout "$d/chart.svg" >/dev/null 2>&1; echo $?)"
+else
+  check "--svg: well-formed XML (xmllint missing: the root closes)" "</svg>" "$(tail -n 1 "$d/chart.svg")"
+fi
+check "--svg: a CDF curve per policy, in order" "FIRSTAVAILABLE CPULOAD CONTIGUOUS" \
+  "$(grep -o 'class="cdf" data-policy="[A-Z]*"' "$d/chart.svg" | cut -d'"' -f4 | paste -sd' ')"
+check "--svg: a utilisation curve per policy" "3" "$(grep -c 'class="util"' "$d/chart.svg")"
+check "--svg: a CDF ends at 100% (y 0)" "0.0" \
+  "$(grep -o 'class="cdf" data-policy="CPULOAD"[^>]*' "$d/chart.svg" | sed 's/.* \([0-9.,]*\)".*/\1/' | cut -d, -f2)"
+err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --svg "$d/no/such/dir.svg" 2>&1 >/dev/null); rc=$?
+check "--svg: an unwritable file is one error line" "1 psiplace: error: --svg: cannot write '$d/no/such/dir.svg'" "$rc $err"
+
 sed 's/2026-01-01T00:03:20/2026-01-01T00:00:20/' "$d/jobs.txt" >"$d/bad.txt"
 err=$("$psiplace" simulate --trace "$d/bad.txt" --table "$d/nodes.csv" 2>&1); rc=$?
 check "a malformed line: one FILE:LINE error, exit 1" "1 psiplace: error: $d/bad.txt:4: End is before Start" "$rc $err"

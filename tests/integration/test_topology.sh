@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Network topology (issue 20, item 1): topology/tree (every release) and
+# topology/block (23.11+: the 24.11 and 26.05 testbeds).  Leaves: s1 or b1
+# (n1, n2) and s2 or b2 (n3, n4).  Slurm chooses the leaf switch or block
+# with its own best fit and --switches; the policy chooses the nodes on it
+# and which of equally good leaves (doc/cluster-features.md, "Network
+# topology").  Speeds (testbed psiplace.conf): n1 1.0, n2 2.0, n3 3.0, n4 0.5.
+source "$(dirname "$0")/lib.sh"
+
+export PSIPLACE_POLICY=LASTAVAILABLE
+
+# The nodes of a -N N job, sorted, comma-separated.
+nodes() {
+  local n=$1; shift; settle
+  timeout 60 srun -N"$n" -n"$n" "$@" printenv SLURMD_NODENAME 2>&1 | sort -u | paste -sd,
+}
+policy_args() {
+  case $1 in
+    PRIORITYF) echo "--psi-alloc-policy=priority --psi-alloc-priority=-SPEED" ;;
+    *) echo "--psi-alloc-policy=${1,,}" ;;
+  esac
+}
+# "POLICY -N N: NODES" for each policy and node count.
+table() {
+  local pol n
+  for pol in FIRSTAVAILABLE LASTAVAILABLE FASTEST PRIORITYF; do
+    for n in 1 2 3; do
+      # shellcheck disable=SC2046
+      echo "$pol -N$n: $(nodes "$n" $(policy_args "$pol"))"
+    done
+  done
+}
+hold() { # NODE: a job holding all of it; prints its id
+  local id
+  id=$(sbatch --parsable -w "$1" -N1 --exclusive -o /dev/null --wrap 'sleep 600') || return 1
+  poll 60 job_running "$id" || { echo "# job $id on $1 not running: $(job_state "$id")" >&2; }
+  echo "$id"
+}
+
+run() { # tree | block
+  local kind=$1 l1 l2 want got tier0 tierall id
+  case $kind in tree) l1=s1 l2=s2 ;; block) l1=b1 l2=b2 ;; esac
+  "$cluster" stop >/dev/null 2>&1
+  export PSIPLACE_TOPOLOGY=$kind
+  tb_start
+  check_match "$kind: slurmctld reads the testbed's topology.conf ($l1: n[1-2], $l2: n[3-4])" \
+    "${l1}.*Nodes=n\[1-2\]" "$(scontrol show topology 2>&1 | grep -E "^(SwitchName|BlockName)=$l1 ")"
+
+  # Idle: both leaves are equally good for -N1 and -N2, so the policy's
+  # first node picks the leaf, and its order the nodes on it.  Without
+  # the topology pass FASTEST -N2 got n[2-3] and -SPEED n[1,4]: two leaves.
+  # -N3 needs both leaves: the policy chooses three of their four nodes.
+  want="FIRSTAVAILABLE -N1: n1
+FIRSTAVAILABLE -N2: n1,n2
+LASTAVAILABLE -N1: n4
+LASTAVAILABLE -N2: n3,n4
+FASTEST -N1: n3
+FASTEST -N2: n3,n4
+PRIORITYF -N1: n4
+PRIORITYF -N2: n3,n4
+FIRSTAVAILABLE -N3: n1,n2,n3
+LASTAVAILABLE -N3: n2,n3,n4
+FASTEST -N3: n1,n2,n3
+PRIORITYF -N3: n1,n2,n4"
+  got=$(table)
+  while IFS= read -r line; do
+    check_eq "$kind, idle: ${line%%:*} (the policy's leaves and nodes)" "$line" \
+      "$(grep -F "${line%%:*}:" <<<"$got")"
+  done <<<"$want"
+
+  if [ "$kind" = tree ]; then
+    # FASTEST's first two nodes (n3, n2) are on two switches: before the
+    # topology pass cons_tres's answer crossed them and --switches=1 waited.
+    check_eq "tree, idle: FASTEST -N2 --switches=1 within one switch (s2)" n3,n4 \
+      "$(nodes 2 --psi-alloc-policy=fastest --switches=1)"
+  fi
+
+  # Will-run (sbatch --test-only, as backfill plans) takes the same path.
+  settle
+  check_eq "$kind, idle: will-run FASTEST -N2 names the policy's leaf (n[3-4])" "n[3-4]" \
+    "$(timeout 60 sbatch --test-only -N2 -n2 --psi-alloc-policy=fastest --wrap true 2>&1 |
+       sed -n 's/.* on nodes \([^ ]*\) .*/\1/p')"
+
+  # The ranked tier against the full decision: the same table.
+  "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE RankedTier=0 >/dev/null
+  tier0=$(table)
+  "$cluster" plugstack NodeAllocationPolicy=LASTAVAILABLE RankedTier=1000000 >/dev/null
+  tierall=$(table)
+  check_eq "$kind: RankedTier=0 and RankedTier=1000000 give the same nodes" "$tierall" "$tier0"
+  check_eq "$kind: ... and the nodes of the default tier" "$got" "$tierall"
+
+  # n1 held: s1 has one usable node, s2 two.  Slurm's best fit puts a
+  # one-node job on the tighter leaf (n2) whatever the policy; a two-node
+  # job fits only on the other.
+  id=$(hold n1)
+  SETTLE_KEEP=$id
+  for pol in FIRSTAVAILABLE LASTAVAILABLE FASTEST PRIORITYF; do
+    # shellcheck disable=SC2046
+    check_eq "$kind, n1 held: $pol -N1 takes the best-fit leaf $l1 (n2)" n2 "$(nodes 1 $(policy_args $pol))"
+    # shellcheck disable=SC2046
+    check_eq "$kind, n1 held: $pol -N2 on the one leaf with room ($l2)" n3,n4 "$(nodes 2 $(policy_args $pol))"
+  done
+  if [ "$kind" = tree ]; then
+    check_eq "tree, n1 held: FIRSTAVAILABLE -N2 --switches=1 within one switch (s2)" n3,n4 \
+      "$(nodes 2 --psi-alloc-policy=firstavailable --switches=1)"
+  fi
+  scancel "$id"; SETTLE_KEEP=
+  "$cluster" stop >/dev/null 2>&1
+}
+
+run tree
+if [ "$PSIPLACE_SLURM" = 22.05 ]; then
+  skip "topology/block" "Slurm 22.05 has no topology/block (23.11+): checked on the 24.11 and 26.05 testbeds"
+else
+  run block
+fi
+tb_finish
