@@ -756,17 +756,66 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 	return free_cpus >= d->min_cpus;
 }
 
-/* Offer cons_tres the first `distinct` nodes of the order only, weighted
- * in that order; only their records are written and restored.  Returns
- * cons_tres's answer, with bitmap set to its choice on success; on failure
- * bitmap is unchanged and the caller decides over the whole set. */
-static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, uint32_t distinct)
+/* Will-run only: offer cons_tres exactly the first `need` nodes of the
+ * order, with one weight.  The tier's answer with distinct weights costs
+ * cons_tres's _eval_nodes O(need x distinct) (every node a consecutive set
+ * of its own, the best set searched again for each node taken): with
+ * backfill's large jobs (thousands of nodes) this was most of a cycle.
+ * Equality: tier_first_ok() holds, so min_nodes >= req_nodes and need is
+ * min_nodes; cons_tres cannot succeed with fewer than min_nodes nodes nor
+ * take nodes it is not offered, so success here means it took all `need`
+ * nodes, each usable for the job (usability is per node: cons_tres's
+ * available resources of one node do not depend on the others; no GRES
+ * per job, no required nodes, no contiguity, no topology: tier_first_ok).
+ * Over the tier, cons_tres is greedy in strictly increasing weight, i.e. in
+ * the order: it takes these same `need` nodes first, each usable, and then
+ * has its nodes and (the same nodes giving the same CPUs) its CPUs, so it
+ * stops there: the same node set.  Will-run returns no job_resources,
+ * only the node set and the start, so the order in which cons_tres took
+ * them (which could change per-node CPU counts in a real start) does not
+ * matter.  Any other outcome (failure, a start later than now) falls back
+ * to the tier as before.  Returns SLURM_SUCCESS with bitmap set, or an
+ * error with bitmap and the job's start_time unchanged. */
+static int exact_first(const struct call *a, struct cands *c, bitstr_t *bitmap, uint32_t need)
 {
-	bitstr_t *tier = bit_alloc(bit_size(bitmap));
+	bitstr_t *set = bit_alloc(bit_size(bitmap));
 	uint32_t i;
 	int rc;
 	time_t start = a->job_ptr->start_time;
 
+	for (i = 0; i < need; i++)
+		bit_set(set, c->node_inx[c->order[i]]);
+	inject(c, need, 0, a->mode);
+	rc = cons_tres(a, set);
+	restore(c, need);
+	if (rc == SLURM_SUCCESS && a->job_ptr->start_time > time(NULL))
+		rc = SLURM_ERROR;
+	if (rc != SLURM_SUCCESS)
+		a->job_ptr->start_time = start;
+	log_flag(SELECT_TYPE, "%s: %pJ: the first %u nodes of the order offered alone: %s",
+		 plugin_type, a->job_ptr, need, rc == SLURM_SUCCESS ? "taken" : "not now, the tier next");
+	if (rc == SLURM_SUCCESS)
+		bit_copybits(bitmap, set);
+	FREE_NULL_BITMAP(set);
+	return rc;
+}
+
+/* Offer cons_tres the first `distinct` nodes of the order only, weighted
+ * in that order; only their records are written and restored.  Returns
+ * cons_tres's answer, with bitmap set to its choice on success; on failure
+ * bitmap is unchanged and the caller decides over the whole set. */
+static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, uint32_t distinct,
+		      uint32_t need)
+{
+	bitstr_t *tier;
+	uint32_t i;
+	int rc;
+	time_t start = a->job_ptr->start_time;
+
+	if (a->mode == SELECT_MODE_WILL_RUN && need > 0 && need < distinct &&
+	    exact_first(a, c, bitmap, need) == SLURM_SUCCESS)
+		return SLURM_SUCCESS;
+	tier = bit_alloc(bit_size(bitmap));
 	for (i = 0; i < distinct; i++)
 		bit_set(tier, c->node_inx[c->order[i]]);
 	inject(c, distinct, distinct, a->mode);
@@ -812,7 +861,7 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 			c->order[k++] = i;
 	xfree(pos_of);
 	distinct = psiplace_select_distinct(need, ctx.site.conf.ranked_tier, c->n);
-	if (tier_first_ok(a, c, distinct) && tier_first(a, c, bitmap, distinct) == SLURM_SUCCESS)
+	if (tier_first_ok(a, c, distinct) && tier_first(a, c, bitmap, distinct, need) == SLURM_SUCCESS)
 		return SLURM_SUCCESS;
 	inject(c, c->n, distinct, a->mode);
 	rc = cons_tres(a, bitmap);
@@ -901,7 +950,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 		if (!tried_tier) {
 			tried_tier = true;
 			if (tier_first_ok(a, c, distinct) &&
-			    (rc = tier_first(a, c, bitmap, distinct)) == SLURM_SUCCESS)
+			    (rc = tier_first(a, c, bitmap, distinct, need)) == SLURM_SUCCESS)
 				break;
 		}
 		inject(c, c->n, distinct, a->mode);
