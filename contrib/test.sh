@@ -199,8 +199,9 @@ for rel in $releases_run; do
   if PSIPLACE_SLURM=$rel contrib/build.sh; then
     b=$(PSIPLACE_SLURM=$rel contrib/testbed/cluster.sh build-dir)
     # The malleable suite's MPICH part on the newest release only (time).
-    # So is the simulator's fidelity replay (about 9 minutes a release).
-    part=openmpi nosuite=(--no-suite fidelity)
+    # So are the long tests (suite long: the simulator's fidelity replay,
+    # about 9 minutes, and the backfill benchmark's smoke run, about 3).
+    part=openmpi nosuite=(--no-suite long)
     [ "$rel" = "${releases_run##* }" ] && part=all nosuite=()
     PSIPLACE_MALLEABLE=$part meson test -C "$b" --suite integration "${nosuite[@]}" \
       --print-errorlogs 2>&1 | tail -n 12
