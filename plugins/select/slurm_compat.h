@@ -55,7 +55,8 @@
 #include "src/slurmctld/slurmctld.h"
 #include "src/slurmctld/reservation.h"
 
-#if PSIPLACE_SLURM_AT_LEAST(24, 11)
+/* list_t and list_itr_t exist from 23.02; 24.05 removed ListIterator. */
+#if PSIPLACE_SLURM_AT_LEAST(23, 2)
 typedef list_t *psiplace_list_t;
 typedef list_itr_t *psiplace_list_itr_t;
 #else
