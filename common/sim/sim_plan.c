@@ -143,6 +143,7 @@ void pass_plan(struct sim *s)
 		if (j->tk && j->tstart >= 0) { /* trace_nodes: it starts now, where Slurm put it */
 			bool ok = false;
 
+			release_needed(s, j);
 			if (s->free_total > 0) {
 				build_view(s, j, 0, 0);
 				ok = choose(s, j, s->view, 0, s->pick) ||

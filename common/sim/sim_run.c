@@ -2,6 +2,7 @@
  * event loop (arrivals in eligible order, ends from a heap, one pass per
  * event time) and the report's figures. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,7 +180,9 @@ static int trace_nodes(struct sim *s, const struct psiplace_sim_trace *t, psipla
 		total += s->jobs[i].fits ? s->jobs[i].k : 0;
 	s->tnodes = calloc(total + 1, sizeof(*s->tnodes));
 	s->mark = calloc(s->n + 1, 1);
-	if (!sorted || !s->tnodes || !s->mark) {
+	s->need = calloc(s->n + 1, sizeof(*s->need));
+	s->deferred = calloc(s->njob + 1, sizeof(*s->deferred));
+	if (!sorted || !s->tnodes || !s->mark || !s->need || !s->deferred) {
 		free(sorted);
 		return psiplace_seterr(err, "simulate: out of memory for %zu traced nodes", total);
 	}
@@ -240,7 +243,7 @@ static void sim_free(struct sim *s)
 	free(s->amem); free(s->relmem); free(s->wasp); free(s->hist); free(s->queue); free(s->running);
 	free(s->ends.key); free(s->ends.val); free(s->wakes.key); free(s->wakes.val);
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
-	free(s->tnodes); free(s->mark);
+	free(s->tnodes); free(s->mark); free(s->need); free(s->deferred);
 	plan_free(s);
 }
 
@@ -261,6 +264,59 @@ static void integrate(struct sim *s, int64_t t)
 		s->frag_area += (double)(t - s->t) * (double)s->free_partial / (double)s->free_total;
 		s->frag_time += (double)(t - s->t);
 	}
+}
+
+static void release(struct sim *s, uint32_t q)
+{
+	apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
+	running_remove(s, q);
+}
+
+/* trace_nodes: the export does not say whether a job that ended in this
+ * second ended before or after a job that started in it.  It ended
+ * before where the starting job's traced nodes need its CPUs (they would
+ * be over-committed); otherwise it still holds them while that job is
+ * placed (Slurm placed it before the end was processed, or the node was
+ * still completing), and is released after the pass. */
+static bool over(const struct sim *s, uint32_t n)
+{
+	return s->need[n] && s->alloc[n] + s->need[n] > s->now[n].cpus;
+}
+
+void release_needed(struct sim *s, const struct sjob *j)
+{
+	for (uint32_t a = 0; a < j->k; a++)
+		s->need[s->tnodes[j->tfirst + a]] += take_cpus(s, j, s->tnodes[j->tfirst + a]);
+	for (;;) { /* the end that frees the over-committed nodes and the fewest others */
+		size_t best = SIZE_MAX;
+		uint32_t best_other = UINT32_MAX;
+
+		for (size_t d = 0; d < s->ndeferred; d++) {
+			const struct sjob *e = &s->jobs[s->deferred[d]];
+			const uint32_t *hn = held(s, e);
+			uint32_t hit = 0;
+
+			for (uint32_t a = 0; a < e->k; a++)
+				hit += over(s, hn[a]);
+			if (hit && e->k - hit < best_other) {
+				best = d;
+				best_other = e->k - hit;
+			}
+		}
+		if (best == SIZE_MAX)
+			break;
+		release(s, s->deferred[best]);
+		s->deferred[best] = s->deferred[--s->ndeferred];
+	}
+	for (uint32_t a = 0; a < j->k; a++)
+		s->need[s->tnodes[j->tfirst + a]] = 0;
+}
+
+static void release_deferred(struct sim *s)
+{
+	for (size_t d = 0; d < s->ndeferred; d++)
+		release(s, s->deferred[d]);
+	s->ndeferred = 0;
 }
 
 static void loop(struct sim *s, const uint32_t *arr)
@@ -298,8 +354,10 @@ static void loop(struct sim *s, const uint32_t *arr)
 			uint32_t q = s->ends.val[0];
 
 			heap_pop(&s->ends);
-			apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
-			running_remove(s, q);
+			if (s->opts->trace_nodes)
+				s->deferred[s->ndeferred++] = q;
+			else
+				release(s, q);
 		}
 		behind = true; /* every arrival queued behind the jobs there were */
 		for (; ai < s->njob && s->jobs[arr[ai]].elig == tn; ai++) {
@@ -310,6 +368,11 @@ static void loop(struct sim *s, const uint32_t *arr)
 			behind = queue_add(s, arr[ai]) >= nq && behind;
 			if (s->jobs[arr[ai]].tstart > tn)
 				heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
+		}
+		if (s->opts->trace_nodes) {
+			pass(s);
+			release_deferred(s);
+			continue;
 		}
 		if (s->opts->bf_interval > 0 && tn < s->next_bf && !s->opts->trace_starts) {
 			pass_main(s);

@@ -67,6 +67,8 @@ struct sim {
 	struct psiplace_node *view;
 	uint32_t *tnodes;                 /* trace_nodes: the jobs' traced nodes */
 	uint8_t *mark;                    /* trace_nodes: scratch, per node */
+	uint32_t *need, *deferred;        /* trace_nodes: CPUs per node; ends held this second */
+	size_t ndeferred;
 	double cpu_secs, saved, frag_area, frag_time;
 	size_t engine_calls;
 };
@@ -100,6 +102,10 @@ void start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
 /* trace_nodes: job q starts now on its traced nodes; chose: the engine
  * chose s->pick (recorded and compared), else it found no room. */
 void start_traced(struct sim *s, uint32_t q, bool chose);
+
+/* trace_nodes: release the jobs that ended this second whose CPUs j's
+ * traced nodes need (sim_run.c). */
+void release_needed(struct sim *s, const struct sjob *j);
 
 /* The nodes a running job holds. */
 static inline const uint32_t *held(const struct sim *s, const struct sjob *j)
