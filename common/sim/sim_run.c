@@ -370,8 +370,13 @@ static void loop(struct sim *s, const uint32_t *arr)
 				heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
 		}
 		if (s->opts->trace_nodes) {
+			size_t held_ends;
+
 			pass(s);
+			held_ends = s->ndeferred;
 			release_deferred(s);
+			if (held_ends && s->nq) /* jobs without a traced placement */
+				pass(s);
 			continue;
 		}
 		if (s->opts->bf_interval > 0 && tn < s->next_bf && !s->opts->trace_starts) {

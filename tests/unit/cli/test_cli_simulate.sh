@@ -92,6 +92,18 @@ check "--trace-nodes: LASTAVAILABLE agrees only where one node is left" "3 33.3"
   "$(tn --trace-nodes --policy lastavailable | awk '$1 == "LASTAVAILABLE" { print $12, $13 }')"
 check "without --trace-nodes: no decision columns" "12" \
   "$(tn --policy firstavailable --format csv | sed -n 1p | awk -F, '{ print NF }')"
+# The same second: A ends at 20 s; Slurm placed B (n2) before A's end was
+# processed, and C on A's node after it: A holds n1 for B's choice and
+# not for C's, whose traced node needs its CPUs.
+cat >"$d/same.txt" <<'X'
+JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|NodeList
+1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:20|00:05:00|1|4|n1
+2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:20|2026-01-01T00:01:00|00:05:00|1|4|n2
+3|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:20|2026-01-01T00:01:00|00:05:00|1|4|n1
+X
+check "--trace-nodes: an end in the second of a start holds its CPUs unless that start's traced nodes need them" \
+  "3,3,1.000000,0,0" \
+  "$("$psiplace" simulate --trace "$d/same.txt" --table "$d/nodes.csv" --policy firstavailable --trace-nodes --format csv | sed -n 2p | cut -d, -f13-)"
 check "--bf-interval 30: job 3 is backfilled at the pass of t=30, not on arrival (waits 0 90 10)" \
   "FIRSTAVAILABLE,3,0,200,0.883333,33.333,10.000,90.000" "$(csv --table "$d/nodes.csv" --policy firstavailable --bf-interval 30 | cut -d, -f1-8)"
 err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --bf-interval 1h 2>&1); rc=$?
