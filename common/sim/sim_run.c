@@ -59,7 +59,9 @@ static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const u
 		j->id = tj->id;
 		j->trace = (uint32_t)i;
 		j->elig = tj->eligible;
-		j->tstart = (s->opts->trace_starts || s->opts->trace_nodes) && tj->start >= j->elig ? tj->start : -1;
+		j->tstart = (s->opts->trace_starts || s->opts->trace_nodes) && tj->start >= j->elig
+				    ? tj->start
+				    : -1;
 		j->run = tj->runtime;
 		j->limit = tj->limit > 0 ? tj->limit : tj->runtime;
 		j->cpus = cpus;
