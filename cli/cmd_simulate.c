@@ -23,17 +23,18 @@
 static const char sim_usage[] =
 	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
-	"[--backfill easy|slurm] [--trace-starts] [--bf-window SECONDS] [--bf-depth N] [--bf-interval SECONDS] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
+	"[--backfill easy|slurm] [--trace-starts] [--trace-nodes] [--bf-window SECONDS] [--bf-depth N] [--bf-interval SECONDS] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
 	"[--seed N] [--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
 		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg;
-	int exclusive, lenient, speed_given, trace_starts;
+	int exclusive, lenient, speed_given, trace_starts, trace_nodes;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
-       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS };
+       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS,
+       O_TNODES };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
 	{ "exclusive", no_argument, NULL, O_EXCL },
 	{ "lenient", no_argument, NULL, O_LENIENT },
 	{ "trace-starts", no_argument, NULL, O_TSTARTS },
+	{ "trace-nodes", no_argument, NULL, O_TNODES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -76,6 +78,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_EXCL: a->exclusive = 1; continue;
 		case O_LENIENT: a->lenient = 1; continue;
 		case O_TSTARTS: a->trace_starts = 1; continue;
+		case O_TNODES: a->trace_nodes = 1; continue;
 		case O_SPEED:
 			if (a->speed_given)
 				return cli_usage_error("--speed-scaling given twice");
@@ -173,7 +176,8 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 	if (a->seed && !psiplace_parse_u64(a->seed, strlen(a->seed), UINT64_MAX, &o->seed))
 		return cli_usage_error("--seed: '%s' is not an unsigned integer", a->seed);
 	o->exclusive = a->exclusive;
-	o->trace_starts = a->trace_starts;
+	o->trace_starts = a->trace_starts || a->trace_nodes;
+	o->trace_nodes = a->trace_nodes;
 	return 0;
 }
 

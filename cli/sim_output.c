@@ -33,9 +33,10 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		o->plan_all ? "slurm" : "EASY",
 		(long long)(o->bf_window ? o->bf_window : 86400), o->bf_depth ? o->bf_depth : 500,
 		o->speed_ref > 0 ? "; speed scaling" : "");
-	fprintf(f, "%-16s %8s %8s %11s %6s %10s %10s %10s %8s %6s %11s%s\n", "policy", "jobs",
+	fprintf(f, "%-16s %8s %8s %11s %6s %10s %10s %10s %8s %6s %11s%s%s\n", "policy", "jobs",
 		"unplaced", "makespan_s", "util%", "wait_mean", "wait_med", "wait_p95", "bsld",
-		"frag%", "shape_waits", o->speed_ref > 0 ? "  cpu_h_saved" : "");
+		"frag%", "shape_waits", o->speed_ref > 0 ? "  cpu_h_saved" : "",
+		o->trace_nodes ? "  decisions  same_nodes%  no_room  untraced" : "");
 	for (int i = 0; i < np; i++) {
 		const struct psiplace_sim_report *r = &reps[i];
 		char name[32];
@@ -48,14 +49,21 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 			r->shape_waits);
 		if (o->speed_ref > 0)
 			fprintf(f, "  %11.1f", r->cpu_hours_saved);
+		if (o->trace_nodes)
+			fprintf(f, "  %9zu  %11.1f  %7zu  %8zu", r->decisions,
+				r->decisions ? 100.0 * (double)r->decisions_same / (double)r->decisions : 0,
+				r->decisions_noroom, r->decisions_untraced);
 		fputc('\n', f);
 	}
+	if (o->trace_nodes)
+		fputs("# --trace-nodes: each job starts when and where Slurm started it; same_nodes%: "
+		      "the engine chose Slurm's nodes, decision by decision\n", f);
 	if (site != PSIPLACE_POLICY_NONE)
 		fputs("# *: the cluster line's NodeAllocationPolicy\n", f);
 }
 
 static json_t *report_json(enum psiplace_policy p, const struct psiplace_sim_report *r,
-			   bool speed, int *bad)
+			   bool speed, bool decisions, int *bad)
 {
 	json_t *o = json_object();
 
@@ -72,6 +80,17 @@ static json_t *report_json(enum psiplace_policy p, const struct psiplace_sim_rep
 	cli_json_set(o, "shape_waits", json_integer((json_int_t)r->shape_waits), bad);
 	if (speed)
 		cli_json_set(o, "cpu_hours_saved", json_real(r->cpu_hours_saved), bad);
+	if (decisions) {
+		json_t *d = json_object();
+
+		cli_json_set(d, "compared", json_integer((json_int_t)r->decisions), bad);
+		cli_json_set(d, "same_nodes", json_integer((json_int_t)r->decisions_same), bad);
+		cli_json_set(d, "same_share", json_real(r->decisions ? (double)r->decisions_same /
+								      (double)r->decisions : 0), bad);
+		cli_json_set(d, "no_room", json_integer((json_int_t)r->decisions_noroom), bad);
+		cli_json_set(d, "untraced", json_integer((json_int_t)r->decisions_untraced), bad);
+		cli_json_set(o, "decisions", d, bad);
+	}
 	return o;
 }
 
@@ -96,7 +115,7 @@ static int print_json(FILE *f, const char *path, const struct psiplace_sim_trace
 	cli_json_set(tr, "malformed", json_integer((json_int_t)c->malformed), &bad);
 	cli_json_set(doc, "trace", tr, &bad);
 	for (int i = 0; i < np; i++)
-		cli_json_append(arr, report_json(pol[i], &reps[i], o->speed_ref > 0, &bad), &bad);
+		cli_json_append(arr, report_json(pol[i], &reps[i], o->speed_ref > 0, o->trace_nodes, &bad), &bad);
 	cli_json_set(doc, "policies", arr, &bad);
 	if (bad) {
 		json_decref(doc);
@@ -118,14 +137,21 @@ int sim_print(FILE *f, int fmt, const char *path, const struct psiplace_sim_trac
 		return 0;
 	}
 	fputs("policy,jobs,unplaceable,makespan,utilisation,wait_mean,wait_median,wait_p95,"
-	      "bounded_slowdown_mean,fragmentation,shape_waits,cpu_hours_saved\n", f);
+	      "bounded_slowdown_mean,fragmentation,shape_waits,cpu_hours_saved", f);
+	fputs(o->trace_nodes ? ",decisions,decisions_same,decisions_same_share,decisions_no_room,"
+			       "decisions_untraced\n" : "\n", f);
 	for (int i = 0; i < np; i++) {
 		const struct psiplace_sim_report *r = &reps[i];
 
-		fprintf(f, "%s,%zu,%zu,%lld,%.6f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%.3f\n",
+		fprintf(f, "%s,%zu,%zu,%lld,%.6f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%.3f",
 			psiplace_policy_name(pol[i]), r->jobs, r->unplaceable, (long long)r->makespan,
 			r->utilisation, r->wait_mean, r->wait_median, r->wait_p95, r->bsld_mean, r->frag,
 			r->shape_waits, r->cpu_hours_saved);
+		if (o->trace_nodes)
+			fprintf(f, ",%zu,%zu,%.6f,%zu,%zu", r->decisions, r->decisions_same,
+				r->decisions ? (double)r->decisions_same / (double)r->decisions : 0,
+				r->decisions_noroom, r->decisions_untraced);
+		fputc('\n', f);
 	}
 	return 0;
 }

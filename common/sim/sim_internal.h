@@ -9,6 +9,10 @@
 int sim_trace_add(struct psiplace_sim_trace *t, const struct psiplace_sim_job *j,
 		  psiplace_error_t *err);
 
+/* Keep a NodeList text of n bytes in t->nodelists: its offset, 0 for an
+ * empty one, SIZE_MAX when out of memory. */
+size_t sim_trace_nodelist(struct psiplace_sim_trace *t, const char *s, size_t n);
+
 /* "YYYY-MM-DDTHH:MM:SS" as seconds since the epoch, the time taken as
  * UTC (only differences matter).  false for anything else. */
 bool sim_parse_time(const char *s, size_t n, int64_t *out);

@@ -142,7 +142,8 @@ static uint32_t resv_taken(const struct sim *s, const struct sjob *j)
 	return k;
 }
 
-void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
+/* Job q starts now on occupy; its result records nodes. */
+static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uint32_t *occupy)
 {
 	struct sjob *j = &s->jobs[q];
 	struct psiplace_sim_report *r = s->r;
@@ -150,7 +151,7 @@ void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
 	double slow = INFINITY;
 	int64_t run = j->run;
 
-	apply(s, j, nodes, +1);
+	apply(s, j, occupy, +1);
 	if (s->opts->speed_ref > 0) {
 		for (uint32_t i = 0; i < j->k; i++) {
 			double sp = s->now[nodes[i]].speed > 0 ? s->now[nodes[i]].speed : 1.0;
@@ -174,6 +175,34 @@ void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
 	running_add(s, q);
 	if (++s->started % 10000 == 0 && s->opts->progress)
 		s->opts->progress(s->opts->progress_arg, s->started, s->njob);
+}
+
+void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
+{
+	start_on(s, q, nodes, nodes);
+}
+
+void start_traced(struct sim *s, uint32_t q, bool chose)
+{
+	struct sjob *j = &s->jobs[q];
+	const uint32_t *tn = s->tnodes + j->tfirst;
+	struct psiplace_sim_report *r = s->r;
+	uint32_t same = 0;
+
+	if (chose) {
+		for (uint32_t i = 0; i < j->k; i++)
+			s->mark[tn[i]] = 1;
+		for (uint32_t i = 0; i < j->k; i++)
+			same += s->mark[s->pick[i]];
+		for (uint32_t i = 0; i < j->k; i++)
+			s->mark[tn[i]] = 0;
+	}
+	r->decisions++;
+	r->decisions_same += same == j->k;
+	r->decisions_noroom += !chose;
+	r->res[j->trace].same_as_trace = same == j->k;
+	j->on_trace = true;
+	start_on(s, q, chose ? s->pick : tn, tn);
 }
 
 /* Try job q now; with a reservation, a job still running at T only where

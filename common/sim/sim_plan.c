@@ -46,11 +46,11 @@ static void build_view(struct sim *s, const struct sjob *j, int64_t dt, size_t n
 	memcpy(s->view, s->now, s->n * sizeof(*s->view));
 	for (size_t x = 0; x < nrel; x++) {
 		const struct sjob *rj = &s->jobs[s->running[x]];
-		const struct psiplace_sim_result *rr = &s->r->res[rj->trace];
+		const uint32_t *hn = held(s, rj);
 
-		for (uint32_t a = 0; a < rr->nnodes; a++) {
-			struct psiplace_node *v = &s->view[s->r->alloc[rr->nfirst + a]];
-			uint32_t c = take_cpus(s, rj, s->r->alloc[rr->nfirst + a]);
+		for (uint32_t a = 0; a < rj->k; a++) {
+			struct psiplace_node *v = &s->view[hn[a]];
+			uint32_t c = take_cpus(s, rj, hn[a]);
 
 			v->alloc_cpus -= c < v->alloc_cpus ? c : v->alloc_cpus;
 			v->alloc_memory -= rj->mem < v->alloc_memory ? rj->mem : v->alloc_memory;
@@ -138,6 +138,18 @@ void pass_plan(struct sim *s)
 		if (j->tstart > s->t) { /* trace_starts: not yet */
 			plan(s, j);
 			s->queue[w++] = q;
+			continue;
+		}
+		if (j->tk && j->tstart >= 0) { /* trace_nodes: it starts now, where Slurm put it */
+			bool ok = false;
+
+			release_needed(s, j);
+			if (s->free_total > 0) {
+				build_view(s, j, 0, 0);
+				ok = choose(s, j, s->view, 0, s->pick) ||
+				     choose(s, j, j->excl ? s->idle : s->now, 0, s->pick);
+			}
+			start_traced(s, q, ok);
 			continue;
 		}
 		if (s->free_total > 0) {

@@ -160,7 +160,6 @@ static void set_resv(struct sim *s, const struct sjob *j, int64_t t)
 int reserve(struct sim *s, uint32_t q)
 {
 	const struct sjob *j = &s->jobs[q];
-	const struct psiplace_sim_report *r = s->r;
 	size_t nt = 0, x;
 	uint32_t cnt = 0, base = 0; /* nodes that gain room; that have it now */
 	int found = -1;
@@ -173,11 +172,11 @@ int reserve(struct sim *s, uint32_t q)
 
 	for (x = 0; x < s->nrun && found < 0; x++) {
 		const struct sjob *rj = &s->jobs[s->running[x]];
-		const struct psiplace_sim_result *rr = &r->res[rj->trace];
+		const uint32_t *hn = held(s, rj);
 		int64_t t = rj->limit_end > s->t ? rj->limit_end : s->t;
 
-		for (uint32_t a = 0; a < rr->nnodes; a++) {
-			uint32_t i = r->alloc[rr->nfirst + a];
+		for (uint32_t a = 0; a < rj->k; a++) {
+			uint32_t i = hn[a];
 			bool had = room(s, j, i);
 
 			if (!s->rel[i] && !s->relmem[i])

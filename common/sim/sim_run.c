@@ -2,9 +2,11 @@
  * event loop (arrivals in eligible order, ends from a heap, one pass per
  * event time) and the report's figures. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "psiplace/hostlist.h"
 #include "psiplace/sim.h"
 #include "sim_run_internal.h"
 
@@ -57,7 +59,9 @@ static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const u
 		j->id = tj->id;
 		j->trace = (uint32_t)i;
 		j->elig = tj->eligible;
-		j->tstart = s->opts->trace_starts && tj->start >= j->elig ? tj->start : -1;
+		j->tstart = (s->opts->trace_starts || s->opts->trace_nodes) && tj->start >= j->elig
+				    ? tj->start
+				    : -1;
 		j->run = tj->runtime;
 		j->limit = tj->limit > 0 ? tj->limit : tj->runtime;
 		j->cpus = cpus;
@@ -140,6 +144,100 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 	return 0;
 }
 
+static int by_name(const void *a, const void *b, void *arg)
+{
+	const struct psiplace_node *n = arg;
+
+	return strcmp(n[*(const uint32_t *)a].name, n[*(const uint32_t *)b].name);
+}
+
+/* The node named h among the nodes sorted by name; -1 none. */
+static int64_t find_node(const struct sim *s, const uint32_t *sorted, const char *h)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s->now[sorted[mid]].name, h);
+
+		if (!c)
+			return sorted[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* trace_nodes: each started job's NodeList as node indexes (sjob.tfirst,
+ * tk); a job whose list is missing, unreadable or not its NNodes nodes
+ * of this cluster keeps tk 0 and is counted, not compared. */
+static int trace_nodes(struct sim *s, const struct psiplace_sim_trace *t, psiplace_error_t *err)
+{
+	size_t total = 0, used = 0;
+	uint32_t *sorted = calloc(s->n + 1, sizeof(*sorted));
+
+	for (size_t i = 0; i < s->njob; i++)
+		total += s->jobs[i].fits ? s->jobs[i].k : 0;
+	s->tnodes = calloc(total + 1, sizeof(*s->tnodes));
+	s->mark = calloc(s->n + 1, 1);
+	s->need = calloc(s->n + 1, sizeof(*s->need));
+	s->deferred = calloc(s->njob + 1, sizeof(*s->deferred));
+	if (!sorted || !s->tnodes || !s->mark || !s->need || !s->deferred) {
+		free(sorted);
+		return psiplace_seterr(err, "simulate: out of memory for %zu traced nodes", total);
+	}
+	for (size_t i = 0; i < s->n; i++)
+		sorted[i] = (uint32_t)i;
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->now[i].name) { /* no names: nothing to compare */
+			free(sorted);
+			return 0;
+		}
+	qsort_r(sorted, s->n, sizeof(*sorted), by_name, s->now);
+	for (size_t i = 0; i < s->njob; i++) {
+		const struct psiplace_sim_job *tj = &t->jobs[i];
+		struct sjob *j = &s->jobs[i];
+		struct psiplace_hostlist hl;
+		psiplace_error_t e;
+		bool ok;
+
+		if (!j->fits || j->tstart < 0)
+			continue;
+		ok = tj->nodelist && tj->nodelist < t->nodelists_len &&
+		     psiplace_hostlist_expand(t->nodelists + tj->nodelist, "NodeList", &hl, &e) == 0;
+		if (ok) {
+			ok = hl.n == j->k;
+			for (size_t h = 0; ok && h < hl.n; h++) {
+				int64_t x = find_node(s, sorted, hl.host[h]);
+
+				ok = x >= 0 && !s->mark[x];
+				if (ok) {
+					s->mark[x] = 1;
+					s->tnodes[used + h] = (uint32_t)x;
+				}
+			}
+			for (size_t h = 0; h < hl.n && h < j->k; h++) {
+				int64_t x = find_node(s, sorted, hl.host[h]);
+
+				if (x >= 0)
+					s->mark[x] = 0;
+			}
+			psiplace_hostlist_free(&hl);
+		}
+		if (!ok) {
+			s->r->decisions_untraced++;
+			continue;
+		}
+		j->tfirst = (uint32_t)used;
+		j->tk = j->k;
+		used += j->k;
+	}
+	free(sorted);
+	return 0;
+}
+
 static void sim_free(struct sim *s)
 {
 	free(s->jobs); free(s->now); free(s->idle); free(s->alloc); free(s->njobs);
@@ -147,6 +245,7 @@ static void sim_free(struct sim *s)
 	free(s->amem); free(s->relmem); free(s->wasp); free(s->hist); free(s->queue); free(s->running);
 	free(s->ends.key); free(s->ends.val); free(s->wakes.key); free(s->wakes.val);
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
+	free(s->tnodes); free(s->mark); free(s->need); free(s->deferred);
 	plan_free(s);
 }
 
@@ -167,6 +266,59 @@ static void integrate(struct sim *s, int64_t t)
 		s->frag_area += (double)(t - s->t) * (double)s->free_partial / (double)s->free_total;
 		s->frag_time += (double)(t - s->t);
 	}
+}
+
+static void release(struct sim *s, uint32_t q)
+{
+	apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
+	running_remove(s, q);
+}
+
+/* trace_nodes: the export does not say whether a job that ended in this
+ * second ended before or after a job that started in it.  It ended
+ * before where the starting job's traced nodes need its CPUs (they would
+ * be over-committed); otherwise it still holds them while that job is
+ * placed (Slurm placed it before the end was processed, or the node was
+ * still completing), and is released after the pass. */
+static bool over(const struct sim *s, uint32_t n)
+{
+	return s->need[n] && s->alloc[n] + s->need[n] > s->now[n].cpus;
+}
+
+void release_needed(struct sim *s, const struct sjob *j)
+{
+	for (uint32_t a = 0; a < j->k; a++)
+		s->need[s->tnodes[j->tfirst + a]] += take_cpus(s, j, s->tnodes[j->tfirst + a]);
+	for (;;) { /* the end that frees the over-committed nodes and the fewest others */
+		size_t best = SIZE_MAX;
+		uint32_t best_other = UINT32_MAX;
+
+		for (size_t d = 0; d < s->ndeferred; d++) {
+			const struct sjob *e = &s->jobs[s->deferred[d]];
+			const uint32_t *hn = held(s, e);
+			uint32_t hit = 0;
+
+			for (uint32_t a = 0; a < e->k; a++)
+				hit += over(s, hn[a]);
+			if (hit && e->k - hit < best_other) {
+				best = d;
+				best_other = e->k - hit;
+			}
+		}
+		if (best == SIZE_MAX)
+			break;
+		release(s, s->deferred[best]);
+		s->deferred[best] = s->deferred[--s->ndeferred];
+	}
+	for (uint32_t a = 0; a < j->k; a++)
+		s->need[s->tnodes[j->tfirst + a]] = 0;
+}
+
+static void release_deferred(struct sim *s)
+{
+	for (size_t d = 0; d < s->ndeferred; d++)
+		release(s, s->deferred[d]);
+	s->ndeferred = 0;
 }
 
 static void loop(struct sim *s, const uint32_t *arr)
@@ -202,11 +354,12 @@ static void loop(struct sim *s, const uint32_t *arr)
 		ended = s->ends.n && s->ends.key[0] == tn;
 		while (s->ends.n && s->ends.key[0] == tn) {
 			uint32_t q = s->ends.val[0];
-			const struct psiplace_sim_result *rr = &s->r->res[s->jobs[q].trace];
 
 			heap_pop(&s->ends);
-			apply(s, &s->jobs[q], s->r->alloc + rr->nfirst, -1);
-			running_remove(s, q);
+			if (s->opts->trace_nodes)
+				s->deferred[s->ndeferred++] = q;
+			else
+				release(s, q);
 		}
 		behind = true; /* every arrival queued behind the jobs there were */
 		for (; ai < s->njob && s->jobs[arr[ai]].elig == tn; ai++) {
@@ -218,7 +371,17 @@ static void loop(struct sim *s, const uint32_t *arr)
 			if (s->jobs[arr[ai]].tstart > tn)
 				heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
 		}
-		if (s->opts->bf_interval > 0 && tn < s->next_bf) {
+		if (s->opts->trace_nodes) {
+			size_t held_ends;
+
+			pass(s);
+			held_ends = s->ndeferred;
+			release_deferred(s);
+			if (held_ends && s->nq) /* jobs without a traced placement */
+				pass(s);
+			continue;
+		}
+		if (s->opts->bf_interval > 0 && tn < s->next_bf && !s->opts->trace_starts) {
 			pass_main(s);
 			continue;
 		}
@@ -277,16 +440,20 @@ int psiplace_sim_run(const struct psiplace_sim_trace *t, const struct psiplace_n
 		     size_t n, const struct psiplace_sim_opts *opts,
 		     struct psiplace_sim_report *r, psiplace_error_t *err)
 {
-	struct sim s = { .opts = opts, .r = r };
+	struct psiplace_sim_opts o = *opts;
+	struct sim s = { .opts = &o, .r = r };
 	uint32_t *arr = NULL;
 	double *waits = NULL;
 	size_t nalloc = 0;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
+	o.trace_starts = o.trace_starts || o.trace_nodes;
 	if (!psiplace_policy_valid(opts->rank.policy))
 		return psiplace_seterr(err, "simulate: policy %d is not a policy", opts->rank.policy);
 	rc = setup(&s, t, nodes, n, err);
+	if (rc == 0 && o.trace_nodes)
+		rc = trace_nodes(&s, t, err);
 	for (size_t i = 0; rc == 0 && i < s.njob; i++)
 		nalloc += s.jobs[i].fits ? s.jobs[i].k : 0;
 	if (rc == 0) {
@@ -301,6 +468,7 @@ int psiplace_sim_run(const struct psiplace_sim_trace *t, const struct psiplace_n
 		for (size_t i = 0; i < s.njob; i++) {
 			arr[i] = (uint32_t)i;
 			r->res[i].start = r->res[i].end = -1;
+			r->res[i].same_as_trace = -1;
 		}
 		qsort_r(arr, s.njob, sizeof(*arr), by_elig, s.jobs);
 		loop(&s, arr);

@@ -13,6 +13,8 @@ struct sjob {
 	uint64_t mem;                 /* MB per node */
 	double prio;
 	bool excl, fits;              /* fits: on the empty cluster */
+	uint32_t tfirst, tk;          /* trace_nodes: its traced nodes in sim.tnodes; tk 0: none */
+	bool on_trace;                /* it runs on its traced nodes, not on res's */
 };
 
 struct heap {
@@ -63,6 +65,10 @@ struct sim {
 	uint32_t *plan_nodes;
 	int64_t *times;
 	struct psiplace_node *view;
+	uint32_t *tnodes;                 /* trace_nodes: the jobs' traced nodes */
+	uint8_t *mark;                    /* trace_nodes: scratch, per node */
+	uint32_t *need, *deferred;        /* trace_nodes: CPUs per node; ends held this second */
+	size_t ndeferred;
 	double cpu_secs, saved, frag_area, frag_time;
 	size_t engine_calls;
 };
@@ -93,6 +99,19 @@ void pass(struct sim *s);
 void pass_arrivals(struct sim *s);
 void pass_main(struct sim *s);
 void start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
+/* trace_nodes: job q starts now on its traced nodes; chose: the engine
+ * chose s->pick (recorded and compared), else it found no room. */
+void start_traced(struct sim *s, uint32_t q, bool chose);
+
+/* trace_nodes: release the jobs that ended this second whose CPUs j's
+ * traced nodes need (sim_run.c). */
+void release_needed(struct sim *s, const struct sjob *j);
+
+/* The nodes a running job holds. */
+static inline const uint32_t *held(const struct sim *s, const struct sjob *j)
+{
+	return j->on_trace ? s->tnodes + j->tfirst : s->r->alloc + s->r->res[j->trace].nfirst;
+}
 
 /* sim_plan.c: a pass as sched/backfill makes it (opts->plan_all). */
 void pass_plan(struct sim *s);

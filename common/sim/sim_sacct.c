@@ -4,6 +4,7 @@
  * Fields are found by their header name, in any order; other columns are
  * counted and ignored.  Steps are skipped, jobs that never started or had
  * not ended are counted, not replayed. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,6 +224,10 @@ static int job_line(const struct sacct *h, const char *const *f, const size_t *f
 			return *msg = "Priority is not a number", -1;
 		t->has_priority = true;
 	}
+	if (h->pos[C_NODELIST] >= 0 && FL(C_NODELIST) && F(C_NODELIST)[0] != '(' &&
+	    strncmp(F(C_NODELIST), "None", 4) &&
+	    (j->nodelist = sim_trace_nodelist(t, F(C_NODELIST), FL(C_NODELIST))) == SIZE_MAX)
+		return *msg = "out of memory for its NodeList", -1;
 	*skip = false;
 	return 0;
 }

@@ -2,6 +2,7 @@
  * limits as Slurm prints them. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,34 @@ int sim_trace_add(struct psiplace_sim_trace *t, const struct psiplace_sim_job *j
 	}
 	t->jobs[t->n++] = *j;
 	return 0;
+}
+
+size_t sim_trace_nodelist(struct psiplace_sim_trace *t, const char *s, size_t n)
+{
+	size_t need;
+
+	if (!n)
+		return 0;
+	if (!t->nodelists_len)
+		t->nodelists_len = 1; /* [0]: none */
+	need = t->nodelists_len + n + 1;
+	if (need > t->nodelists_cap) {
+		size_t cap = t->nodelists_cap ? t->nodelists_cap : 4096;
+		char *p;
+
+		while (cap < need)
+			cap *= 2;
+		if (!(p = realloc(t->nodelists, cap)))
+			return SIZE_MAX;
+		if (!t->nodelists_cap)
+			p[0] = '\0';
+		t->nodelists = p;
+		t->nodelists_cap = cap;
+	}
+	memcpy(t->nodelists + t->nodelists_len, s, n);
+	t->nodelists[t->nodelists_len + n] = '\0';
+	t->nodelists_len += n + 1;
+	return t->nodelists_len - n - 1;
 }
 
 static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
@@ -175,6 +204,8 @@ void psiplace_sim_trace_free(struct psiplace_sim_trace *t)
 	if (!t)
 		return;
 	free(t->jobs);
+	free(t->nodelists);
 	t->jobs = NULL;
-	t->n = 0;
+	t->nodelists = NULL;
+	t->n = t->nodelists_len = t->nodelists_cap = 0;
 }

@@ -39,6 +39,7 @@ struct psiplace_sim_job {
 	double priority;   /* higher first; equal: submit order */
 	bool exclusive;    /* whole nodes */
 	int line;          /* where it was read */
+	size_t nodelist;   /* sacct NodeList: offset into trace.nodelists; 0: none */
 };
 
 /* What a reader did with the lines it did not turn into jobs. */
@@ -60,6 +61,8 @@ struct psiplace_sim_trace {
 	size_t n;
 	bool has_priority; /* the trace gave priorities */
 	enum psiplace_sim_format format; /* what was read */
+	char *nodelists;   /* NUL-terminated NodeList texts; [0] is "" */
+	size_t nodelists_len, nodelists_cap;
 	struct psiplace_sim_counts counts;
 };
 
@@ -106,6 +109,12 @@ struct psiplace_sim_opts {
 	 * or no room then, as soon as it has room): the queue model is
 	 * bypassed, and the replay checks node choice alone. */
 	bool trace_starts;
+	/* With trace_starts: a job with a traced start and NodeList starts
+	 * then, the engine makes its choice on the state there is (recorded
+	 * as the job's nodes, and compared with the trace's), and the job then
+	 * occupies the traced nodes, so that every choice is made on the node
+	 * state Slurm had.  Implies trace_starts. */
+	bool trace_nodes;
 	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
 	/* Called every 10,000 started jobs (a progress line); NULL: none. */
 	void (*progress)(void *arg, size_t started, size_t jobs);
@@ -118,6 +127,9 @@ struct psiplace_sim_result {
 	uint32_t nfirst;    /* nodes: the first index into psiplace_sim_report.alloc */
 	uint32_t nnodes;
 	bool shape_wait;    /* waited while enough CPUs were free, not in its shape */
+	/* trace_nodes: 1 the engine chose the traced nodes, 0 other nodes (or
+	 * none: then nodes are the traced ones), -1 not compared */
+	int8_t same_as_trace;
 };
 
 struct psiplace_sim_report {
@@ -130,6 +142,10 @@ struct psiplace_sim_report {
 	double frag;            /* time-averaged share of free CPUs on partly used nodes */
 	size_t shape_waits;     /* jobs with shape_wait */
 	double cpu_hours_saved; /* with speed scaling: traced minus simulated CPU-hours */
+	/* trace_nodes: decisions compared with the trace, the same of them,
+	 * those where the engine found no room, jobs whose NodeList was
+	 * missing or not NNodes nodes of this cluster (not compared) */
+	size_t decisions, decisions_same, decisions_noroom, decisions_untraced;
 	struct psiplace_sim_result *res; /* per job, in trace order */
 	uint32_t *alloc;        /* node indexes of every started job */
 	size_t nalloc;

@@ -64,6 +64,46 @@ starts() { "$psiplace" simulate --trace "$d/plan.txt" --table "$d/nodes.csv" --p
   --jobs-csv /dev/stdout --format csv "$@" | awk -F, '$2 == "FIRSTAVAILABLE" && NF == 8 { if (!t0) t0 = $5; printf "%s%s:%s", s, $5 - t0, $8; s = " " }'; }
 check "--trace-starts: each job starts when the trace says, on the engine's nodes" \
   "0:n1;n2 100:n1;n2;n3 20:n3" "$(starts --trace-starts)"
+# --trace-nodes: Slurm put job 1 on n2 (FIRSTAVAILABLE would take n1);
+# each job then starts on the traced nodes, so job 2 finds n1 free as
+# Slurm did and job 3 finds only n3; job 4's NodeList is no node here.
+cat >"$d/tn.txt" <<'X'
+JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|NodeList
+1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:05:00|1|4|n2
+2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:10|2026-01-01T00:01:50|00:05:00|1|4|n1
+3|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:20|2026-01-01T00:01:00|00:05:00|1|4|n3
+4|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|2026-01-01T00:01:30|00:05:00|1|2|n9
+X
+tn() { "$psiplace" simulate --trace "$d/tn.txt" --table "$d/nodes.csv" "$@"; }
+tnjobs() { tn --policy firstavailable --jobs-csv "$d/tn.csv" "$@" >/dev/null && awk -F, 'NR > 1 { if (!t0) t0 = $5; printf "%s%s:%s", s, $5 - t0, $8; s = " " }' "$d/tn.csv"; }
+check "--trace-starts: one choice differs, every later state with it (n1 n2 n3 ...)" \
+  "0:n1 10:n2 20:n3 60:n3" "$(tnjobs --trace-starts)"
+check "--trace-nodes: the engine's own choices, each on Slurm's node state (n1 n1 n3; job 4 waits for n3)" \
+  "0:n1 10:n1 20:n3 60:n3" "$(tnjobs --trace-nodes)"
+check "--trace-nodes: csv, 3 decisions, 2 the same, none without room, 1 untraced" "3,2,0.666667,0,1" \
+  "$(tn --policy firstavailable --trace-nodes --format csv | sed -n 2p | cut -d, -f13-)"
+check "--trace-nodes: csv header names them" "decisions,decisions_same,decisions_same_share,decisions_no_room,decisions_untraced" \
+  "$(tn --trace-nodes --format csv | sed -n 1p | cut -d, -f13-)"
+check "--trace-nodes: the table's column" "3 66.7 0 1" \
+  "$(tn --trace-nodes --policy firstavailable | awk '$1 == "FIRSTAVAILABLE" { print $12, $13, $14, $15 }')"
+check "--trace-nodes: json" '"decisions": {"compared": 3, "same_nodes": 2' \
+  "$(tn --policy firstavailable --trace-nodes --format json | grep -o '"decisions": {"compared": 3, "same_nodes": 2')"
+check "--trace-nodes: LASTAVAILABLE agrees only where one node is left" "3 33.3" \
+  "$(tn --trace-nodes --policy lastavailable | awk '$1 == "LASTAVAILABLE" { print $12, $13 }')"
+check "without --trace-nodes: no decision columns" "12" \
+  "$(tn --policy firstavailable --format csv | sed -n 1p | awk -F, '{ print NF }')"
+# The same second: A ends at 20 s; Slurm placed B (n2) before A's end was
+# processed, and C on A's node after it: A holds n1 for B's choice and
+# not for C's, whose traced node needs its CPUs.
+cat >"$d/same.txt" <<'X'
+JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|NodeList
+1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:20|00:05:00|1|4|n1
+2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:20|2026-01-01T00:01:00|00:05:00|1|4|n2
+3|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:20|2026-01-01T00:01:00|00:05:00|1|4|n1
+X
+check "--trace-nodes: an end in the second of a start holds its CPUs unless that start's traced nodes need them" \
+  "3,3,1.000000,0,0" \
+  "$("$psiplace" simulate --trace "$d/same.txt" --table "$d/nodes.csv" --policy firstavailable --trace-nodes --format csv | sed -n 2p | cut -d, -f13-)"
 check "--bf-interval 30: job 3 is backfilled at the pass of t=30, not on arrival (waits 0 90 10)" \
   "FIRSTAVAILABLE,3,0,200,0.883333,33.333,10.000,90.000" "$(csv --table "$d/nodes.csv" --policy firstavailable --bf-interval 30 | cut -d, -f1-8)"
 err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --bf-interval 1h 2>&1); rc=$?
