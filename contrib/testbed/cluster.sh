@@ -402,6 +402,16 @@ nodes=\$(scontrol show hostnames "\$1")
 for n in \$nodes; do
   echo "resume \$n" >>"$dir/log/power.log"
   mkdir -p "$dir/spool/\$n" "$dir/tmp/\$n" "$dir/pids"
+  # a slurmd of this node still recorded (a suspend's TERM not done yet, or
+  # a node marked down at ResumeTimeout): ended first, by its PID, so that
+  # the new one can bind the port and none is left unrecorded
+  p=\$(cat "$dir/pids/slurmd-\$n" 2>/dev/null) || p=
+  if [ -n "\$p" ] && kill -0 "\$p" 2>/dev/null; then
+    kill -TERM "\$p" 2>/dev/null
+    end=\$((SECONDS + 5))
+    while kill -0 "\$p" 2>/dev/null && [ \$SECONDS -lt \$end ]; do sleep 0.05; done
+    kill -KILL "\$p" 2>/dev/null
+  fi
   rm -f "$dir/pids/slurmd-\$n"
   setsid bash -c 'echo \$\$ >"\$0"; exec "\$@"' "$dir/pids/slurmd-\$n" \\
     slurmd -b -D -N "\$n" -f "$conf" </dev/null >>"$dir/log/slurmd-\$n.out" 2>&1 &
@@ -425,8 +435,15 @@ for n in \$(scontrol show hostnames "\$1"); do
   echo "suspend \$n" >>"$dir/log/power.log"
   f="$dir/pids/slurmd-\$n"
   p=\$(cat "\$f" 2>/dev/null) || continue
+  # the record stays until the process is gone (SuspendTimeout is 5 s):
+  # otherwise a slow exit would leave a slurmd that stop cannot find
+  if [ -n "\$p" ]; then
+    kill -TERM "\$p" 2>/dev/null
+    end=\$((SECONDS + 4))
+    while kill -0 "\$p" 2>/dev/null && [ \$SECONDS -lt \$end ]; do sleep 0.05; done
+    kill -KILL "\$p" 2>/dev/null
+  fi
   rm -f "\$f"
-  [ -n "\$p" ] && kill -TERM "\$p" 2>/dev/null
 done
 exit 0
 PROG
