@@ -351,7 +351,7 @@ check_eq "shrink of the launcher's MPI_COMM_WORLD: exit code is not 0" 1 "$([ "$
 
 # psiplace release: its checks against a real job.
 settle
-out=$(timeout 60 salloc -N3 bash -c '
+out=$(timeout 90 salloc -N3 bash -c '
   set -- $(scontrol show hostnames "$SLURM_JOB_NODELIST")
   echo "notin: $('"$cli"' release n9 2>&1)"
   echo "all: $('"$cli"' release "$1,$2,$3" 2>&1)"
@@ -359,6 +359,12 @@ out=$(timeout 60 salloc -N3 bash -c '
   until scontrol -o show step $SLURM_JOB_ID 2>/dev/null | grep -q "NodeList=$3"; do sleep 0.1; done
   echo "busy: $('"$cli"' release "$3" 2>&1)"
   kill $sp; wait $sp
+  # srun is gone, its step may not be yet (24.11: "Waiting up to 7 seconds
+  # for job step to finish"): poll until Slurm has no step there, 20 s at most
+  for i in $(seq 200); do
+    scontrol -o show step $SLURM_JOB_ID 2>/dev/null | grep -q "NodeList=$3" || break
+    sleep 0.1
+  done
   echo "dry: $('"$cli"' release --dry-run "$3" 2>&1 | head -1)"
   echo "ok: $(cd /tmp && '"$cli"' release --wait-idle 30 "$3" 2>&1) rc=$?"
   echo "files: $(ls /tmp/slurm_job_${SLURM_JOB_ID}_resize.* 2>/dev/null)"' 2>&1)
