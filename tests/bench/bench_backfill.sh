@@ -95,14 +95,8 @@ work=$(mktemp -d /tmp/bench_backfill.XXXXXX)
 
 sc() { local inst=$1; shift; SLURM_CONF=$(conf "$inst") timeout 120 "$@"; }
 start_one() { # instance nodes
-  local inst=$1 port=$((17000 + 20 * $1 + 6))
-  local out=$work/hold-$inst.out deadline=$((SECONDS + 10))
-  python3 "$src/tests/bench/hold_port.py" "$port" >"$out" 2>&1 &
-  holders+=("$!")
-  until grep -qs READY "$out"; do
-    [ $SECONDS -lt $deadline ] || { cat "$out" >&2; echo "bench_backfill: hold_port on $port did not start" >&2; exit 1; }
-    sleep 0.05
-  done
+  local inst=$1
+  hold_port_start "$inst" "$work/hold-$inst.out" bench_backfill
   local env=(PSIPLACE_INSTANCE="$inst" PSIPLACE_EXTRA_NODES="$2" PSIPLACE_EXTRA_STATE=IDLE
     PSIPLACE_SLURMD_TIMEOUT=3600 PSIPLACE_MSG_TIMEOUT=3600 PSIPLACE_CTLD_WAIT=600
     PSIPLACE_SCHED_PARAMS="$sched")

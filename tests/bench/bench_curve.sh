@@ -48,14 +48,8 @@ holders=()
 
 side() { case $1 in "$A") echo psiplace ;; "$C") echo psiplace_tier_off ;; *) echo cons_tres ;; esac; }
 start_one() { # instance extra
-  local inst=$1 port=$((17000 + 20 * $1 + 6))
-  local out=/tmp/psiplace-hold-$inst.out deadline=$((SECONDS + 10))
-  python3 "$src/tests/bench/hold_port.py" "$port" >"$out" 2>&1 &
-  holders+=("$!")
-  until grep -q READY "$out"; do
-    [ $SECONDS -lt $deadline ] || { cat "$out" >&2; echo "bench_curve: hold_port on $port did not start" >&2; exit 1; }
-    sleep 0.05
-  done
+  local inst=$1
+  hold_port_start "$inst" "/tmp/psiplace-hold-$inst.out" bench_curve
   local env=(PSIPLACE_INSTANCE="$inst" PSIPLACE_EXTRA_NODES="$2" PSIPLACE_EXTRA_STATE=IDLE
     PSIPLACE_SLURMD_TIMEOUT=3600 PSIPLACE_MSG_TIMEOUT=30 PSIPLACE_CTLD_WAIT=600)
   case $inst in

@@ -41,3 +41,17 @@ build_type() {
   dir=$(grep -o '"source": "[^"]*"' "$1/meson-info/meson-info.json" 2>/dev/null | sed 's/.*: "//; s/"$//') || true
   echo "$desc ($1, source ${dir:-unknown} at $(git -C "${dir:-/nonexistent}" describe --always --dirty 2>/dev/null || echo unknown))"
 }
+
+# hold_port_start INSTANCE OUTFILE NAME: hold the absent nodes' slurmd port of
+# a testbed instance (hold_port.py: listens, never accepts) so that
+# slurmctld's registration requests wait instead of retrying per node; its
+# PID is appended to the caller's `holders` array (ended by the caller).
+hold_port_start() {
+  local port=$((17000 + 20 * $1 + 6)) out=$2 name=$3 deadline=$((SECONDS + 10))
+  python3 "$src/tests/bench/hold_port.py" "$port" >"$out" 2>&1 &
+  holders+=("$!")
+  until grep -qs READY "$out"; do
+    [ $SECONDS -lt $deadline ] || { cat "$out" >&2; echo "$name: hold_port on $port did not start" >&2; exit 1; }
+    sleep 0.05
+  done
+}
