@@ -425,7 +425,17 @@ accounting_missing() {
 
 cmd_accounting_support() {
   local why; why=$(accounting_missing)
-  [ -z "$why" ] || { echo "$why"; return 1; }
+  [ -z "$why" ] || { echo "$why"; exit 1; }
+}
+
+# start: refuse before anything is built or started.
+accounting_preflight() {
+  accounting || return 0
+  local why; why=$(accounting_missing)
+  [ -z "$why" ] || die "PSIPLACE_ACCOUNTING=dbd: $why"
+  command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null \
+    || die "PSIPLACE_ACCOUNTING=dbd: mariadbd missing (install mariadb-server: cluster.sh deps)"
+  command -v slurmdbd >/dev/null || die "PSIPLACE_ACCOUNTING=dbd: slurmdbd missing (cluster.sh deps)"
 }
 
 accounting_slurm_conf() {
@@ -475,12 +485,8 @@ dbd_up() { sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1; }
 # MariaDB, slurmdbd, then the records slurmctld needs at its start.
 start_accounting() {
   accounting || return 0
-  local why deadline pass
-  why=$(accounting_missing)
-  [ -z "$why" ] || die "PSIPLACE_ACCOUNTING=dbd: $why"
-  command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null \
-    || die "PSIPLACE_ACCOUNTING=dbd: mariadbd missing (install mariadb-server: cluster.sh deps)"
-  command -v slurmdbd >/dev/null || die "PSIPLACE_ACCOUNTING=dbd: slurmdbd missing (cluster.sh deps)"
+  local deadline pass
+  accounting_preflight
   rm -rf "$db_dir"; mkdir -p "$db_dir"
   # No systemd here: mariadbd runs as a child of this script, as root
   # (--user=root, which it otherwise refuses), on a private datadir.
@@ -806,7 +812,7 @@ case ${1:-} in
   deps) cmd_deps ;;
   slurm-src) cmd_slurm_src ;;
   build-dir) default_build_dir ;;
-  start) use_release_prefix build; ensure_built; cmd_start ;;
+  start) use_release_prefix build; accounting_preflight; ensure_built; cmd_start ;;
   stop) cmd_stop ;;
   status) use_release_prefix; cmd_status ;;
   env) use_release_prefix; cmd_env ;;
