@@ -5,7 +5,7 @@
 # slurmdbd; QOS low and high, high Preempt=low).  Every node is held whole
 # by a low-QOS job (or some by a normal-QOS job, which high may not
 # preempt); a high-QOS job preempts on the node the policy ranks first among
-# the preemptable ones, with the QOS's PreemptMode REQUEUE and CANCEL; the
+# the preemptable ones, with QOS low's own PreemptMode REQUEUE and CANCEL; the
 # select plugin's weights are the configured ones afterwards.  Plain
 # select/cons_tres is the control (it preempts Slurm's first candidate).
 # Nodes: n1 4 CPUs, n2 8, n3 16, n4 12; speeds n1 1.0, n2 2.0, n3 3.0, n4 0.5.
@@ -80,6 +80,15 @@ preempt() {
   scancel "$high_id" "${held[@]}" 2>/dev/null
 }
 all_low="low low low low"
+# low_mode MODE: QOS low's own PreemptMode (slurmdbd sends the change to
+# slurmctld; poll until slurmctld has it).
+low_mode_is() { scontrol show assoc_mgr flags=qos qos=low 2>/dev/null | grep -q "PreemptMode=$1"; }
+low_mode() {
+  sacctmgr -i modify qos low set PreemptMode="$1" >/dev/null
+  poll 30 low_mode_is "${1^^}" || not_ok "slurmctld learns QOS low's PreemptMode=$1" \
+    "$(scontrol show assoc_mgr flags=qos qos=low | grep PreemptMode)"
+}
+low_mode requeue
 
 preempt "REQUEUE, LASTAVAILABLE" "$all_low" n4 PENDING
 check_eq "the high job runs with QOS high" high "$(qos_of "$high_id")"
@@ -92,11 +101,7 @@ preempt "REQUEUE, FASTEST (job option)" "$all_low" n3 PENDING --psi-alloc-policy
 # first preemptable node is n3.
 preempt "REQUEUE, LASTAVAILABLE, n4 not preemptable (QOS normal)" "low low low normal" n3 PENDING
 
-# The QOS's own PreemptMode (slurmdbd sends the change to slurmctld).
-sacctmgr -i modify qos low set PreemptMode=cancel >/dev/null
-low_cancels() { scontrol show assoc_mgr flags=qos qos=low 2>/dev/null | grep -q 'PreemptMode=CANCEL'; }
-poll 30 low_cancels || not_ok "slurmctld learns QOS low's PreemptMode=CANCEL" \
-  "$(scontrol show assoc_mgr flags=qos qos=low | grep PreemptMode)"
+low_mode cancel
 preempt "CANCEL, LASTAVAILABLE" "$all_low" n4 PREEMPTED
 cancelled=${held[n4]}
 check_match "the preempted job was killed by Slurm for the high job" \
@@ -120,6 +125,7 @@ check_eq "after the preemptions, LASTAVAILABLE on an idle cluster: n4" n4 "$(sru
 "$cluster" stop >/dev/null 2>&1
 PSIPLACE_SELECT=select/cons_tres "$cluster" start >/dev/null 2>&1 ||
   { echo "Bail out! the select/cons_tres testbed with accounting did not start"; "$cluster" stop; exit 1; }
+low_mode requeue
 preempt "REQUEUE, plain select/cons_tres (control): Slurm's first candidate" "$all_low" n1 PENDING
 
 tb_finish
