@@ -2,7 +2,8 @@
 # Every test suite of psiplace: build (warnings are errors), unit tests,
 # unit tests under AddressSanitizer/UBSan, every fuzz target briefly, the
 # integration suites and the fault suite against a real local Slurm 22.05
-# (munged, slurmctld, 4 slurmd), a subset of Slurm's own test suite run with
+# (munged, slurmctld, 4 slurmd; integration_qos adds a private MariaDB and
+# slurmdbd, packages mariadb-server and slurmdbd from cluster.sh deps), a subset of Slurm's own test suite run with
 # select/cons_tres and with psiplace and compared per test, the plugins
 # compiled against all eight supported Slurm releases,
 # the Debian packages built, installed with dpkg -i, run, upgraded and removed

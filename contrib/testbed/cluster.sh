@@ -14,11 +14,14 @@
 #   cluster.sh status      report what runs
 #   cluster.sh env         print the export lines a shell needs
 #   cluster.sh restart-ctld [SIG]  kill slurmctld with SIG (TERM), start it on its saved state
+#   cluster.sh accounting-support  exit 0 when this release can run PSIPLACE_ACCOUNTING=dbd,
+#                          else print why not and exit 1
 #
 # One instance setting, PSIPLACE_INSTANCE (0..59, default 0), derives every
 # port and directory, so two clusters run side by side:
 #   directory  ${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$PSIPLACE_INSTANCE
-#   ports      17000 + 20*instance (slurmctld), +1..+5 (slurmd n1..n5)
+#   ports      17000 + 20*instance (slurmctld), +1..+5 (slurmd n1..n5), +6 (extra and
+#              dynamic nodes), +7 (slurmdbd), +8 (MariaDB, with PSIPLACE_ACCOUNTING=dbd)
 # Other settings (environment):
 #   PSIPLACE_SLURM           22.05 | 24.11 | 26.05 (default 22.05)
 #   PSIPLACE_BUILD_DIR       directory holding psiplace.so and select_psiplace_cons_tres.so
@@ -58,6 +61,19 @@
 #   PSIPLACE_JOBCOMP=1       JobCompType=jobcomp/filetxt, one record per ended job in
 #                            log/jobcomp.txt (the testbed has no slurmdbd: sacct has nothing)
 #   PSIPLACE_PSICONF_EXTRA   lines appended to the testbed's psiplace.conf (e.g. PartitionName=...)
+#   PSIPLACE_ACCOUNTING      none | dbd (default none: accounting_storage/none).  dbd: a private
+#                            MariaDB server (mariadb-install-db into db/data, mariadbd on
+#                            127.0.0.1 port +8 and socket db/mysqld.sock, as root with
+#                            --user=root) and Debian's slurmdbd (etc/slurmdbd.conf, mode 600,
+#                            DbdPort +7, accounting_storage/mysql over that port), both started
+#                            before slurmctld and recorded in pids/ like the other daemons;
+#                            slurm.conf gets AccountingStorageType=accounting_storage/slurmdbd,
+#                            AccountingStorageEnforce=associations,limits,qos.  sacctmgr -i
+#                            adds the cluster, account psiplace, user root (default account
+#                            psiplace, QOS normal,low,high) and the QOS low and high
+#                            (Preempt=low; PreemptMode as slurm.conf's until a test sets it).
+#                            22.05 only: the cached 24.11/26.05 builds have no
+#                            accounting_storage/mysql (see: cluster.sh accounting-support)
 #   PSIPLACE_TOPOLOGY        tree | block (default: none): writes etc/topology.conf and
 #                            TopologyPlugin.  tree: leaf switches s1 (n1,n2) and s2 (n3,n4)
 #                            under root (n5, with PSIPLACE_REAL_NODE=1, on s3); block (23.11+,
@@ -94,7 +110,7 @@ packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc op
           libmunge-dev libcriterion-dev meson ninja-build pkg-config gcc clang
           libclang-rt-14-dev dpkg-dev autoconf automake libtool make
           librsvg2-bin python3 hyperfine bc curl libpmix-dev libjson-c-dev libjansson-dev
-          expect python3-pytest python3-pexpect)
+          expect python3-pytest python3-pexpect mariadb-server slurmdbd)
 
 cmd_deps() {
   local missing=() p
@@ -286,7 +302,7 @@ InactiveLimit=0
 KillWait=5
 MinJobAge=10
 $jobcomp
-AccountingStorageType=accounting_storage/none
+$(accounting_slurm_conf)
 GresTypes=gpu
 NodeName=DEFAULT State=UNKNOWN ThreadsPerCore=1
 NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 1)) Sockets=1 CoresPerSocket=4 RealMemory=2000 TmpDisk=50 Features=arm
@@ -326,6 +342,7 @@ CONF
   done
   power_save_config
   topology_config
+  accounting_config
   cat >"$dir/etc/gres.conf" <<CONF
 NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]
 CONF
@@ -378,6 +395,139 @@ topology_config() {
       echo "TopologyPlugin=topology/block" >>"$conf" ;;
     *) die "PSIPLACE_TOPOLOGY='$t' is not a topology; accepted: tree, block, none" ;;
   esac
+}
+
+# ---------------------------------------------------------------- accounting
+# PSIPLACE_ACCOUNTING=dbd: MariaDB and slurmdbd of this instance only (no
+# system service, no system file touched: --no-defaults everywhere).
+accounting_mode=${PSIPLACE_ACCOUNTING:-none}
+case $accounting_mode in
+  none|dbd) ;;
+  *) echo "cluster.sh: PSIPLACE_ACCOUNTING='$accounting_mode' is not an accounting mode; accepted: none, dbd" >&2; exit 2 ;;
+esac
+accounting() { [ "$accounting_mode" = dbd ]; }
+db_dir=$dir/db
+db_sock=$db_dir/mysqld.sock
+db_port=$((base_port + 8))
+dbd_port=$((base_port + 7))
+# Small and fast: a throw-away database (InnoDB log not flushed per commit).
+db_opts=(--innodb-buffer-pool-size=64M --innodb-log-file-size=16M --innodb-flush-log-at-trx-commit=0)
+
+# Why this release cannot store accounting (nothing when it can).
+accounting_missing() {
+  [ -f "$plugin_dir_sys/accounting_storage_mysql.so" ] && return 0
+  if [ "$release" = 22.05 ]; then
+    echo "no accounting_storage_mysql.so in $plugin_dir_sys: install Debian's slurmdbd (cluster.sh deps)"
+  else
+    echo "Slurm $release's cached build ($plugin_dir_sys) has no accounting_storage/mysql (built without MySQL headers), so its slurmdbd cannot store QOS; Debian's slurmdbd 22.05 cannot serve a $release slurmctld (protocol version)"
+  fi
+}
+
+cmd_accounting_support() {
+  local why; why=$(accounting_missing)
+  [ -z "$why" ] || { echo "$why"; exit 1; }
+}
+
+# start: refuse before anything is built or started.
+accounting_preflight() {
+  accounting || return 0
+  local why; why=$(accounting_missing)
+  [ -z "$why" ] || die "PSIPLACE_ACCOUNTING=dbd: $why"
+  command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null \
+    || die "PSIPLACE_ACCOUNTING=dbd: mariadbd missing (install mariadb-server: cluster.sh deps)"
+  command -v slurmdbd >/dev/null || die "PSIPLACE_ACCOUNTING=dbd: slurmdbd missing (cluster.sh deps)"
+}
+
+accounting_slurm_conf() {
+  if ! accounting; then echo "AccountingStorageType=accounting_storage/none"; return; fi
+  echo "AccountingStorageType=accounting_storage/slurmdbd"
+  echo "AccountingStorageHost=127.0.0.1"
+  echo "AccountingStoragePort=$dbd_port"
+  # the munge socket of connections to slurmdbd (AuthInfo is not used there)
+  echo "AccountingStoragePass=$dir/munge/munge.socket"
+  echo "AccountingStorageEnforce=associations,limits,qos"
+}
+
+# etc/slurmdbd.conf (beside slurm.conf, where slurmdbd looks: SLURM_CONF's
+# directory); slurmdbd refuses it unless its mode is 600.  The database
+# password is made here, for this start only.
+accounting_config() {
+  local f=$dir/etc/slurmdbd.conf
+  rm -f "$f"
+  accounting || return 0
+  local pass; pass=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+  (umask 077; cat >"$f" <<CONF
+# slurmdbd of psiplace testbed instance $instance (generated by contrib/testbed/cluster.sh)
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.socket
+DbdHost=$host
+DbdAddr=127.0.0.1
+DbdPort=$dbd_port
+SlurmUser=root
+PidFile=$dir/run/slurmdbd.pid
+LogFile=$dir/log/slurmdbd.log
+DebugLevel=info
+PluginDir=$plugin_dir_sys
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$db_port
+StorageUser=slurm
+StoragePass=$pass
+StorageLoc=slurm_acct_db
+CONF
+  )
+  chmod 600 "$f"
+}
+
+db_up() { mariadb-admin --no-defaults --socket="$db_sock" -uroot ping >/dev/null 2>&1; }
+dbd_up() { sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1; }
+
+# MariaDB, slurmdbd, then the records slurmctld needs at its start.
+start_accounting() {
+  accounting || return 0
+  local deadline pass
+  accounting_preflight
+  rm -rf "$db_dir"; mkdir -p "$db_dir"
+  # No systemd here: mariadbd runs as a child of this script, as root
+  # (--user=root, which it otherwise refuses), on a private datadir.
+  mariadb-install-db --no-defaults --datadir="$db_dir/data" --user=root \
+      --auth-root-authentication-method=socket --skip-test-db --skip-name-resolve "${db_opts[@]}" \
+      >"$dir/log/mariadb-install-db.log" 2>&1 \
+    || { tail -n 20 "$dir/log/mariadb-install-db.log" >&2; die "mariadb-install-db failed"; }
+  spawn mariadbd mariadbd --no-defaults --datadir="$db_dir/data" --socket="$db_sock" \
+    --port="$db_port" --bind-address=127.0.0.1 --pid-file="$dir/run/mariadbd.pid" \
+    --log-error="$dir/log/mariadbd.log" --user=root --skip-name-resolve --skip-log-bin "${db_opts[@]}"
+  deadline=$((SECONDS + 60))
+  until db_up; do
+    alive "$dir/pids/mariadbd" || { log_tail; die "mariadbd exited (see $dir/log/mariadbd.log)"; }
+    [ $SECONDS -lt $deadline ] || { log_tail; die "mariadbd not answering after 60 s"; }
+    sleep 0.1
+  done
+  pass=$(sed -n 's/^StoragePass=//p' "$dir/etc/slurmdbd.conf")
+  mariadb --no-defaults --socket="$db_sock" -uroot -e \
+    "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" \
+    || die "creating the database user slurm failed"
+  spawn slurmdbd slurmdbd -D
+  # The first start creates the tables (some seconds).
+  deadline=$((SECONDS + 120))
+  until dbd_up; do
+    alive "$dir/pids/slurmdbd" || { log_tail; die "slurmdbd exited (see $dir/log/slurmdbd.log)"; }
+    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmdbd not answering after 120 s"; }
+    sleep 0.2
+  done
+  local c=psiplace$instance
+  sacctmgr_do add cluster "$c"
+  sacctmgr_do add qos low Description=testbed-low
+  sacctmgr_do add qos high Description=testbed-high Preempt=low
+  sacctmgr_do add account psiplace Cluster="$c" Description=testbed Organization=psiplace
+  sacctmgr_do add user root Account=psiplace Cluster="$c"
+  sacctmgr_do modify user root set DefaultAccount=psiplace QOS=normal,low,high
+}
+
+# sacctmgr -i, failing loudly (sacctmgr prints its error on stdout).
+sacctmgr_do() {
+  local out
+  out=$(sacctmgr -i "$@" 2>&1) || die "sacctmgr $*: $out"
 }
 
 # slurm.conf lines and the two programs for power saving (every release: a
@@ -541,7 +691,7 @@ cmd_start() {
     done
   fi
   command -v slurmctld >/dev/null || die "slurmctld missing (run: cluster.sh deps)"
-  rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/pids" "$dir/munge" "$dir/tmp"
+  rm -rf "$dir/state" "$dir/spool" "$dir/log" "$dir/run" "$dir/pids" "$dir/munge" "$dir/tmp" "$dir/db"
   write_config
   mkdir -p "$dir/spool" "$dir/log" "$dir/run" "$dir/munge"
   # One TmpFS per node: slurmd's PMIx plugin keeps per-node files there, and
@@ -559,6 +709,7 @@ cmd_start() {
     [ $SECONDS -lt $deadline ] || { log_tail; die "munged not answering"; }
     sleep 0.05
   done
+  start_accounting
   spawn slurmctld slurmctld -D -i -f "$conf"
   wait_ctld ""
   for n in $(node_names); do
@@ -661,11 +812,12 @@ case ${1:-} in
   deps) cmd_deps ;;
   slurm-src) cmd_slurm_src ;;
   build-dir) default_build_dir ;;
-  start) use_release_prefix build; ensure_built; cmd_start ;;
+  start) use_release_prefix build; accounting_preflight; ensure_built; cmd_start ;;
   stop) cmd_stop ;;
   status) use_release_prefix; cmd_status ;;
   env) use_release_prefix; cmd_env ;;
   plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;
   restart-ctld) use_release_prefix; shift; cmd_restart_ctld "$@" ;;
+  accounting-support) use_release_prefix; cmd_accounting_support ;;
   *) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 2 ;;
 esac

@@ -67,8 +67,7 @@ preempt "CANCEL, FIRSTAVAILABLE (job option)" n1 PREEMPTED "$first"
 scontrol update PartitionName=debug PreemptMode=REQUEUE
 check_eq "node weights after the preemptions are the configured ones" "n1:1 n2:1 n3:1 n4:1" \
   "$(scontrol -o show node | sed -n 's/^NodeName=\([^ ]*\) .* Weight=\([0-9]*\) .*/\1:\2/p' | paste -sd' ')"
-skip "preemption by QOS (preempt/qos)" \
-  "QOS records come only from slurmdbd (sacctmgr); the testbed runs accounting_storage/none"
+# Preemption by QOS (preempt/qos) needs slurmdbd: integration_qos.
 settle
 check_eq "after the preemptions, LASTAVAILABLE on an idle cluster: n4" n4 "$(srun_node)"
 
