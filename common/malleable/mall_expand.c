@@ -337,7 +337,7 @@ int mall_adopt(psiplace_mall_t *m, MPI_Comm merged, int key, int world, psiplace
 	MPI_Comm next = MPI_COMM_NULL, old = m->comm;
 	int rc;
 
-	rc = MPI_Comm_split(merged, key < 0 ? MPI_UNDEFINED : 0, key < 0 ? 0 : key, &next);
+	rc = mall_split(merged, key >= 0, key < 0 ? 0 : key, &next);
 	if (rc != MPI_SUCCESS)
 		return mall_mpi_err(err, rc, "malleable: expand: reordering the ranks");
 	m->comm = next;

@@ -52,7 +52,7 @@ static int shrink_split(psiplace_mall_t *m, size_t nnodes, int zombie, const cha
 
 	MPI_Comm_rank(m->comm, &rank);
 	mall_watchdog_phase(w, "splitting the job");
-	rc = MPI_Comm_split(m->comm, leave ? MPI_UNDEFINED : 0, rank, &next);
+	rc = mall_split(m->comm, !leave, rank, &next);
 	if (rc != MPI_SUCCESS) {
 		mall_watchdog_disarm(w);
 		return mall_mpi_err(err, rc, "%s: splitting the job", what);
@@ -96,7 +96,7 @@ static int shrink_respawn(psiplace_mall_t *m, size_t nnodes, enum psiplace_mall_
 	w = mall_watchdog_arm(what, m->timeout);
 	MPI_Comm_rank(m->comm, &rank);
 	mall_watchdog_phase(w, "splitting the job");
-	rc = MPI_Comm_split(m->comm, leave ? MPI_UNDEFINED : 0, rank, &keep);
+	rc = mall_split(m->comm, !leave, rank, &keep);
 	if (rc != MPI_SUCCESS) {
 		mall_watchdog_disarm(w);
 		return mall_mpi_err(err, rc, "%s: splitting the job", what);

@@ -36,22 +36,62 @@ void mall_disconnect(MPI_Comm *c)
  * the standard's way, but Open MPI 4.1.4's never returned here for a
  * communicator built by merges (the deadline ended it); Open MPI's
  * MPI_Finalize fences only a process's own job, so a barrier (everyone
- * got here) and MPI_Comm_free are enough there.  PSIPLACE_MALL_DISCONNECT=1
- * asks for the disconnect (an MPI whose finalize waits for connected
- * processes needs it). */
+ * got here) and MPI_Comm_free are enough there.  MPICH (ch3) needs the
+ * disconnect: a connection to another MPI_COMM_WORLD holds one reference
+ * more than its communicators, which only the disconnect of the last of
+ * them drops, and a process that leaves waits (in its own disconnect or in
+ * MPI_Finalize) until the other side has closed its end too.
+ * PSIPLACE_MALL_DISCONNECT=1 asks for the disconnect with any MPI, =0 for
+ * the free with any MPI. */
 void mall_drop_comm(MPI_Comm *c)
 {
 	const char *d = getenv("PSIPLACE_MALL_DISCONNECT");
+#ifdef MPICH_VERSION
+	int disconnect = !d || strcmp(d, "0");
+#else
+	int disconnect = d && !strcmp(d, "1");
+#endif
 
 	if (*c == MPI_COMM_NULL)
 		return;
-	if (d && !strcmp(d, "1")) {
+	if (disconnect) {
 		MPI_Comm_disconnect(c);
 	} else {
 		MPI_Barrier(*c);
 		MPI_Comm_free(c);
 	}
 	*c = MPI_COMM_NULL;
+}
+
+/* MPI_Comm_split(c, keep ? 0 : MPI_UNDEFINED, key), for a split that drops
+ * processes of c which are to leave.  MPICH's ch3 gives a split whose
+ * processes are the first ranks of c, in c's order, no table of
+ * connections of its own: it shares c's (dup_vcrt), the leavers included.
+ * After a TS shrink (the survivors keep ranks 0..k-1) the survivors' new
+ * communicator then kept the connections to the leavers referenced, their
+ * disconnect of c closed nothing, and the leavers waited for the close
+ * forever.  A split in reverse order and one back to key's order make a
+ * table with the kept processes only; one kept process takes MPI_COMM_SELF's. */
+int mall_split(MPI_Comm c, int keep, int key, MPI_Comm *out)
+{
+#ifdef MPICH_VERSION
+	MPI_Comm rev = MPI_COMM_NULL;
+	int rc, n;
+
+	*out = MPI_COMM_NULL;
+	rc = MPI_Comm_split(c, keep ? 0 : MPI_UNDEFINED, -key, &rev);
+	if (rc != MPI_SUCCESS || rev == MPI_COMM_NULL)
+		return rc;
+	MPI_Comm_size(rev, &n);
+	if (n == 1)
+		rc = MPI_Comm_dup(MPI_COMM_SELF, out);
+	else
+		rc = MPI_Comm_split(rev, 0, key, out);
+	MPI_Comm_free(&rev);
+	return rc;
+#else
+	return MPI_Comm_split(c, keep ? 0 : MPI_UNDEFINED, key, out);
+#endif
 }
 
 MPI_Info mall_host_info(const char *host, int size)

@@ -152,12 +152,6 @@ measure() { # MPI
       series "$name" "$mpi" "$to" "$from" 0 1 --strategy "$s" --method "$m" --expand-to "$to"
     done
   done
-  if [ "$mpi" = mpich ] && [ "${PSIPLACE_MPICH_SHRINK:-0}" != 1 ]; then
-    # as in the malleable suite: the leaving processes hang under ch3
-    # (doc/malleability.md, "Shrinking under MPICH does not work yet")
-    echo "bench: malleable mpich shrink skipped: shrinking under MPICH ch3 hangs (PSIPLACE_MPICH_SHRINK=1 measures it anyway)"
-    return 0
-  fi
   for to in 2 1; do
     for m in ts baseline zombie; do
       name=${mpi}_shrink_4to${to}_$m

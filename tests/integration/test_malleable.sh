@@ -156,16 +156,6 @@ mpich_checks() {
     check_no_leftovers "MPICH expand 1->4 $s: nothing of the job left after it" "$job"
   done
 
-  # Known (doc/malleability.md): under MPICH 4.0.2 ch3 the processes that
-  # leave in a shrink do not finish MPI_Finalize (nor MPI_Comm_disconnect):
-  # the survivors never close their connection to them, so their steps do
-  # not end and the nodes cannot be given back.  The checks below are kept
-  # for that fix; PSIPLACE_MPICH_SHRINK=1 runs them.
-  if [ "${PSIPLACE_MPICH_SHRINK:-0}" != 1 ]; then
-    ok "MPICH shrink 4->2 and expand-shrink-expand # SKIP known: leaving processes hang in MPI_Finalize under ch3 (doc/malleability.md); PSIPLACE_MPICH_SHRINK=1 runs them"
-    return 0
-  fi
-
   # Shrink 4 -> 2: the released nodes serve another job while the resized
   # job goes on; then the job ends by itself (MPICH), exit 0.
   out=$work/mpich-shrink
