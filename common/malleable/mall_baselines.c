@@ -115,12 +115,12 @@ int mall_expand_merge(psiplace_mall_t *m, const struct mall_spawn_state *st,
 	MPI_Intercomm_merge(ic, parent != MPI_COMM_NULL, &merged);
 	mall_disconnect(&ic);
 	if (check_nodes(m, p, merged, st->nnodes, err) < 0) {
-		MPI_Comm_free(&merged);
+		mall_release_comm(&merged);
 		return -1;
 	}
 	rc = mall_adopt(m, merged, key, parent != MPI_COMM_NULL ? st->resize * 65536 + 1 : m->world,
 			err);
-	MPI_Comm_free(&merged);
+	mall_release_comm(&merged);
 	return rc;
 }
 
@@ -150,7 +150,7 @@ int mall_expand_sequential(psiplace_mall_t *m, const struct mall_spawn_state *st
 
 		if (!argv) {
 			MPI_Info_free(&info);
-			MPI_Comm_free(&cur);
+			mall_release_comm(&cur);
 			return psiplace_seterr(err, "malleable: out of memory");
 		}
 		snprintf(what, sizeof(what), "group %d (%d processes on %s)", g, sg->size,
@@ -160,20 +160,20 @@ int mall_expand_sequential(psiplace_mall_t *m, const struct mall_spawn_state *st
 		MPI_Info_free(&info);
 		mall_free_argv(argv);
 		if (spawn_failed(rc, cur, what, st->nnodes, err) < 0) {
-			MPI_Comm_free(&cur);
+			mall_release_comm(&cur);
 			return -1;
 		}
 		MPI_Intercomm_merge(ic, 0, &next);
 		mall_disconnect(&ic);
-		MPI_Comm_free(&cur);
+		mall_release_comm(&cur);
 		cur = next;
 		MPI_Comm_set_errhandler(cur, MPI_ERRORS_RETURN);
 	}
 	if (check_nodes(m, p, cur, st->nnodes, err) < 0) {
-		MPI_Comm_free(&cur);
+		mall_release_comm(&cur);
 		return -1;
 	}
 	rc = mall_adopt(m, cur, key, m->world, err);
-	MPI_Comm_free(&cur);
+	mall_release_comm(&cur);
 	return rc;
 }

@@ -169,8 +169,7 @@ static int synchronise(struct expand *x, psiplace_error_t *err)
 		MPI_Isend(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_DOWN, x->kids[i],
 			  &req[i]);
 	MPI_Waitall(x->nkids, req, MPI_STATUSES_IGNORE);
-	if (sub != MPI_COMM_NULL)
-		MPI_Comm_free(&sub);
+	mall_release_comm(&sub);
 	free(in);
 	free(req);
 	/* Everyone (not only the root and the spawners) learns the outcome. */
@@ -246,13 +245,12 @@ static int join(struct expand *x, MPI_Comm *c, int h, int g_side, psiplace_error
 	else if (!g_side && x->group == h)
 		MPI_Intercomm_merge(x->parent, 1, &pair);
 	rc = intercomm(*c, leader, pair, remote, MALL_TAG_JOIN + h, g_side, &inter);
-	if (pair != MPI_COMM_NULL)
-		MPI_Comm_free(&pair);
+	mall_release_comm(&pair);
 	if (rc != MPI_SUCCESS)
 		return mall_mpi_err(err, rc, "malleable: expand: joining group %d", h);
 	MPI_Intercomm_merge(inter, !g_side, &merged);
-	MPI_Comm_free(&inter);
-	MPI_Comm_free(c);
+	mall_release_comm(&inter);
+	mall_release_comm(c);
 	*c = merged;
 	return 0;
 }
@@ -282,7 +280,7 @@ static int tree_connect(struct expand *x, MPI_Comm *out, psiplace_error_t *err)
 	*out = c;
 	return 0;
 fail:
-	MPI_Comm_free(&c);
+	mall_release_comm(&c);
 	return -1;
 }
 
@@ -321,7 +319,10 @@ static int parallel(struct expand *x, psiplace_error_t *err)
 	disconnect_all(x);
 	/* Paper 4.5: the plan's merged rank as the key. */
 	rc = mall_adopt(x->m, all, key, x->m->world, err);
-	MPI_Comm_free(&all);
+	/* under MPICH the last communicator over the connections to the
+	 * sources a Baseline expansion replaces: disconnected, so that they
+	 * close and the sources' MPI_Finalize returns now */
+	mall_release_comm(&all);
 out:
 	if (rc < 0)
 		disconnect_all(x);

@@ -55,6 +55,9 @@ int mall_mpi_err(psiplace_error_t *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void mall_disconnect(MPI_Comm *c);
 void mall_drop_comm(MPI_Comm *c);
+/* mall_drop_comm's rule without its barrier (disconnect under MPICH, free
+ * under Open MPI): for the communicators an expansion derives. */
+void mall_release_comm(MPI_Comm *c);
 /* MPI_Comm_split(c, keep ? 0 : MPI_UNDEFINED, key) sharing nothing with c
  * (key >= 0, distinct): see mall_state.c. */
 int mall_split(MPI_Comm c, int keep, int key, MPI_Comm *out);

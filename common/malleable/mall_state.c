@@ -43,23 +43,43 @@ void mall_disconnect(MPI_Comm *c)
  * MPI_Finalize) until the other side has closed its end too.
  * PSIPLACE_MALL_DISCONNECT=1 asks for the disconnect with any MPI, =0 for
  * the free with any MPI. */
-void mall_drop_comm(MPI_Comm *c)
+static int disconnects(void)
 {
 	const char *d = getenv("PSIPLACE_MALL_DISCONNECT");
 #ifdef MPICH_VERSION
-	int disconnect = !d || strcmp(d, "0");
+	return !d || strcmp(d, "0");
 #else
-	int disconnect = d && !strcmp(d, "1");
+	return d && !strcmp(d, "1");
 #endif
+}
 
+void mall_drop_comm(MPI_Comm *c)
+{
 	if (*c == MPI_COMM_NULL)
 		return;
-	if (disconnect) {
+	if (disconnects()) {
 		MPI_Comm_disconnect(c);
 	} else {
 		MPI_Barrier(*c);
 		MPI_Comm_free(c);
 	}
+	*c = MPI_COMM_NULL;
+}
+
+/* Since which of a process's communicators over a connection is the last
+ * to go is not always plain, every communicator an expansion derives over
+ * several MPI_COMM_WORLDs (merges, joins, the merged job) goes by the same
+ * rule, without the barrier: under MPICH a freed one could be the last over
+ * a connection to a replaced source and keep it open, and the source would
+ * wait in MPI_Finalize until the job ends. */
+void mall_release_comm(MPI_Comm *c)
+{
+	if (*c == MPI_COMM_NULL)
+		return;
+	if (disconnects())
+		MPI_Comm_disconnect(c);
+	else
+		MPI_Comm_free(c);
 	*c = MPI_COMM_NULL;
 }
 

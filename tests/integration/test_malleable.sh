@@ -5,7 +5,8 @@
 # Diffusive over unequal cores, a shrink 4 -> 2 that gives the nodes back
 # while the job goes on, the refusals, and psiplace release's checks.
 # MPICH (ch3:nemesis from contrib/testbed/mpich.sh, mpiexec -launcher slurm):
-# an expand 1 -> 4, a shrink 4 -> 2 whose nodes serve another job, and the
+# an expand 1 -> 4, a Baseline expand 1 -> 3 whose replaced source exits at
+# once, a shrink 4 -> 2 whose nodes serve another job, and the
 # whole cycle expand - shrink - expand again.
 # Few processes (2 cores, MPI busy-polls); placement and exit codes only.
 #   PSIPLACE_MALLEABLE=all|openmpi|mpich  which part runs (default all;
@@ -125,6 +126,16 @@ job_leftovers() {
   done
 }
 no_leftovers() { [ -z "$(job_leftovers "$1")" ]; }
+# The demo processes of job $1 that mpiexec started (argv[0] the demo and
+# no hidden --psiplace-mall= argument: not spawned), as PID@NODE.
+job_launched() {
+  local p a
+  for p in $(job_leftovers "$1"); do
+    a=$(tr '\0' '\n' <"/proc/${p%@*}/cmdline" 2>/dev/null) || continue
+    [ "$(basename "$(head -n 1 <<<"$a")")" = psiplace-resize-demo ] || continue
+    grep -q -- '^--psiplace-mall=' <<<"$a" || echo "$p"
+  done
+}
 # After a run: nothing of the job may outlive it (polled: processes end a
 # moment after salloc returns); what is left is reported and ended by PID.
 check_no_leftovers() { # NAME JOB
@@ -155,6 +166,37 @@ mpich_checks() {
       "$(expected "$s" merge "$nodes" "$cpus" 1,0,0,0)" "$(got "$out" 1)" "$(cat "$out")"
     check_no_leftovers "MPICH expand 1->4 $s: nothing of the job left after it" "$job"
   done
+
+  # Baseline expansion 1 -> 3 with --hold: the source it replaces (the
+  # process mpiexec started) leaves at once, its MPI_Finalize returns and it
+  # exits while the new processes hold on; it waited in MPI_Finalize until the
+  # job ended while the expansion freed its communicators over several
+  # MPI_COMM_WORLDs instead of disconnecting them (mall_release_comm).
+  out=$work/mpich-baseline
+  mpich_start "$out" -N3 -n3 -- --strategy hypercube --method baseline --expand-to 3 --hold 40 \
+    --timeout 90
+  started() { grep -q '^job ' "$out" || mpich_ended "$out"; }
+  poll 60 started
+  read -r _ job nodes cpus < <(grep '^job ' "$out")
+  launched() { [ -n "$(job_launched "$job")" ] || grep -q '^resize 1 rank' "$out" || mpich_ended "$out"; }
+  poll 90 launched
+  local src; src=$(job_launched "$job")
+  check_match "MPICH baseline 1->3: the process mpiexec started is seen before the expansion ends" \
+    '^[0-9]+@' "$src" "$(cat "$out")"
+  expanded() { [ "$(grep -c '^resize 1 rank' "$out")" -ge 3 ] || mpich_ended "$out"; }
+  poll 150 expanded
+  check_eq "MPICH baseline 1->3: the new processes placed and ranked by the plan" \
+    "$(expected hypercube baseline "$nodes" "$cpus" 1,0,0)" "$(got "$out" 1)" "$(cat "$out")"
+  source_gone() { [ -z "$(job_launched "$job")" ] || mpich_ended "$out"; }
+  poll 30 source_gone
+  check_eq "MPICH baseline 1->3: the replaced source has exited (MPI_Finalize returned)" "" \
+    "$(job_launched "$job")" "$(cat "$out")"
+  check_eq "MPICH baseline 1->3: ... while the job still runs (--hold)" "RUNNING" \
+    "$(mpich_ended "$out" || job_state "$job")" "$(cat "$out")"
+  mpich_wait "$out"
+  check_eq "MPICH baseline 1->3: the job ends by itself, exit 0" 0 "$(cat "$out.rc")" "$(cat "$out")"
+  check_eq "MPICH baseline 1->3: no error printed" "" "$(grep 'psiplace: error' "$out")"
+  check_no_leftovers "MPICH baseline 1->3: nothing of the job left after it" "$job"
 
   # Shrink 4 -> 2: the released nodes serve another job while the resized
   # job goes on; then the job ends by itself (MPICH), exit 0.
