@@ -425,14 +425,13 @@ static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t m
 		uint64_t orig = c->saved[pos];
 
 		/* slurmctld gives a powered-down node the reboot weight and
-		 * "boot required" (PSIPLACE_BOOT_BITS; from 25.05 a node being
+		 * "boot required" (psiplace_select_boot_bits(); from 25.05 a node being
 		 * resumed bit 41 too), which put it behind every powered-up node
 		 * whatever the policy: PreferPoweredUp=no leaves the order to
 		 * the policy (its Weight back), and a node whose resume a job
 		 * already caused is up for the next */
 		if (site_boot_weight_dropped(&ctx.site, node_ptr))
-			orig = (orig & ~(site_boot_bits(node_ptr) | (0xffffffffULL << 8))) |
-			       ((uint64_t)c->saved_weight[pos] << 8);
+			orig = site_drop_boot(node_ptr, orig, c->saved_weight[pos]);
 		node_ptr->sched_weight =
 			psiplace_select_sched_weight(orig, i < distinct ? i : distinct,
 						     ctx.site.conf.policy_overrides_weight);
