@@ -21,18 +21,20 @@
 #include "psiplace/priorityf.h"
 #include "psiplace/textparse.h"
 #include "psiplace/psiplace_conf.h"
+#include "psiplace_version.h"
 
 struct rank_args {
 	const char *policy, *priority, *table, *job, *seed, *psiconf, *metrics, *plugstack,
-		*partition;
+		*partition, *slurm;
 	int explain, as_select;
+	uint32_t slurm_version; /* --slurm, else the release psiplace was built for */
 	uint32_t ranked_tier; /* RankedTier of --plugstack, else the default */
 };
 
 static const char rank_usage[] =
 	"rank --policy POLICY [--priority EXPR] --table TABLE.csv "
 	"[--job nodes=K,cpus=C,mem=M] [--seed N] [--explain] [--psiconf FILE] [--metrics FILE] "
-	"[--plugstack FILE] [--partition NAME] [--as-select]";
+	"[--plugstack FILE] [--partition NAME] [--as-select [--slurm RELEASE]]";
 
 static int parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -73,7 +75,7 @@ static int parse_job(const char *s, struct psiplace_job *job)
 }
 
 enum { OPT_POLICY = 256, OPT_PRIORITY, OPT_TABLE, OPT_JOB, OPT_SEED, OPT_PSICONF, OPT_METRICS,
-       OPT_PLUGSTACK, OPT_EXPLAIN, OPT_AS_SELECT, OPT_PARTITION };
+       OPT_PLUGSTACK, OPT_EXPLAIN, OPT_AS_SELECT, OPT_PARTITION, OPT_SLURM };
 
 static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
@@ -87,9 +89,25 @@ static const struct option longopts[] = {
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "as-select", no_argument, NULL, OPT_AS_SELECT },
 	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "slurm", required_argument, NULL, OPT_SLURM },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --slurm MAJOR.MINOR (e.g. 25.05): the release whose sched_weight bits
+ * --as-select shows.  0 or 2 (reported). */
+static int parse_release(const char *s, uint32_t *out)
+{
+	uint64_t major, minor;
+	const char *dot = strchr(s, '.');
+
+	if (!dot || !psiplace_parse_u64(s, (size_t)(dot - s), 255, &major) ||
+	    !psiplace_parse_u64(dot + 1, strlen(dot + 1), 255, &minor) || major < 20)
+		return cli_usage_error("--slurm: '%s' is not a Slurm release; accepted: MAJOR.MINOR, "
+				       "e.g. 22.05, 25.05", s);
+	*out = PSIPLACE_SLURM_VERSION_NUM(major, minor);
+	return 0;
+}
 
 /* 0 ok, 1 help printed, 2 usage error (reported). */
 static int parse_args(int argc, char **argv, struct rank_args *a)
@@ -115,6 +133,7 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 		case OPT_PSICONF: slot = &a->psiconf; break;
 		case OPT_METRICS: slot = &a->metrics; break;
 		case OPT_PARTITION: slot = &a->partition; break;
+		case OPT_SLURM: slot = &a->slurm; break;
 		default: slot = &a->plugstack; break;
 		}
 		if (*slot)
@@ -132,7 +151,9 @@ static int parse_args(int argc, char **argv, struct rank_args *a)
 				       "PartitionName lines)", a->partition);
 	if (!a->table)
 		return cli_usage_error("rank: --table is required; usage: psiplace %s", rank_usage);
-	return 0;
+	if (a->slurm && !a->as_select)
+		return cli_usage_error("rank: --slurm '%s' only applies with --as-select", a->slurm);
+	return a->slurm ? parse_release(a->slurm, &a->slurm_version) : 0;
 }
 
 static int read_file(const char *path, char **text, size_t *len)
@@ -165,13 +186,18 @@ static int print_result(const struct psiplace_rank_opts *o, const struct psiplac
 	return 0;
 }
 
-/* What select/psiplace_cons_tres hands cons_tres for this order: the first
- * psiplace_select_distinct() candidates with distinct ranks, the rest in
- * one tier behind them (cons_tres's own order there), with the sched_weight
- * each node gets (slurmctld's Weight<<8 | 0xff before the plugin).  A set
- * policy offers cons_tres only its set. */
+/* What select/psiplace_cons_tres hands cons_tres for this order: the
+ * first psiplace_select_distinct() candidates with distinct ranks, the rest
+ * in one tier behind them (cons_tres's own order there), with the
+ * sched_weight each node gets.  Every node of the table is a candidate, as
+ * every node slurmctld offers is one for the plugin: those the policy
+ * cannot use (full, powered down) follow the eligible ones.  slurmctld's
+ * sched_weight before the plugin (Weight, boot bits of the node's power
+ * state) is the release's (--slurm).  A set policy offers cons_tres only
+ * its set. */
 static void print_as_select(const struct psiplace_rank_opts *o, const struct psiplace_nodetable *t,
-			    const uint32_t *order, size_t k, size_t candidates, uint32_t distinct)
+			    const uint32_t *order, size_t k, size_t candidates, uint32_t distinct,
+			    const uint64_t *ctld)
 {
 	size_t i;
 
@@ -183,15 +209,36 @@ static void print_as_select(const struct psiplace_rank_opts *o, const struct psi
 	for (i = 0; i < candidates; i++) {
 		const struct psiplace_node *n = &t->nodes[order[i]];
 		uint32_t rank = i < distinct ? (uint32_t)i : distinct;
-		/* slurmctld's "requires boot" bit of a powered-down node stays
-		 * unless PreferPoweredUp=no (the plugin clears it then) */
-		uint64_t orig = (n->weight << 8) | 0xff | (!n->power && !o->ignore_power
-							       ? 0x20000000000ULL : 0);
-		uint64_t w = psiplace_select_sched_weight(orig, rank, o->policy_overrides_weight);
+		uint64_t w = psiplace_select_sched_weight(ctld[order[i]], rank,
+							  o->policy_overrides_weight);
 
 		printf("%s %s %u sched_weight=0x%016llx\n", n->name, i < distinct ? "rank" : "tier",
 		       rank, (unsigned long long)w);
 	}
+}
+
+/* slurmctld's sched_weight of every node (the release's boot bits), and
+ * the weight the plugin ranks each with: a powered-down node keeps
+ * slurmctld's weight unless the plugin gives it its own back
+ * (site_fill_node, inject). */
+static uint64_t *ctld_weights(const struct rank_args *a, const struct psiplace_rank_opts *o,
+			      struct psiplace_nodetable *t)
+{
+	uint64_t *w = calloc(t->n ? t->n : 1, sizeof(*w));
+	size_t i;
+
+	for (i = 0; w && i < t->n; i++) {
+		struct psiplace_node *n = &t->nodes[i];
+		uint32_t own = n->weight > UINT32_MAX ? UINT32_MAX : (uint32_t)n->weight;
+
+		w[i] = psiplace_select_ctld_weight(own, n->power_state, a->slurm_version);
+		if (psiplace_select_boot_dropped(n->power_state, n->power, !o->ignore_power,
+						 a->slurm_version))
+			w[i] = psiplace_select_drop_boot(w[i], own, n->power_state,
+							 a->slurm_version);
+		n->weight = (w[i] >> 8) & 0xffffffffULL;
+	}
+	return w;
 }
 
 static void warn(void *arg, const char *msg)
@@ -289,13 +336,12 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 		k = 1;
 	if (a->as_select) {
 		uint32_t need = job->nodes ? job->nodes : 1;
-		size_t i, candidates = 0;
-		uint32_t distinct;
+		uint32_t distinct = psiplace_select_distinct(need, a->ranked_tier, (uint32_t)t.n);
+		uint64_t *ctld = ctld_weights(a, o, &t);
 
-		for (i = 0; i < t.n; i++)
-			candidates += psiplace_node_eligible_opts(o, &t.nodes[i]);
-		distinct = psiplace_select_distinct(need, a->ranked_tier, (uint32_t)candidates);
-		if (psiplace_policy_is_set(o->policy))
+		if (!ctld)
+			rc = psiplace_seterr(&err, "out of memory");
+		else if (psiplace_policy_is_set(o->policy))
 			rc = psiplace_choose(o, t.nodes, t.n, need, order, &err);
 		else
 			rc = psiplace_rank_partial(o, t.nodes, t.n, distinct, order, &err);
@@ -303,7 +349,8 @@ static int run(const struct rank_args *a, struct psiplace_rank_opts *o,
 			fprintf(stderr, "psiplace: error: rank: %s\n", err.text);
 		else
 			print_as_select(o, &t, order, psiplace_policy_is_set(o->policy) ? (size_t)rc : 0,
-					candidates, distinct);
+					t.n, distinct, ctld);
+		free(ctld);
 	} else if (k) {
 		rc = psiplace_choose(o, t.nodes, t.n, k, order, &err);
 	} else if ((rc = psiplace_rank(o, t.nodes, t.n, order, &err)) == 0) {
@@ -341,6 +388,9 @@ int cmd_rank(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	psiplace_siteconf_init(&site);
 	a.ranked_tier = site.ranked_tier;
+	if (!a.slurm)
+		a.slurm_version = PSIPLACE_SLURM_VERSION_NUMBER ? (uint32_t)PSIPLACE_SLURM_VERSION_NUMBER
+								: PSIPLACE_SLURM_VERSION_NUM(26, 5);
 	if (a.plugstack) {
 		/* The site's line, as the select plugin reads it: its policy is the
 		 * default a --policy or --priority overrides, as a job's own does. */

@@ -8,7 +8,7 @@
 #include "psiplace/nodetable.h"
 #include "psiplace/textparse.h"
 
-enum ctype { T_NAME, T_U32, T_U64, T_DBL, T_STR, T_FEATURES, T_POWER, T_RESV, T_GMETRIC };
+enum ctype { T_NAME, T_U32, T_U64, T_DBL, T_STR, T_FEATURES, T_POWER, T_STATE, T_RESV, T_GMETRIC };
 
 static const struct column {
 	const char *name;
@@ -35,6 +35,7 @@ static const struct column {
 	COL("arch", T_STR, arch),
 	COL("os", T_STR, os),
 	COL("power", T_POWER, power),
+	COL("state", T_STATE, power_state),
 	COL("usage", T_DBL, usage),
 	COL("mtbf", T_DBL, mtbf),
 	COL("next_resv", T_RESV, next_resv),
@@ -91,6 +92,36 @@ static int split_cells(char *line, char **cells, int max)
 	}
 }
 
+/* Slurm's node state as `scontrol show node -o` prints it (State=IDLE+
+ * CLOUD+POWERED_DOWN: the base state, then flags, joined by '+') or
+ * sinfo's short form (idle~ powered down, mix# powering up).  Only the
+ * power flags and whether jobs hold the node (ALLOCATED, MIXED) count;
+ * other words are Slurm's many other flags and are accepted. */
+static int set_state(struct tparse *p, char *v, struct psiplace_node *nd)
+{
+	size_t n = strlen(v);
+	bool held, down = false, up = false;
+	char *w, *sp = NULL;
+
+	if (strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_+~#%*$@!^-") != n)
+		return terr(p, "state is not a Slurm node state (e.g. IDLE+POWERED_DOWN):", v);
+	if (n && (v[n - 1] == '~' || v[n - 1] == '#')) {
+		down = v[n - 1] == '~';
+		up = v[n - 1] == '#';
+	}
+	held = !strncasecmp(v, "ALLOC", 5) || !strncasecmp(v, "MIX", 3);
+	for (w = strtok_r(v, "+", &sp); w; w = strtok_r(NULL, "+", &sp)) {
+		down |= !strcasecmp(w, "POWERED_DOWN");
+		up |= !strcasecmp(w, "POWERING_UP");
+	}
+	nd->power_state = down ? PSIPLACE_POWERED_DOWN : up ? PSIPLACE_POWERING_UP
+							      : PSIPLACE_POWER_UP;
+	/* as the select plugin counts it: a job on a powered-down node means
+	 * its resume is on its way */
+	nd->power = !down || held;
+	return 0;
+}
+
 static int set_cell(struct tparse *p, const struct column *col, char *v, struct psiplace_node *nd,
 		    struct psiplace_gmetric *gm)
 {
@@ -141,7 +172,10 @@ static int set_cell(struct tparse *p, const struct column *col, char *v, struct 
 			nd->power = false;
 		else
 			return terr(p, "power is not 0 or 1:", v);
+		nd->power_state = nd->power ? PSIPLACE_POWER_UP : PSIPLACE_POWERED_DOWN;
 		return 0;
+	case T_STATE:
+		return set_state(p, v, nd);
 	case T_RESV:
 		if (!strcasecmp(v, "none")) {
 			nd->next_resv = -1;
@@ -176,6 +210,10 @@ static int parse_header(struct tparse *p, char **cells, int nc, const struct col
 			if (!strcmp(cells[j], cells[i]))
 				return terr(p, "column given twice:", cells[i]);
 	}
+	for (i = 0; i < nc; i++)
+		for (j = 0; j < nc; j++)
+			if (map[i] && map[j] && map[i]->type == T_POWER && map[j]->type == T_STATE)
+				return terr(p, "give power or state, not both:", cells[i]);
 	for (i = 0; i < nc; i++)
 		if (map[i] == &columns[0])
 			return 0;

@@ -77,7 +77,11 @@
 #   PSIPLACE_TOPOLOGY        tree | block (default: none): writes etc/topology.conf and
 #                            TopologyPlugin.  tree: leaf switches s1 (n1,n2) and s2 (n3,n4)
 #                            under root (n5, with PSIPLACE_REAL_NODE=1, on s3); block (23.11+,
-#                            so 24.11/26.05): blocks b1 (n1,n2), b2 (n3,n4), BlockSizes=2,4
+#                            so 24.11/26.05): blocks b1 (n1,n2), b2 (n3,n4), BlockSizes=2,4;
+#                            yaml (26.05): etc/topology.yaml with two topologies, `tree`
+#                            (the tree above, cluster default) and `blk` (blocks b1: n1,n3,
+#                            b2: n2,n4, block_sizes 2), which a partition takes with
+#                            PSIPLACE_PARTITION_ARGS_<NAME>="Topology=blk"
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -373,7 +377,7 @@ power_save() { [ "${PSIPLACE_POWER_SAVE:-0}" = 1 ]; }
 # directory is where every release looks for topology.conf).
 topology_config() {
   local t=${PSIPLACE_TOPOLOGY:-} f=$dir/etc/topology.conf
-  rm -f "$f"
+  rm -f "$f" "$dir/etc/topology.yaml"
   case $t in
     ''|none) return 0 ;;
     tree)
@@ -393,7 +397,35 @@ topology_config() {
       [ "${PSIPLACE_REAL_NODE:-0}" = 1 ] && die "PSIPLACE_TOPOLOGY=block: n5 would make a block smaller than BlockSizes' base (2)"
       printf '%s\n' "BlockName=b1 Nodes=n[1-2]" "BlockName=b2 Nodes=n[3-4]" "BlockSizes=2,4" >"$f"
       echo "TopologyPlugin=topology/block" >>"$conf" ;;
-    *) die "PSIPLACE_TOPOLOGY='$t' is not a topology; accepted: tree, block, none" ;;
+    yaml)
+      # Per-partition topologies (25.05+): the tree above, the cluster
+      # default, and a block topology `blk` that groups the nodes the other
+      # way (b1: n1,n3; b2: n2,n4) for partitions with Topology=blk.
+      [ "$release" = 26.05 ] || die "PSIPLACE_TOPOLOGY=yaml needs Slurm 25.05+ (topology.yaml); this testbed is $release"
+      [ "${PSIPLACE_REAL_NODE:-0}" = 1 ] && die "PSIPLACE_TOPOLOGY=yaml: n5 is in no topology of the testbed's topology.yaml"
+      cat >"$dir/etc/topology.yaml" <<'YAML'
+- topology: tree
+  cluster_default: true
+  tree:
+    switches:
+      - switch: s1
+        nodes: n[1-2]
+      - switch: s2
+        nodes: n[3-4]
+      - switch: root
+        children: s[1-2]
+- topology: blk
+  block:
+    block_sizes:
+      - 2
+    blocks:
+      - block: b1
+        nodes: n[1,3]
+      - block: b2
+        nodes: n[2,4]
+YAML
+      ;;
+    *) die "PSIPLACE_TOPOLOGY='$t' is not a topology; accepted: tree, block, yaml, none" ;;
   esac
 }
 

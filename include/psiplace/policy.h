@@ -73,6 +73,16 @@ struct psiplace_gmetric {
 	double value;
 };
 
+/* A node's power-saving state as slurmctld keeps it (flags POWERED_DOWN,
+ * POWERING_UP).  The engine ranks by `power` alone; the state only says
+ * which "boot required" bits slurmctld put in the node's sched_weight
+ * (psiplace_select_boot_bits). */
+enum psiplace_power_state {
+	PSIPLACE_POWER_UP = 0,
+	PSIPLACE_POWERING_UP,  /* being resumed: counts as up */
+	PSIPLACE_POWERED_DOWN, /* asleep: `power` is false unless a job holds it */
+};
+
 /* What the engine knows about one candidate node.  Index is the node's
  * 0-based position in slurm.conf (the tie-break key).  All pointers are
  * borrowed; zeroed optional fields mean "unknown/none". */
@@ -87,6 +97,7 @@ struct psiplace_node {
 	uint32_t jobs, suspended_jobs;
 	int64_t next_resv; /* seconds until the next reservation; <0: none */
 	bool power;
+	enum psiplace_power_state power_state;
 	const char *features;  /* active features, comma-separated; NULL: none */
 	const char *arch, *os; /* NULL: unknown */
 	const struct psiplace_gmetric *gmetrics;
@@ -207,6 +218,34 @@ uint32_t psiplace_select_distinct(uint32_t need, uint32_t margin, uint32_t candi
 
 /* The sched_weight for a node of slurmctld weight `orig` at `rank`. */
 uint64_t psiplace_select_sched_weight(uint64_t orig, uint32_t rank, bool overrides);
+
+/* Slurm releases as SLURM_VERSION_NUMBER gives them (0xMMmmuu). */
+#define PSIPLACE_SLURM_VERSION_NUM(major, minor) (((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8))
+
+/* The "boot required" bits slurmctld's _set_sched_weight() (node_scheduler.c)
+ * sets for a node in state `st` on release `slurm_version`: up to 24.11
+ * bit 41 for a powered-down node; from 25.05 bits 40 and 41 for a
+ * powered-down node and bit 41 alone for one being resumed. */
+uint64_t psiplace_select_boot_bits(enum psiplace_power_state st, uint32_t slurm_version);
+
+/* slurmctld's sched_weight, before the plugin, of a node of Weight `weight`
+ * (no FLEX reservation, cons_tres's low byte 0xff): Weight<<8 | 0xff | boot
+ * bits; up to 22.05 a powered-down node carries the reboot weight
+ * (INFINITE - 1) in place of its Weight. */
+uint64_t psiplace_select_ctld_weight(uint32_t weight, enum psiplace_power_state st,
+				     uint32_t slurm_version);
+
+/* Does the plugin give the node its own Weight back and clear its boot
+ * bits?  A powered-down node with PreferPoweredUp=no, or one a job already
+ * holds (`powered`: its resume is on its way); from 25.05 a node being
+ * resumed, which counts as up. */
+bool psiplace_select_boot_dropped(enum psiplace_power_state st, bool powered,
+				  bool prefer_powered_up, uint32_t slurm_version);
+
+/* `orig` with the boot bits of `st` cleared and `weight` in place of the
+ * weight slurmctld used (what the plugin ranks a dropped node with). */
+uint64_t psiplace_select_drop_boot(uint64_t orig, uint32_t weight, enum psiplace_power_state st,
+				   uint32_t slurm_version);
 
 #ifdef __cplusplus
 }

@@ -101,6 +101,8 @@ static struct {
 	bool topo_on, topo_any;
 	struct topo_leaves topo;
 	uint64_t topo_gen;
+	/* with topology.yaml: a table per tree or block topology (25.11+) */
+	struct topo_set topos;
 	/* the LLN note is logged at the first decision after init or
 	 * reconfigure, when the partitions are known */
 	bool lln_note_due;
@@ -308,6 +310,7 @@ extern int fini(void)
 	site_free(&ctx.site);
 	psiplace_nodecache_free(&ctx.cache);
 	topo_leaves_free(&ctx.topo);
+	topo_set_free(&ctx.topos);
 	cands_free(&ctx.c);
 	cands_free(&ctx.all);
 	xfree(ctx.all_pos);
@@ -425,14 +428,13 @@ static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t m
 		uint64_t orig = c->saved[pos];
 
 		/* slurmctld gives a powered-down node the reboot weight and
-		 * "boot required" (PSIPLACE_BOOT_BITS; from 25.05 a node being
+		 * "boot required" (psiplace_select_boot_bits(); from 25.05 a node being
 		 * resumed bit 41 too), which put it behind every powered-up node
 		 * whatever the policy: PreferPoweredUp=no leaves the order to
 		 * the policy (its Weight back), and a node whose resume a job
 		 * already caused is up for the next */
 		if (site_boot_weight_dropped(&ctx.site, node_ptr))
-			orig = (orig & ~(site_boot_bits(node_ptr) | (0xffffffffULL << 8))) |
-			       ((uint64_t)c->saved_weight[pos] << 8);
+			orig = site_drop_boot(node_ptr, orig, c->saved_weight[pos]);
 		node_ptr->sched_weight =
 			psiplace_select_sched_weight(orig, i < distinct ? i : distinct,
 						     ctx.site.conf.policy_overrides_weight);
@@ -1187,10 +1189,26 @@ static bitstr_t *count_first(const struct call *a, bitstr_t *work, struct call *
 	return natural;
 }
 
-/* The leaves of the running topology plugin, rebuilt when the node table
- * changed (reconfigure, dynamic nodes); NULL without leaves. */
-static const struct topo_leaves *leaves(void)
+/* The leaves of the job's topology, rebuilt when the node table changed
+ * (reconfigure, dynamic nodes); NULL without leaves.  With topology.yaml
+ * that is its partition's topology (its Topology=, else the cluster
+ * default, index 0), read per topology (topo_set, 25.11+). */
+static const struct topo_leaves *leaves(const job_record_t *job_ptr)
 {
+	if (ctx.site.topology_yaml) {
+		if (ctx.topo_gen != ctx.table_gen + 1) {
+			ctx.topo_any = topo_set_build(&ctx.topos);
+			ctx.topo_gen = ctx.table_gen + 1;
+		}
+		if (!ctx.topo_any)
+			return NULL;
+#if PSIPLACE_SLURM_AT_LEAST(25, 5)
+		return topo_set_find(&ctx.topos, job_ptr->part_ptr ? job_ptr->part_ptr->topology_idx : 0);
+#else
+		(void)job_ptr;
+		return NULL;
+#endif
+	}
 	if (!ctx.topo_on)
 		return NULL;
 	if (ctx.topo_gen != ctx.table_gen + 1) {
@@ -1212,13 +1230,13 @@ static void keep_leaves(bitstr_t *work, const struct topo_leaves *t, const bool 
 
 /* The policy's decision over the nodes of work on the leaves want[] marks. */
 static int decide_within(const struct call *b, const struct psiplace_rank_opts *opts,
-			 unsigned more, struct cands *c, bitstr_t *work, const bool *want,
-			 uint32_t need)
+			 const struct topo_leaves *t, unsigned more, struct cands *c,
+			 bitstr_t *work, const bool *want, uint32_t need)
 {
 	bitstr_t *sub = bit_copy(work);
 	int rc;
 
-	keep_leaves(sub, &ctx.topo, want);
+	keep_leaves(sub, t, want);
 	collect(sub, opts->policy, more, c);
 	rc = c->n ? decide_policy(b, opts, c, sub, need) : SLURM_ERROR;
 	if (rc == SLURM_SUCCESS)
@@ -1241,10 +1259,9 @@ static int decide_within(const struct call *b, const struct psiplace_rank_opts *
  * choice cannot run there, cons_tres's own answer stands.
  * doc/cluster-features.md, "Network topology". */
 static int decide_topo(const struct call *b, const struct psiplace_rank_opts *opts,
-		       unsigned more, struct cands *c, bitstr_t *work, const bitstr_t *given,
-		       uint32_t need)
+		       const struct topo_leaves *t, unsigned more, struct cands *c,
+		       bitstr_t *work, const bitstr_t *given, uint32_t need)
 {
-	const struct topo_leaves *t = &ctx.topo;
 	bitstr_t *natural = given ? bit_copy((bitstr_t *)given) : bit_copy(work);
 	bool *used = xcalloc(t->count, sizeof(bool)), *equal = NULL;
 	uint32_t *usable = NULL, i;
@@ -1306,7 +1323,7 @@ static int decide_topo(const struct call *b, const struct psiplace_rank_opts *op
 			used[chosen] = true;
 			log_flag(SELECT_TYPE, "%s: %pJ: leaf %s is as good as cons_tres's %s: the policy's",
 				 plugin_type, b->job_ptr, t->names[chosen], t->names[first]);
-			if (decide_within(b, opts, more, c, work, used, need) == SLURM_SUCCESS)
+			if (decide_within(b, opts, t, more, c, work, used, need) == SLURM_SUCCESS)
 				goto out;
 			memset(used, 0, t->count * sizeof(bool));
 			used[first] = true;
@@ -1314,7 +1331,7 @@ static int decide_topo(const struct call *b, const struct psiplace_rank_opts *op
 	}
 	log_flag(SELECT_TYPE, "%s: %pJ: the policy chooses nodes on the %d lea%s cons_tres chose",
 		 plugin_type, b->job_ptr, nused, nused == 1 ? "f" : "ves");
-	if (decide_within(b, opts, more, c, work, used, need) == SLURM_SUCCESS)
+	if (decide_within(b, opts, t, more, c, work, used, need) == SLURM_SUCCESS)
 		goto out;
 natural:
 	/* cons_tres's own answer, from the same call again (its job resources
@@ -1333,16 +1350,18 @@ out:
 /* The topology pass applies to a start or will-run test the policy orders
  * freely: not a PSI node list (an order the user fixed), not required nodes
  * (-w: cons_tres builds the set around them), not preemption (the first
- * call would decide what to preempt).  Not with per-partition topologies
- * (topology.yaml, 25.05+): the node addresses are the default topology's,
- * and a partition's own may group its nodes otherwise. */
-static bool topo_applies(const struct call *b, const struct plan *p)
+ * call would decide what to preempt).  With per-partition topologies
+ * (topology.yaml) it uses the job's partition's topology, from 25.11 (25.05
+ * has no per-topology node membership to read: off there). */
+static const struct topo_leaves *topo_applies(const struct call *b, const struct plan *p)
 {
-	if (ctx.site.topology_yaml || !leaves() || p->fixed || b->job_ptr->details->req_node_bitmap)
-		return false;
+	const struct topo_leaves *t;
+
+	if (p->fixed || b->job_ptr->details->req_node_bitmap || !(t = leaves(b->job_ptr)))
+		return NULL;
 	if (b->mode != SELECT_MODE_RUN_NOW && b->mode != SELECT_MODE_WILL_RUN)
-		return false;
-	return !(b->preemptee_candidates && list_count(b->preemptee_candidates) > 0);
+		return NULL;
+	return b->preemptee_candidates && list_count(b->preemptee_candidates) > 0 ? NULL : t;
 }
 
 extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
@@ -1356,6 +1375,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	struct cands *c = &ctx.c;
 	struct plan p;
 	bitstr_t *work, *natural = NULL;
+	const struct topo_leaves *topo;
 	uint32_t need;
 	int rc;
 
@@ -1428,8 +1448,8 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
 		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
-	if (topo_applies(&b, &p)) {
-		rc = decide_topo(&b, &opts, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
+	if ((topo = topo_applies(&b, &p))) {
+		rc = decide_topo(&b, &opts, topo, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
 	} else {
 		collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
 		if (c->n == 0)

@@ -121,17 +121,22 @@ bool site_node_powered(const node_record_t *node_ptr)
 	       node_ptr->run_job_cnt > 0;
 }
 
-bool site_boot_weight_dropped(const struct site *s, const node_record_t *node_ptr)
+static enum psiplace_power_state power_state(const node_record_t *node_ptr)
 {
-	if (IS_NODE_POWERING_UP(node_ptr) && !IS_NODE_POWERED_DOWN(node_ptr))
-		return PSIPLACE_POWERING_UP_BITS != 0;
-	return IS_NODE_POWERED_DOWN(node_ptr) &&
-	       (!s->conf.prefer_powered_up || site_node_powered(node_ptr));
+	if (IS_NODE_POWERED_DOWN(node_ptr))
+		return PSIPLACE_POWERED_DOWN;
+	return IS_NODE_POWERING_UP(node_ptr) ? PSIPLACE_POWERING_UP : PSIPLACE_POWER_UP;
 }
 
-uint64_t site_boot_bits(const node_record_t *node_ptr)
+bool site_boot_weight_dropped(const struct site *s, const node_record_t *node_ptr)
 {
-	return IS_NODE_POWERED_DOWN(node_ptr) ? PSIPLACE_BOOT_BITS : PSIPLACE_POWERING_UP_BITS;
+	return psiplace_select_boot_dropped(power_state(node_ptr), site_node_powered(node_ptr),
+					    s->conf.prefer_powered_up, SLURM_VERSION_NUMBER);
+}
+
+uint64_t site_drop_boot(const node_record_t *node_ptr, uint64_t orig, uint32_t weight)
+{
+	return psiplace_select_drop_boot(orig, weight, power_state(node_ptr), SLURM_VERSION_NUMBER);
 }
 
 void site_fill_node(struct site *s, int index, unsigned fields, const struct psiplace_node *row,

@@ -110,12 +110,12 @@ bool site_node_powered(const node_record_t *node_ptr);
  * (PreferPoweredUp=no, or its resume is on its way), or one being resumed
  * (POWERING_UP: it counts as up): the plugin gives it its own Weight back
  * in place of slurmctld's reboot weight and clears the bits
- * site_boot_bits() names. */
+ * site_drop_boot() clears. */
 bool site_boot_weight_dropped(const struct site *s, const node_record_t *node_ptr);
 
-/* The sched_weight bits slurmctld set on this node because it needs a boot
- * (slurm_compat.h: PSIPLACE_BOOT_BITS, PSIPLACE_POWERING_UP_BITS). */
-uint64_t site_boot_bits(const node_record_t *node_ptr);
+/* `orig` (the node's sched_weight) with slurmctld's boot bits cleared and
+ * `weight` in place of the weight it used (psiplace_select_drop_boot). */
+uint64_t site_drop_boot(const node_record_t *node_ptr, uint64_t orig, uint32_t weight);
 
 /* Seconds from now until the next reservation on each node (-1: none),
  * for LASTAVAILABLE's fit in time; next_resv[] has node_record_count

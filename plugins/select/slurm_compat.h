@@ -84,21 +84,9 @@ typedef ListIterator psiplace_list_itr_t;
 		uint32_t req_nodes, uint16_t mode, psiplace_list_t preemptee_candidates,          \
 		psiplace_list_t *preemptee_job_list, PSIPLACE_JOB_TEST_TAIL
 
-/* node_scheduler.c's _set_sched_weight() marks nodes that need a boot in
- * bits 40-41 of sched_weight: up to 24.11 bit 41 ("requires boot": reboot
- * or powered down) and bit 40 (outside a FLEX reservation); from 25.05 a
- * powered-down or rebooting node gets both bits, a POWERING_UP one bit 41
- * alone, a node outside a FLEX reservation bit 40 alone (else-if: a node
- * needing a boot no longer shows the FLEX bit).  PSIPLACE_BOOT_BITS are the
- * bits a powered-down node carries, PSIPLACE_POWERING_UP_BITS those of a
- * node being resumed. */
-#if PSIPLACE_SLURM_AT_LEAST(25, 5)
-#define PSIPLACE_BOOT_BITS 0x30000000000ULL
-#define PSIPLACE_POWERING_UP_BITS 0x20000000000ULL
-#else
-#define PSIPLACE_BOOT_BITS 0x20000000000ULL
-#define PSIPLACE_POWERING_UP_BITS 0ULL
-#endif
+/* node_scheduler.c's _set_sched_weight() boot bits, release by release:
+ * psiplace_select_boot_bits() in the library (psiplace rank --as-select
+ * shows the same). */
 
 /* 25.05 compares plugin_id with cons_tres's to decide that the select
  * plugin is cons_tres (running_cons_tres()); earlier releases load every

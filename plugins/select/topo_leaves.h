@@ -23,6 +23,28 @@ bool topo_leaves_build(struct topo_leaves *t);
 
 void topo_leaves_free(struct topo_leaves *t);
 
+/* Per-partition topologies (topology.yaml, 25.05+): one table per tree or
+ * block topology, with the index slurmctld gives the topology
+ * (part_record_t's topology_idx).  Built from topology_g_get_topology_str()
+ * ("tree1:root:s1,blk:b1": each topology's name, then its units down to
+ * the node's leaf switch or block), which exists from 25.11; on 25.05
+ * topo_set_build() finds nothing. */
+struct topo_set {
+	struct topo_leaves *t;
+	int *tctx_idx; /* slurmctld's index of each table's topology */
+	int n;
+};
+
+/* Rebuild; true when a tree or block topology has at least one node on a
+ * leaf.  Called in slurmctld with the node write lock held. */
+bool topo_set_build(struct topo_set *s);
+
+/* The table of topology index `tctx_idx`; NULL: not a tree or block, or
+ * no leaves. */
+const struct topo_leaves *topo_set_find(const struct topo_set *s, int tctx_idx);
+
+void topo_set_free(struct topo_set *s);
+
 /* TopologyPlugin groups nodes into leaf switches or blocks (tree, block;
  * not none, default or flat). */
 bool topo_leaves_configured(const char *topology_plugin);

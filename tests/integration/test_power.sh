@@ -9,7 +9,7 @@
 # (LASTAVAILABLE ranks n4 first when power does not count); no node resumed
 # twice; a node being resumed takes the next jobs instead of waking another.
 # Runs on every testbed release (22.05, 24.11, 26.05): the boot bits of
-# sched_weight differ (slurm_compat.h PSIPLACE_BOOT_BITS), the proof of
+# sched_weight differ (psiplace_select_boot_bits() in common/policy/select_weights.c), the proof of
 # boot (slurmd -b) does not.
 source "$(dirname "$0")/lib.sh"
 
