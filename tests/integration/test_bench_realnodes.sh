@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 out=$(mktemp) err=$(mktemp)
 trap 'rm -f "$out" "$err"' EXIT
 inst=${BENCH_INSTANCE:-51}
-BENCH_INSTANCE=$inst BENCH_NODES=16 BENCH_JOBS=50 BENCH_MAX_NODES=8 BENCH_REPEATS=1 BENCH_IDLE=2 \
+BENCH_INSTANCE=$inst BENCH_NODES=16 BENCH_JOBS=50 BENCH_MAX_NODES=8 BENCH_REPEATS=1 BENCH_IDLE=2 BENCH_POLICY=LASTAVAILABLE \
   timeout -k 10 300 bash "$src_dir/tests/bench/bench_realnodes.sh" >"$out" 2>"$err"
 check_eq "the bench ends with status 0" 0 "$?" "$(tail -n 20 "$err")"
 rel=_slurm$PSIPLACE_SLURM n=realnodes_16nodes
