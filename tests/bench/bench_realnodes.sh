@@ -263,7 +263,7 @@ testbed_start() {
 testbed_stop() { end_pids 'slurmd-r*'; end_pids slurmctld; }
 # Everything started, by recorded PID; then none of them may be left.
 stop_all() {
-  local f p left=0
+  local f p nleft=0
   local recorded=()
   # a policy check's jobs (on an error exit) end when released
   touch "$dir/work/release" 2>/dev/null || true
@@ -271,8 +271,8 @@ stop_all() {
   end_pids 'slurmd-r*'
   end_pids slurmctld
   end_pids munged
-  for p in "${recorded[@]}"; do kill -0 "$p" 2>/dev/null && left=$((left + 1)); done
-  echo "$left"
+  for p in "${recorded[@]}"; do kill -0 "$p" 2>/dev/null && nleft=$((nleft + 1)); done
+  echo "$nleft"
 }
 if [ "${BENCH_KEEP:-0}" = 1 ]; then
   trap 'echo "bench_realnodes: kept $dir running, PIDs in $dir/pids" >&2' EXIT
@@ -311,7 +311,7 @@ slurmd_pids() { local k; for ((k = 1; k <= nodes; k++)); do pid_of "slurmd-r$k";
 # One stream on the running slurmctld: sets R to
 # "rate_jobs_per_s cpu_ms_per_job main_mean_us main_max_us main_cycles main_depth bf_started wall_s".
 stream() {
-  local t0 c0 t_start="" st co ml mx mc mm md bs deadline w k
+  local t0 c0 t_start="" st co mx mc mm md bs deadline w k
   sc scontrol update PartitionName=rn State=DOWN
   while read -r k; do
     sc sbatch -Q -p rn -N "$k" --exclusive -t 1 -J rn -o /dev/null --wrap true >/dev/null
@@ -321,7 +321,7 @@ stream() {
   sc scontrol update PartitionName=rn State=UP
   deadline=$((SECONDS + 1800))
   while :; do
-    read -r st co ml mx mc mm md bs < <(sdiag_fields)
+    read -r st co _ mx mc mm md bs < <(sdiag_fields)
     [ -n "$t_start" ] || [ "$st" -lt "$jobs" ] || t_start=$(now)
     [ "$co" -lt "$jobs" ] || break
     [ $SECONDS -lt $deadline ] || { echo "bench_realnodes: $st started, $co completed of $jobs after 1800 s" >&2; exit 1; }
