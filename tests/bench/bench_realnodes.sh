@@ -344,12 +344,12 @@ node_table() {
 # Three 1-node jobs one after the other, each holding its node: sets
 # CHOSEN ("r128 r127 r126") and RANKED (psiplace rank's first node before each).
 policy_check() {
-  local j id node want deadline release=$dir/work/release
+  local id node want deadline release=$dir/work/release
   CHOSEN="" RANKED="" 
   rm -f "$release"
   local hold='deadline=$((SECONDS+300)); until [ -e '"$release"' ] || [ $SECONDS -ge $deadline ]; do sleep 0.1; done'
   local ids=()
-  for j in 1 2 3; do
+  for _ in 1 2 3; do
     node_table >"$dir/work/nodes.csv"
     want=$("$cli" rank --plugstack "$dir/etc/plugstack.conf" --psiconf "$dir/etc/psiplace.conf" \
       --table "$dir/work/nodes.csv" --job nodes=1 --as-select </dev/null 2>/dev/null | awk 'NR == 1 {print $1}')
@@ -449,7 +449,7 @@ printf 'bench: %s_policy_applied%s %d check\n' "$name" "$rel" "$ok"
 
 if [ "${BENCH_KEEP:-0}" != 1 ]; then
   trap - EXIT
-  left=$(stop_all)
-  echo "bench_realnodes: ended $((nodes + 2)) recorded daemons by PID, $left left"
-  [ "$left" = 0 ] || { echo "bench_realnodes: $left recorded daemons still run" >&2; exit 1; }
+  nleft=$(stop_all)
+  echo "bench_realnodes: ended $((nodes + 2)) recorded daemons by PID, $nleft left"
+  [ "$nleft" = 0 ] || { echo "bench_realnodes: $nleft recorded daemons still run" >&2; exit 1; }
 fi
