@@ -517,7 +517,7 @@ dbd_up() { sacctmgr -n -P show cluster format=cluster >/dev/null 2>&1; }
 # MariaDB, slurmdbd, then the records slurmctld needs at its start.
 start_accounting() {
   accounting || return 0
-  local deadline pass
+  local pass
   accounting_preflight
   rm -rf "$db_dir"; mkdir -p "$db_dir"
   # No systemd here: mariadbd runs as a child of this script, as root
@@ -529,24 +529,14 @@ start_accounting() {
   spawn mariadbd mariadbd --no-defaults --datadir="$db_dir/data" --socket="$db_sock" \
     --port="$db_port" --bind-address=127.0.0.1 --pid-file="$dir/run/mariadbd.pid" \
     --log-error="$dir/log/mariadbd.log" --user=root --skip-name-resolve --skip-log-bin "${db_opts[@]}"
-  deadline=$((SECONDS + 60))
-  until db_up; do
-    alive "$dir/pids/mariadbd" || { log_tail; die "mariadbd exited (see $dir/log/mariadbd.log)"; }
-    [ $SECONDS -lt $deadline ] || { log_tail; die "mariadbd not answering after 60 s"; }
-    sleep 0.1
-  done
+  wait_daemon mariadbd 60 "" db_up
   pass=$(sed -n 's/^StoragePass=//p' "$dir/etc/slurmdbd.conf")
   mariadb --no-defaults --socket="$db_sock" -uroot -e \
     "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" \
     || die "creating the database user slurm failed"
   spawn slurmdbd slurmdbd -D
   # The first start creates the tables (some seconds).
-  deadline=$((SECONDS + 120))
-  until dbd_up; do
-    alive "$dir/pids/slurmdbd" || { log_tail; die "slurmdbd exited (see $dir/log/slurmdbd.log)"; }
-    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmdbd not answering after 120 s"; }
-    sleep 0.2
-  done
+  wait_daemon slurmdbd 120 "" dbd_up
   local c=psiplace$instance
   sacctmgr_do add cluster "$c"
   sacctmgr_do add qos low Description=testbed-low
@@ -707,11 +697,18 @@ wait_idle() {
 
 # Poll until the recorded slurmctld answers (30 s), failing with the log
 # tail when it exits or stays silent; WHEN ends the messages.
-wait_ctld() {
-  local when=$1 deadline=$((SECONDS + ${PSIPLACE_CTLD_WAIT:-30}))
-  until scontrol ping 2>/dev/null | grep -q UP; do
-    alive "$dir/pids/slurmctld" || { log_tail; die "slurmctld exited$when (see $dir/log/slurmctld.log)"; }
-    [ $SECONDS -lt $deadline ] || { log_tail; die "slurmctld not answering$when"; }
+ctld_up() { scontrol ping 2>/dev/null | grep -q UP; }
+wait_ctld() { wait_daemon slurmctld "${PSIPLACE_CTLD_WAIT:-30}" "$1" ctld_up; }
+
+# Poll CHECK... until it succeeds; fail with the log tail when the recorded
+# daemon NAME exits or after SECONDS.  WHEN ends the messages.
+wait_daemon() { # NAME SECONDS WHEN CHECK...
+  local name=$1 secs=$2 when=$3 deadline
+  shift 3
+  deadline=$((SECONDS + secs))
+  until "$@"; do
+    alive "$dir/pids/$name" || { log_tail; die "$name exited$when (see $dir/log/$name.log)"; }
+    [ $SECONDS -lt $deadline ] || { log_tail; die "$name not answering$when after $secs s"; }
     sleep 0.1
   done
 }

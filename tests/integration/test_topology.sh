@@ -13,6 +13,17 @@ source "$(dirname "$0")/lib.sh"
 
 export PSIPLACE_POLICY=LASTAVAILABLE
 
+# An idle tree of two leaves (s1: n1, n2; s2: n3, n4), -N1 and -N2: the
+# answers with topology.conf and with topology.yaml's default tree.
+idle_two_leaves="FIRSTAVAILABLE -N1: n1
+FIRSTAVAILABLE -N2: n1,n2
+LASTAVAILABLE -N1: n4
+LASTAVAILABLE -N2: n3,n4
+FASTEST -N1: n3
+FASTEST -N2: n3,n4
+PRIORITYF -N1: n4
+PRIORITYF -N2: n3,n4"
+
 # The nodes of a -N N job, sorted, comma-separated.
 nodes() {
   local n=$1; shift; settle
@@ -54,14 +65,7 @@ run() { # tree | block
   # first node picks the leaf, and its order the nodes on it.  Without
   # the topology pass FASTEST -N2 got n[2-3] and -SPEED n[1,4]: two leaves.
   # -N3 needs both leaves: the policy chooses three of their four nodes.
-  want="FIRSTAVAILABLE -N1: n1
-FIRSTAVAILABLE -N2: n1,n2
-LASTAVAILABLE -N1: n4
-LASTAVAILABLE -N2: n3,n4
-FASTEST -N1: n3
-FASTEST -N2: n3,n4
-PRIORITYF -N1: n4
-PRIORITYF -N2: n3,n4
+  want="$idle_two_leaves
 FIRSTAVAILABLE -N3: n1,n2,n3
 LASTAVAILABLE -N3: n2,n3,n4
 FASTEST -N3: n1,n2,n3
@@ -139,14 +143,7 @@ run_yaml() {
   check_match "yaml: the cluster default tree (s1: n[1-2])" 's1.*Nodes=n\[1-2\]' \
     "$(scontrol show topology 2>&1 | grep -E '^SwitchName=s1 ')"
   # debug: the cluster default tree, the same answers as with topology.conf
-  check_table "yaml, debug (tree), idle" "FIRSTAVAILABLE -N1: n1
-FIRSTAVAILABLE -N2: n1,n2
-LASTAVAILABLE -N1: n4
-LASTAVAILABLE -N2: n3,n4
-FASTEST -N1: n3
-FASTEST -N2: n3,n4
-PRIORITYF -N1: n4
-PRIORITYF -N2: n3,n4" "$(table_part debug)"
+  check_table "yaml, debug (tree), idle" "$idle_two_leaves" "$(table_part debug)"
   # blkp: a two-node job stays in one block, b1 (n1, n3) or b2 (n2, n4):
   # the block of the policy's first node
   check_table "yaml, blkp (blocks), idle" "FIRSTAVAILABLE -N1: n1
