@@ -39,18 +39,7 @@ void node_sync(struct sim *s, uint32_t i)
 		s->free_partial += s->nodefree[i];
 	s->hist[bucket(s, was)]--;
 	s->hist[bucket(s, s->nodefree[i])]++;
-}
-
-/* Nodes with at least c free CPUs (exclusive: idle nodes). */
-static uint32_t fit_count(const struct sim *s, uint32_t c, bool excl)
-{
-	uint32_t k = 0;
-
-	if (excl)
-		return s->idle_nodes;
-	for (uint32_t f = c ? c : 1; f <= s->maxcpus; f++)
-		k += s->hist[f];
-	return k;
+	room_move(s, i, was, s->nodefree[i]);
 }
 
 uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node)
@@ -78,7 +67,7 @@ void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign)
 	}
 }
 
-bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
+bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
 	    int64_t start_in, uint32_t *out)
 {
 	struct psiplace_rank_opts o = s->opts->rank;
@@ -90,12 +79,12 @@ bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *vie
 
 	o.job = &pj;
 	s->engine_calls++;
-	if (psiplace_choose(&o, view, s->n, j->k, out, NULL) == (int)j->k)
+	if (psiplace_choose(&o, view, n, j->k, out, NULL) == (int)j->k)
 		return true;
 	/* A set policy without a set (CONTIGUOUS: no run of k): the select
 	 * plugin ranks all candidates then, and so does the model. */
 	if (!psiplace_policy_is_set(o.policy) ||
-	    psiplace_rank_partial(&o, view, s->n, j->k, s->rankbuf, NULL) < 0)
+	    psiplace_rank_partial(&o, view, n, j->k, s->rankbuf, NULL) < 0)
 		return false;
 	for (uint32_t i = 0; i < j->k; i++) {
 		if (!psiplace_node_eligible(&view[s->rankbuf[i]], &pj))
@@ -220,7 +209,7 @@ static int try_now(struct sim *s, uint32_t q)
 		return -1;
 	if (patch)
 		resv_patch(s, true);
-	ok = choose(s, j, j->excl ? s->idle : s->now, 0, s->pick);
+	ok = choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick);
 	if (patch)
 		resv_patch(s, false);
 	if (!ok) {

@@ -141,6 +141,8 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 		}
 		node_sync(s, (uint32_t)i);
 	}
+	if (room_setup(s) < 0)
+		return psiplace_seterr(err, "simulate: out of memory for %zu nodes", n);
 	return 0;
 }
 
@@ -247,6 +249,7 @@ static void sim_free(struct sim *s)
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
 	free(s->tnodes); free(s->mark); free(s->need); free(s->deferred);
 	plan_free(s);
+	room_free(s);
 }
 
 static int by_elig(const void *a, const void *b, void *arg)
