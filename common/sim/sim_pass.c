@@ -203,7 +203,7 @@ static int try_now(struct sim *s, uint32_t q)
 	bool patch = s->resv.active && s->t + j->limit > s->resv.t, ok;
 	uint32_t room = fit_count(s, j->ppn, j->excl);
 
-	if (failed_before(s, j, false) || room < j->k)
+	if (room < j->k || failed_before(s, j, false))
 		return 0;
 	if (patch && (failed_before(s, j, true) || room - resv_taken(s, j) < j->k))
 		return -1;

@@ -116,6 +116,8 @@ bool choose_room(struct sim *s, const struct sjob *j, const struct psiplace_node
 	if (!s->compact || c > s->maxcpus)
 		return choose(s, j, view, s->n, start_in, out);
 	lo = s->bstart[c];
+	if (2 * (s->npow - lo + nextra) > s->n) /* most nodes: the copy would not pay */
+		return choose(s, j, view, s->n, start_in, out);
 	for (size_t p = lo; p < s->npow; p++) {
 		s->cmap[m] = s->border[p];
 		s->cview[m++] = view[s->border[p]];
