@@ -30,8 +30,8 @@ static void by_index(struct psiplace_rated *s, size_t m, const struct psiplace_n
 /* MAXBALANCE on s[0..m-1]: the window of k in speed order with the
  * smallest span, ties to the faster window; then the k lowest-index nodes
  * whose speed lies in that window's [lo, hi]. */
-static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
-			 size_t k, uint32_t *out)
+static size_t maxbalance_sorted(const struct psiplace_node *nodes, struct psiplace_rated *s,
+				size_t m, size_t k, uint32_t *out)
 {
 	double lo = 0, best = INFINITY;
 	size_t i, a = 0, b, w = 0;
@@ -63,6 +63,70 @@ static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rate
 	psiplace_rated_sort(s + a, k);
 	for (i = 0; i < k; i++)
 		out[i] = s[a + i].pos;
+	return k;
+}
+
+/* MAXBALANCE as above without sorting the nodes, when they have at most
+ * MAX_SPEEDS distinct speeds: a window of k in speed order that does not
+ * start a run of equal speeds spans at least as much as the one starting
+ * that run, with the same lowest speed, so only run starts are tried; the
+ * answer depends on the window's lowest and highest speed only. */
+#define MAX_SPEEDS 64
+
+static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
+			 size_t k, uint32_t *out)
+{
+	uint64_t key[MAX_SPEEDS], t;
+	double val[MAX_SPEEDS], best = INFINITY, lo = 0, tv;
+	size_t cnt[MAX_SPEEDS], d = 0, i, j, e, first = 0, lo_run = 0, hi_run = 0, c = 0, tc;
+
+	for (i = 0; i < m; i++) {
+		uint64_t x = psiplace_dkey(speed_of(&nodes[s[i].pos]));
+
+		for (j = 0; j < d && key[j] != x; j++)
+			;
+		if (j == d) {
+			if (d == MAX_SPEEDS)
+				return maxbalance_sorted(nodes, s, m, k, out);
+			key[d] = x, val[d] = speed_of(&nodes[s[i].pos]), cnt[d++] = 0;
+		}
+		cnt[j]++;
+	}
+	for (i = 1; i < d; i++) /* speed order */
+		for (j = i; j > 0 && key[j] < key[j - 1]; j--) {
+			t = key[j], key[j] = key[j - 1], key[j - 1] = t;
+			tv = val[j], val[j] = val[j - 1], val[j - 1] = tv;
+			tc = cnt[j], cnt[j] = cnt[j - 1], cnt[j - 1] = tc;
+		}
+	for (j = 0; j < d && first + k <= m; first += cnt[j++]) {
+		double span;
+
+		for (e = j, tc = first; tc + cnt[e] <= first + k - 1; tc += cnt[e++])
+			; /* e: the run holding the window's last node */
+		span = val[e] - val[j];
+		if (isnan(span))
+			span = INFINITY;
+		if (j == 0 || span < best || (span == best && val[j] > lo)) {
+			best = span;
+			lo = val[j];
+			lo_run = j;
+			hi_run = e;
+		}
+	}
+	for (i = 0; i < m; i++) { /* every node with a speed in the window */
+		uint64_t x = psiplace_dkey(speed_of(&nodes[s[i].pos]));
+
+		if (x >= key[lo_run] && x <= key[hi_run]) {
+			s[c] = s[i];
+			s[c].k[0] = s[c].k[1] = s[c].k[2] = s[c].k[3] = 0;
+			s[c].idx = nodes[s[c].pos].index;
+			c++;
+		}
+	}
+	psiplace_rated_select(s, c, k);
+	psiplace_rated_sort(s, k);
+	for (i = 0; i < k; i++)
+		out[i] = s[i].pos;
 	return k;
 }
 
