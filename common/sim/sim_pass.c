@@ -82,15 +82,19 @@ bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *vie
 	if (psiplace_choose(&o, view, n, j->k, out, NULL) == (int)j->k)
 		return true;
 	/* A set policy without a set (CONTIGUOUS: no run of k): the select
-	 * plugin ranks all candidates then, and so does the model. */
-	if (!psiplace_policy_is_set(o.policy) ||
-	    psiplace_rank_partial(&o, view, n, j->k, s->rankbuf, NULL) < 0)
+	 * plugin ranks all candidates then, and so does the model.  That
+	 * ranking (psiplace_rank_partial) puts the candidates first in index
+	 * order, weights aside, as FIRSTAVAILABLE with the weight overridden
+	 * chooses them, without sorting all nodes. */
+	if (!psiplace_policy_is_set(o.policy))
 		return false;
-	for (uint32_t i = 0; i < j->k; i++) {
-		if (!psiplace_node_eligible(&view[s->rankbuf[i]], &pj))
+	o.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	o.policy_overrides_weight = true;
+	if (psiplace_choose(&o, view, n, j->k, out, NULL) != (int)j->k)
+		return false;
+	for (uint32_t i = 0; i < j->k; i++)
+		if (!psiplace_node_eligible(&view[out[i]], &pj))
 			return false;
-		out[i] = s->rankbuf[i];
-	}
 	return true;
 }
 
