@@ -132,8 +132,8 @@ static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rate
 
 /* CONTIGUOUS on s[0..m-1]: the first k of the lowest-index run of
  * consecutive indexes that holds k. */
-static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
-			 size_t k, uint32_t *out)
+static size_t contiguous_sorted(const struct psiplace_node *nodes, struct psiplace_rated *s,
+				size_t m, size_t k, uint32_t *out)
 {
 	size_t i, u = 0, run = 0, c;
 
@@ -150,6 +150,40 @@ static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rate
 			return k;
 		}
 	}
+	return 0;
+}
+
+/* CONTIGUOUS as above without sorting, when the indexes are dense enough
+ * for a table by index (each index's lowest position, as the sort by
+ * index and position keeps it). */
+static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
+			 size_t k, uint32_t *out)
+{
+	size_t maxi = 0, i, run = 0;
+	uint32_t *at;
+
+	for (i = 0; i < m; i++)
+		if (nodes[s[i].pos].index > maxi)
+			maxi = nodes[s[i].pos].index;
+	if (maxi > 4 * m + 1024 || !(at = malloc((maxi + 1) * sizeof(*at))))
+		return contiguous_sorted(nodes, s, m, k, out);
+	memset(at, 0xff, (maxi + 1) * sizeof(*at));
+	for (i = 0; i < m; i++) {
+		uint32_t x = nodes[s[i].pos].index;
+
+		if (s[i].pos < at[x])
+			at[x] = s[i].pos;
+	}
+	for (i = 0; i <= maxi; i++) {
+		run = at[i] != UINT32_MAX ? run + 1 : 0;
+		if (run == k) {
+			for (size_t c = 0; c < k; c++)
+				out[c] = at[i + 1 - k + c];
+			free(at);
+			return k;
+		}
+	}
+	free(at);
 	return 0;
 }
 
