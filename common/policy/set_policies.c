@@ -165,7 +165,7 @@ static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rate
 	for (i = 0; i < m; i++)
 		if (nodes[s[i].pos].index > maxi)
 			maxi = nodes[s[i].pos].index;
-	if (maxi > 4 * m + 1024 || !(at = malloc((maxi + 1) * sizeof(*at))))
+	if (maxi > 32 * m + 65536 || !(at = malloc((maxi + 1) * sizeof(*at))))
 		return contiguous_sorted(nodes, s, m, k, out);
 	memset(at, 0xff, (maxi + 1) * sizeof(*at));
 	for (i = 0; i < m; i++) {
