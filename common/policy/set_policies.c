@@ -153,19 +153,21 @@ static size_t contiguous_sorted(const struct psiplace_node *nodes, struct psipla
 	return 0;
 }
 
-/* CONTIGUOUS as above without sorting, when the indexes are dense enough
- * for a table by index (each index's lowest position, as the sort by
- * index and position keeps it). */
+/* CONTIGUOUS as above without sorting, when a table by index (each
+ * index's lowest position, as the sort by index and position keeps it)
+ * costs less than the sort. */
 static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
 			 size_t k, uint32_t *out)
 {
-	size_t maxi = 0, i, run = 0;
+	size_t maxi = 0, i, run = 0, bits = 0;
 	uint32_t *at;
 
 	for (i = 0; i < m; i++)
 		if (nodes[s[i].pos].index > maxi)
 			maxi = nodes[s[i].pos].index;
-	if (maxi > 32 * m + 65536 || !(at = malloc((maxi + 1) * sizeof(*at))))
+	for (i = m; i; i >>= 1) /* the sort's cost, m log m, against the table's, maxi */
+		bits++;
+	if (maxi > 4 * m * bits || !(at = malloc((maxi + 1) * sizeof(*at))))
 		return contiguous_sorted(nodes, s, m, k, out);
 	memset(at, 0xff, (maxi + 1) * sizeof(*at));
 	for (i = 0; i < m; i++) {
