@@ -36,7 +36,7 @@ struct sim {
 	struct psiplace_sim_report *r;
 	size_t n;                         /* nodes */
 	struct psiplace_node *now, *idle; /* engine views: as they are; only idle nodes powered */
-	uint32_t *alloc, *njobs, *nodefree, *pick, *rel, *touched, *rankbuf;
+	uint32_t *alloc, *njobs, *nodefree, *pick, *rel, *touched;
 	uint64_t *amem, *relmem;
 	bool *wasp;                       /* partly used with CPUs free */
 	uint32_t *hist, maxcpus;          /* nodes by free CPUs (maxcpus and more in the last) */
