@@ -16,9 +16,11 @@ out=${GOLDEN_WRITE:-$d/golden.txt}
 : >"$out"
 while read -r name trace args; do
   case $name in ''|'#'*) continue ;; esac
+  table=nodes.csv
+  case $args in table=*) table=${args%% *}; table=${table#table=}; args=${args#table=$table} ;; esac
   for p in $policies; do
     # shellcheck disable=SC2086 # args: several options
-    row=$("$psiplace" simulate --trace "$data/$trace" --table "$data/nodes.csv" --policy "$p" \
+    row=$("$psiplace" simulate --trace "$data/$trace" --table "$data/$table" --policy "$p" \
             --format csv --jobs-csv "$d/jobs.csv" $args | sed -n 2p)
     sum=$(sha256sum <"$d/jobs.csv" | cut -d' ' -f1)
     echo "$name $p $sum $row" >>"$out"
