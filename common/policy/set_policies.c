@@ -30,8 +30,8 @@ static void by_index(struct psiplace_rated *s, size_t m, const struct psiplace_n
 /* MAXBALANCE on s[0..m-1]: the window of k in speed order with the
  * smallest span, ties to the faster window; then the k lowest-index nodes
  * whose speed lies in that window's [lo, hi]. */
-static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
-			 size_t k, uint32_t *out)
+static size_t maxbalance_sorted(const struct psiplace_node *nodes, struct psiplace_rated *s,
+				size_t m, size_t k, uint32_t *out)
 {
 	double lo = 0, best = INFINITY;
 	size_t i, a = 0, b, w = 0;
@@ -66,10 +66,74 @@ static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rate
 	return k;
 }
 
+/* MAXBALANCE as above without sorting the nodes, when they have at most
+ * MAX_SPEEDS distinct speeds: a window of k in speed order that does not
+ * start a run of equal speeds spans at least as much as the one starting
+ * that run, with the same lowest speed, so only run starts are tried; the
+ * answer depends on the window's lowest and highest speed only. */
+#define MAX_SPEEDS 64
+
+static size_t maxbalance(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
+			 size_t k, uint32_t *out)
+{
+	uint64_t key[MAX_SPEEDS], t;
+	double val[MAX_SPEEDS], best = INFINITY, lo = 0, tv;
+	size_t cnt[MAX_SPEEDS], d = 0, i, j, e, first = 0, lo_run = 0, hi_run = 0, c = 0, tc;
+
+	for (i = 0; i < m; i++) {
+		uint64_t x = psiplace_dkey(speed_of(&nodes[s[i].pos]));
+
+		for (j = 0; j < d && key[j] != x; j++)
+			;
+		if (j == d) {
+			if (d == MAX_SPEEDS)
+				return maxbalance_sorted(nodes, s, m, k, out);
+			key[d] = x, val[d] = speed_of(&nodes[s[i].pos]), cnt[d++] = 0;
+		}
+		cnt[j]++;
+	}
+	for (i = 1; i < d; i++) /* speed order */
+		for (j = i; j > 0 && key[j] < key[j - 1]; j--) {
+			t = key[j], key[j] = key[j - 1], key[j - 1] = t;
+			tv = val[j], val[j] = val[j - 1], val[j - 1] = tv;
+			tc = cnt[j], cnt[j] = cnt[j - 1], cnt[j - 1] = tc;
+		}
+	for (j = 0; j < d && first + k <= m; first += cnt[j++]) {
+		double span;
+
+		for (e = j, tc = first; tc + cnt[e] <= first + k - 1; tc += cnt[e++])
+			; /* e: the run holding the window's last node */
+		span = val[e] - val[j];
+		if (isnan(span))
+			span = INFINITY;
+		if (j == 0 || span < best || (span == best && val[j] > lo)) {
+			best = span;
+			lo = val[j];
+			lo_run = j;
+			hi_run = e;
+		}
+	}
+	for (i = 0; i < m; i++) { /* every node with a speed in the window */
+		uint64_t x = psiplace_dkey(speed_of(&nodes[s[i].pos]));
+
+		if (x >= key[lo_run] && x <= key[hi_run]) {
+			s[c] = s[i];
+			s[c].k[0] = s[c].k[1] = s[c].k[2] = s[c].k[3] = 0;
+			s[c].idx = nodes[s[c].pos].index;
+			c++;
+		}
+	}
+	psiplace_rated_select(s, c, k);
+	psiplace_rated_sort(s, k);
+	for (i = 0; i < k; i++)
+		out[i] = s[i].pos;
+	return k;
+}
+
 /* CONTIGUOUS on s[0..m-1]: the first k of the lowest-index run of
  * consecutive indexes that holds k. */
-static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
-			 size_t k, uint32_t *out)
+static size_t contiguous_sorted(const struct psiplace_node *nodes, struct psiplace_rated *s,
+				size_t m, size_t k, uint32_t *out)
 {
 	size_t i, u = 0, run = 0, c;
 
@@ -86,6 +150,42 @@ static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rate
 			return k;
 		}
 	}
+	return 0;
+}
+
+/* CONTIGUOUS as above without sorting, when a table by index (each
+ * index's lowest position, as the sort by index and position keeps it)
+ * costs less than the sort. */
+static size_t contiguous(const struct psiplace_node *nodes, struct psiplace_rated *s, size_t m,
+			 size_t k, uint32_t *out)
+{
+	size_t maxi = 0, i, run = 0, bits = 0;
+	uint32_t *at;
+
+	for (i = 0; i < m; i++)
+		if (nodes[s[i].pos].index > maxi)
+			maxi = nodes[s[i].pos].index;
+	for (i = m; i; i >>= 1) /* the sort's cost, m log m, against the table's, maxi */
+		bits++;
+	if (maxi > 4 * m * bits || !(at = malloc((maxi + 1) * sizeof(*at))))
+		return contiguous_sorted(nodes, s, m, k, out);
+	memset(at, 0xff, (maxi + 1) * sizeof(*at));
+	for (i = 0; i < m; i++) {
+		uint32_t x = nodes[s[i].pos].index;
+
+		if (s[i].pos < at[x])
+			at[x] = s[i].pos;
+	}
+	for (i = 0; i <= maxi; i++) {
+		run = at[i] != UINT32_MAX ? run + 1 : 0;
+		if (run == k) {
+			for (size_t c = 0; c < k; c++)
+				out[c] = at[i + 1 - k + c];
+			free(at);
+			return k;
+		}
+	}
+	free(at);
 	return 0;
 }
 

@@ -39,18 +39,7 @@ void node_sync(struct sim *s, uint32_t i)
 		s->free_partial += s->nodefree[i];
 	s->hist[bucket(s, was)]--;
 	s->hist[bucket(s, s->nodefree[i])]++;
-}
-
-/* Nodes with at least c free CPUs (exclusive: idle nodes). */
-static uint32_t fit_count(const struct sim *s, uint32_t c, bool excl)
-{
-	uint32_t k = 0;
-
-	if (excl)
-		return s->idle_nodes;
-	for (uint32_t f = c ? c : 1; f <= s->maxcpus; f++)
-		k += s->hist[f];
-	return k;
+	room_move(s, i, was, s->nodefree[i]);
 }
 
 uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node)
@@ -78,7 +67,7 @@ void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign)
 	}
 }
 
-bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
+bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
 	    int64_t start_in, uint32_t *out)
 {
 	struct psiplace_rank_opts o = s->opts->rank;
@@ -90,18 +79,22 @@ bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *vie
 
 	o.job = &pj;
 	s->engine_calls++;
-	if (psiplace_choose(&o, view, s->n, j->k, out, NULL) == (int)j->k)
+	if (psiplace_choose(&o, view, n, j->k, out, NULL) == (int)j->k)
 		return true;
 	/* A set policy without a set (CONTIGUOUS: no run of k): the select
-	 * plugin ranks all candidates then, and so does the model. */
-	if (!psiplace_policy_is_set(o.policy) ||
-	    psiplace_rank_partial(&o, view, s->n, j->k, s->rankbuf, NULL) < 0)
+	 * plugin ranks all candidates then, and so does the model.  That
+	 * ranking (psiplace_rank_partial) puts the candidates first in index
+	 * order, weights aside, as FIRSTAVAILABLE with the weight overridden
+	 * chooses them, without sorting all nodes. */
+	if (!psiplace_policy_is_set(o.policy))
 		return false;
-	for (uint32_t i = 0; i < j->k; i++) {
-		if (!psiplace_node_eligible(&view[s->rankbuf[i]], &pj))
+	o.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	o.policy_overrides_weight = true;
+	if (psiplace_choose(&o, view, n, j->k, out, NULL) != (int)j->k)
+		return false;
+	for (uint32_t i = 0; i < j->k; i++)
+		if (!psiplace_node_eligible(&view[out[i]], &pj))
 			return false;
-		out[i] = s->rankbuf[i];
-	}
 	return true;
 }
 
@@ -214,13 +207,13 @@ static int try_now(struct sim *s, uint32_t q)
 	bool patch = s->resv.active && s->t + j->limit > s->resv.t, ok;
 	uint32_t room = fit_count(s, j->ppn, j->excl);
 
-	if (failed_before(s, j, false) || room < j->k)
+	if (room < j->k || failed_before(s, j, false))
 		return 0;
 	if (patch && (failed_before(s, j, true) || room - resv_taken(s, j) < j->k))
 		return -1;
 	if (patch)
 		resv_patch(s, true);
-	ok = choose(s, j, j->excl ? s->idle : s->now, 0, s->pick);
+	ok = choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick);
 	if (patch)
 		resv_patch(s, false);
 	if (!ok) {

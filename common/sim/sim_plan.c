@@ -111,7 +111,7 @@ static bool plan(struct sim *s, const struct sjob *j)
 		if (t - s->t > window)
 			break;
 		build_view(s, j, t - s->t, nrel);
-		if (choose(s, j, s->view, t - s->t, s->plan_nodes + s->nplan_nodes)) {
+		if (choose(s, j, s->view, s->n, t - s->t, s->plan_nodes + s->nplan_nodes)) {
 			s->plans[s->nplans++] = (struct plan){ t, t + j->limit, s->nplan_nodes, j->k };
 			s->nplan_nodes += j->k;
 			return true;
@@ -146,16 +146,16 @@ void pass_plan(struct sim *s)
 			release_needed(s, j);
 			if (s->free_total > 0) {
 				build_view(s, j, 0, 0);
-				ok = choose(s, j, s->view, 0, s->pick) ||
-				     choose(s, j, j->excl ? s->idle : s->now, 0, s->pick);
+				ok = choose(s, j, s->view, s->n, 0, s->pick) ||
+				     choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick);
 			}
 			start_traced(s, q, ok);
 			continue;
 		}
 		if (s->free_total > 0) {
 			build_view(s, j, 0, 0);
-			if (choose(s, j, s->view, 0, s->pick) ||
-			    (j->tstart >= 0 && choose(s, j, j->excl ? s->idle : s->now, 0, s->pick))) {
+			if (choose(s, j, s->view, s->n, 0, s->pick) ||
+			    (j->tstart >= 0 && choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick))) {
 				start_job(s, q, s->pick);
 				continue;
 			}

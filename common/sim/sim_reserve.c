@@ -164,11 +164,7 @@ int reserve(struct sim *s, uint32_t q)
 	uint32_t cnt = 0, base = 0; /* nodes that gain room; that have it now */
 	int found = -1;
 
-	if (j->excl)
-		base = s->idle_nodes;
-	else
-		for (uint32_t f = j->ppn ? j->ppn : 1; f <= s->maxcpus; f++)
-			base += s->hist[f];
+	base = fit_count(s, j->ppn, j->excl);
 
 	for (x = 0; x < s->nrun && found < 0; x++) {
 		const struct sjob *rj = &s->jobs[s->running[x]];
@@ -190,7 +186,8 @@ int reserve(struct sim *s, uint32_t q)
 		if (base + cnt < j->k)
 			continue;
 		patch(s, nt, true);
-		if (choose(s, j, j->excl ? s->idle : s->now, t - s->t, s->resv.nodes)) {
+		if (choose_room(s, j, j->excl ? s->idle : s->now, t - s->t, s->touched, nt,
+				s->resv.nodes)) {
 			set_resv(s, j, t);
 			found = 0;
 		}

@@ -109,7 +109,6 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 	s->pick = calloc(n + 1, sizeof(uint32_t));
 	s->rel = calloc(n + 1, sizeof(uint32_t));
 	s->touched = calloc(n + 1, sizeof(uint32_t));
-	s->rankbuf = calloc(n + 1, sizeof(uint32_t));
 	s->amem = calloc(n + 1, sizeof(uint64_t));
 	s->relmem = calloc(n + 1, sizeof(uint64_t));
 	s->wasp = calloc(n + 1, sizeof(bool));
@@ -124,7 +123,7 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 	s->resv.extra = calloc(maxk + 1, sizeof(uint32_t));
 	s->resv.extra_mem = calloc(maxk + 1, sizeof(uint64_t));
 	if (!s->now || !s->idle || !s->alloc || !s->njobs || !s->nodefree || !s->pick || !s->rel ||
-	    !s->touched || !s->rankbuf || !s->amem || !s->relmem || !s->wasp || !s->hist || !s->queue ||
+	    !s->touched || !s->amem || !s->relmem || !s->wasp || !s->hist || !s->queue ||
 	    !s->running || !s->ends.key || !s->ends.val ||
 	    !s->wakes.key || !s->wakes.val || !s->resv.nodes || !s->resv.extra ||
 	    !s->resv.extra_mem)
@@ -141,6 +140,8 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 		}
 		node_sync(s, (uint32_t)i);
 	}
+	if (room_setup(s) < 0)
+		return psiplace_seterr(err, "simulate: out of memory for %zu nodes", n);
 	return 0;
 }
 
@@ -241,12 +242,13 @@ static int trace_nodes(struct sim *s, const struct psiplace_sim_trace *t, psipla
 static void sim_free(struct sim *s)
 {
 	free(s->jobs); free(s->now); free(s->idle); free(s->alloc); free(s->njobs);
-	free(s->nodefree); free(s->pick); free(s->rel); free(s->touched); free(s->rankbuf);
+	free(s->nodefree); free(s->pick); free(s->rel); free(s->touched);
 	free(s->amem); free(s->relmem); free(s->wasp); free(s->hist); free(s->queue); free(s->running);
 	free(s->ends.key); free(s->ends.val); free(s->wakes.key); free(s->wakes.val);
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
 	free(s->tnodes); free(s->mark); free(s->need); free(s->deferred);
 	plan_free(s);
+	room_free(s);
 }
 
 static int by_elig(const void *a, const void *b, void *arg)

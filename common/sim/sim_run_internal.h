@@ -36,11 +36,17 @@ struct sim {
 	struct psiplace_sim_report *r;
 	size_t n;                         /* nodes */
 	struct psiplace_node *now, *idle; /* engine views: as they are; only idle nodes powered */
-	uint32_t *alloc, *njobs, *nodefree, *pick, *rel, *touched, *rankbuf;
+	uint32_t *alloc, *njobs, *nodefree, *pick, *rel, *touched;
 	uint64_t *amem, *relmem;
 	bool *wasp;                       /* partly used with CPUs free */
 	uint32_t *hist, maxcpus;          /* nodes by free CPUs (maxcpus and more in the last) */
 	uint32_t idle_nodes;
+	/* sim_room.c: powered nodes by free CPUs (border; bpos: a node's
+	 * place; bstart[f]: where f free CPUs begin, bstart[maxcpus + 1] =
+	 * npow), and the compact view the engine is then asked over */
+	uint32_t *border, *bpos, *bstart, npow, *cmap;
+	struct psiplace_node *cview;
+	bool compact;                     /* node indexes unique */
 	int64_t free_total, free_partial, total_cpus;
 	struct sjob *jobs;
 	size_t njob;
@@ -90,7 +96,8 @@ void remember_fail(struct sim *s, const struct sjob *j, bool patched);
 
 /* sim_pass.c */
 void node_sync(struct sim *s, uint32_t i);
-bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
+/* The engine's choice for j over view[0..n-1] (positions into out). */
+bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
 	    int64_t start_in, uint32_t *out);
 uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
 void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
@@ -112,6 +119,18 @@ static inline const uint32_t *held(const struct sim *s, const struct sjob *j)
 {
 	return j->on_trace ? s->tnodes + j->tfirst : s->r->alloc + s->r->res[j->trace].nfirst;
 }
+
+/* sim_room.c */
+int room_setup(struct sim *s); /* after the nodes' first node_sync; -1 out of memory */
+void room_free(struct sim *s);
+void room_move(struct sim *s, uint32_t i, uint32_t was, uint32_t now); /* free CPUs was -> now */
+/* Nodes with at least c free CPUs (exclusive: idle nodes). */
+uint32_t fit_count(const struct sim *s, uint32_t c, bool excl);
+/* choose() over the full view (the nodes the state gives room to c =
+ * j's CPUs per node, and extra[]: nodes with more room in view than
+ * now), asking the engine over those nodes only. */
+bool choose_room(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
+		 int64_t start_in, const uint32_t *extra, size_t nextra, uint32_t *out);
 
 /* sim_plan.c: a pass as sched/backfill makes it (opts->plan_all). */
 void pass_plan(struct sim *s);
