@@ -54,7 +54,10 @@
 # ("LASTAVAILABLE CPULOAD PRIORITYF5 MAXBALANCE"), BENCH_RESV,
 # BENCH_INSTANCE_A/B, BENCH_B (cons_tres; tier_off, below), BENCH_KEEP,
 # PSIPLACE_BUILD_DIR.
-set -euo pipefail
+set -Eeuo pipefail
+# A command that fails ends the bench (set -e): say which, never silently
+# (a 1,000-job run once ended after its first policy without a word).
+trap 'echo "bench_backfill: failed (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh
