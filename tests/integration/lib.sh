@@ -77,6 +77,25 @@ poll() {
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 job_done() { case $(job_state "$1") in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|"") return 0 ;; *) return 1 ;; esac; }
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
+node_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
+
+# The checks of one preemption on the four nodes, each held by a job
+# (HELD: the name of an associative array node -> job id): the high job
+# HIGH_ID runs on WANT, the job held there is in WSTATE, the others still
+# run.  SQF: the squeue field shown beside each job when the first fails
+# (%P partition, %q QOS).
+check_preemption() { # LABEL HIGH_ID WANT WSTATE HELD SQF
+  local label=$1 id=$2 want=$3 wstate=$4 sqf=$6 n others=""
+  local -n on_node=$5
+  check_eq "$label: the high job preempts on $want" "$want" "$(node_of "$id")" \
+    "$(job_state "$id"); $(squeue -h -o "%i:$sqf:%T:%N" | paste -sd' ')"
+  for n in n1 n2 n3 n4; do
+    [ "$n" = "$want" ] && continue
+    job_running "${on_node[$n]}" || others="$others $n:$(job_state "${on_node[$n]}")"
+  done
+  check_eq "$label: the job on $want is $wstate" "$wstate" "$(job_state "${on_node[$want]}")"
+  check_eq "$label: the other jobs still run" "" "$others"
+}
 
 # The node a one-node srun lands on.
 # Placement checks start when no earlier job still holds nodes: srun can

@@ -18,7 +18,6 @@ first=--psi-alloc-policy=firstavailable
 # A check that cannot run on this release: a TAP skip that names the reason.
 skip() { tb_pass=$((tb_pass + 1)); echo "ok $((tb_pass + tb_fail)) - $1 # SKIP $2"; }
 
-node_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
 # The sorted, distinct nodes the tasks of an srun ran on.
 nodes_of() { settle; timeout 60 srun "$@" printenv SLURMD_NODENAME 2>&1 | sort -u | paste -sd' '; }
 
@@ -39,21 +38,12 @@ fill() {
 # in high, with every node full of debug's jobs, starts on EXPECTED_NODE;
 # the low job there (and only that one) ends up in EXPECTED_STATE.
 preempt() {
-  local name=$1 want=$2 wstate=$3 id got n others=""
+  local name=$1 want=$2 wstate=$3 id
   shift 3
   fill
   id=$(sbatch --parsable -p high -N1 -n1 -t 5 -o /dev/null "$@" --wrap 'sleep 120')
   poll 60 job_running "$id" || true
-  got=$(node_of "$id")
-  check_eq "preemption, $name: the high job preempts on $want" "$want" "$got" \
-    "$(job_state "$id"); $(squeue -h -o '%i:%P:%T:%N' | paste -sd' ')"
-  for n in n1 n2 n3 n4; do
-    [ "$n" = "$want" ] && continue
-    job_running "${low[$n]}" || others="$others $n:$(job_state "${low[$n]}")"
-  done
-  check_eq "preemption, $name: the low job on $want is $wstate" "$wstate" \
-    "$(job_state "${low[$want]}")"
-  check_eq "preemption, $name: the other low jobs still run" "" "$others"
+  check_preemption "preemption, $name" "$id" "$want" "$wstate" low %P
   scancel "$id" "${low[@]}" 2>/dev/null
 }
 preempt "REQUEUE, LASTAVAILABLE" n4 PENDING

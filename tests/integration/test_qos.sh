@@ -23,7 +23,6 @@ tb_start
 log=$PSIPLACE_TESTBED_DIR/log/slurmctld.log
 first=--psi-alloc-policy=firstavailable
 
-node_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
 qos_of() { squeue -h -j "$1" -o %q 2>/dev/null; }
 weights() {
   scontrol -o show node | sed -n 's/^NodeName=\([^ ]*\) .* Weight=\([0-9]*\) .*/\1:\2/p' | paste -sd' '
@@ -61,22 +60,13 @@ fill() {
 # the high job's id.
 high_id=
 preempt() {
-  local name=$1 fillq=$2 want=$3 wstate=$4 got n others=""
+  local name=$1 fillq=$2 want=$3 wstate=$4
   shift 4
   # shellcheck disable=SC2086
   fill $fillq
   high_id=$(sbatch --parsable --qos=high -N1 -n1 -t 5 -o /dev/null "$@" --wrap 'sleep 120')
   poll 60 job_running "$high_id" || true
-  got=$(node_of "$high_id")
-  check_eq "preemption by QOS, $name: the high job preempts on $want" "$want" "$got" \
-    "$(job_state "$high_id"); $(squeue -h -o '%i:%q:%T:%N' | paste -sd' ')"
-  for n in n1 n2 n3 n4; do
-    [ "$n" = "$want" ] && continue
-    job_running "${held[$n]}" || others="$others $n:$(job_state "${held[$n]}")"
-  done
-  check_eq "preemption by QOS, $name: the job on $want is $wstate" "$wstate" \
-    "$(job_state "${held[$want]}")"
-  check_eq "preemption by QOS, $name: the other jobs still run" "" "$others"
+  check_preemption "preemption by QOS, $name" "$high_id" "$want" "$wstate" held %q
   scancel "$high_id" "${held[@]}" 2>/dev/null
 }
 all_low="low low low low"
