@@ -64,16 +64,19 @@
 #   PSIPLACE_ACCOUNTING      none | dbd (default none: accounting_storage/none).  dbd: a private
 #                            MariaDB server (mariadb-install-db into db/data, mariadbd on
 #                            127.0.0.1 port +8 and socket db/mysqld.sock, as root with
-#                            --user=root) and Debian's slurmdbd (etc/slurmdbd.conf, mode 600,
-#                            DbdPort +7, accounting_storage/mysql over that port), both started
+#                            --user=root) and the release's slurmdbd (22.05: Debian's; 24.11/
+#                            26.05: the prefix's sbin/slurmdbd with its plugins, sacctmgr/sacct
+#                            from its bin; etc/slurmdbd.conf, mode 600, DbdPort +7,
+#                            accounting_storage/mysql over that port), both started
 #                            before slurmctld and recorded in pids/ like the other daemons;
 #                            slurm.conf gets AccountingStorageType=accounting_storage/slurmdbd,
 #                            AccountingStorageEnforce=associations,limits,qos.  sacctmgr -i
 #                            adds the cluster, account psiplace, user root (default account
 #                            psiplace, QOS normal,low,high) and the QOS low and high
 #                            (Preempt=low; PreemptMode as slurm.conf's until a test sets it).
-#                            22.05 only: the cached 24.11/26.05 builds have no
-#                            accounting_storage/mysql (see: cluster.sh accounting-support)
+#                            24.11/26.05: slurm-release.sh prefix adds accounting_storage/mysql
+#                            to the cached prefix (needs libmariadb-dev; see: cluster.sh
+#                            accounting-support)
 #   PSIPLACE_TOPOLOGY        tree | block (default: none): writes etc/topology.conf and
 #                            TopologyPlugin.  tree: leaf switches s1 (n1,n2) and s2 (n3,n4)
 #                            under root (n5, with PSIPLACE_REAL_NODE=1, on s3); block (23.11+,
@@ -97,6 +100,7 @@ dir=${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$instance
 base_port=$((17000 + 20 * instance))
 cache=${PSIPLACE_CACHE:-$HOME/.cache/psiplace}
 plugin_dir_sys=/usr/lib/x86_64-linux-gnu/slurm-wlm
+slurmdbd_bin=/usr/sbin/slurmdbd
 release=${PSIPLACE_SLURM:-22.05}
 case $release in
   22.05|24.11|26.05) ;;
@@ -114,7 +118,7 @@ packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc op
           libmunge-dev libcriterion-dev meson ninja-build pkg-config gcc clang
           libclang-rt-14-dev dpkg-dev autoconf automake libtool make
           librsvg2-bin python3 hyperfine bc curl libpmix-dev libjson-c-dev libjansson-dev
-          expect python3-pytest python3-pexpect mariadb-server slurmdbd)
+          expect python3-pytest python3-pexpect mariadb-server slurmdbd libmariadb-dev)
 
 cmd_deps() {
   local missing=() p
@@ -216,6 +220,8 @@ use_release_prefix() {
     [ -n "$prefix" ] || die "Slurm $release is not built yet (run: PSIPLACE_SLURM=$release cluster.sh slurm-src)"
   fi
   export PATH="$prefix/bin:$prefix/sbin:$PATH"
+  # never Debian's 22.05 slurmdbd, which cannot serve a newer slurmctld
+  slurmdbd_bin=$prefix/sbin/slurmdbd
   # Debian's patches (24.11) name the plugin directory slurm-wlm.
   plugin_dir_sys=$prefix/lib/slurm
   [ -d "$plugin_dir_sys" ] || plugin_dir_sys=$prefix/lib/slurm-wlm
@@ -451,7 +457,7 @@ accounting_missing() {
   if [ "$release" = 22.05 ]; then
     echo "no accounting_storage_mysql.so in $plugin_dir_sys: install Debian's slurmdbd (cluster.sh deps)"
   else
-    echo "Slurm $release's cached build ($plugin_dir_sys) has no accounting_storage/mysql (built without MySQL headers), so its slurmdbd cannot store QOS; Debian's slurmdbd 22.05 cannot serve a $release slurmctld (protocol version)"
+    echo "Slurm $release's prefix has no accounting_storage/mysql in $plugin_dir_sys, so its slurmdbd cannot store QOS (Debian's slurmdbd 22.05 cannot serve a $release slurmctld): add it with PSIPLACE_SLURM=$release cluster.sh slurm-src (slurm-release.sh prefix; needs libmariadb-dev, cluster.sh deps)"
   fi
 }
 
@@ -467,7 +473,7 @@ accounting_preflight() {
   [ -z "$why" ] || die "PSIPLACE_ACCOUNTING=dbd: $why"
   command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null \
     || die "PSIPLACE_ACCOUNTING=dbd: mariadbd missing (install mariadb-server: cluster.sh deps)"
-  command -v slurmdbd >/dev/null || die "PSIPLACE_ACCOUNTING=dbd: slurmdbd missing (cluster.sh deps)"
+  [ -x "$slurmdbd_bin" ] || die "PSIPLACE_ACCOUNTING=dbd: $slurmdbd_bin missing (cluster.sh deps)"
 }
 
 accounting_slurm_conf() {
@@ -534,7 +540,7 @@ start_accounting() {
   mariadb --no-defaults --socket="$db_sock" -uroot -e \
     "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" \
     || die "creating the database user slurm failed"
-  spawn slurmdbd slurmdbd -D
+  spawn slurmdbd "$slurmdbd_bin" -D
   # The first start creates the tables (some seconds).
   wait_daemon slurmdbd 120 "" dbd_up
   local c=psiplace$instance

@@ -7,7 +7,8 @@
 #   slurm-release.sh tree VERSION      a configured source tree (enough to compile
 #                                      the select plugin); prints its path
 #   slurm-release.sh prefix VERSION    a full build installed into a cached prefix
-#                                      (daemons and clients); prints its path
+#                                      (daemons, clients and accounting_storage/mysql
+#                                      for slurmdbd); prints its path
 #
 # VERSION is a release (26.05.3) or its series (26.05).  22.05 is Debian 12's
 # package (cluster.sh slurm-src); 24.11.5 comes from Debian trixie's source
@@ -155,11 +156,57 @@ cmd_tree() {
   echo "$top/src"
 }
 
+# accounting_storage/mysql (slurmdbd's storage, for the testbed's
+# PSIPLACE_ACCOUNTING=dbd) added to an installed prefix whose tree was
+# configured without MySQL headers (every prefix made before libmariadb-dev
+# was in cluster.sh deps): configure again with the recorded arguments
+# (config.status --recheck), then make and install only src/database's
+# MySQL library and the plugin, 40-50 s instead of a rebuild of
+# all of Slurm.  A prefix configured with the headers has the plugin from
+# its full build and costs nothing here.
+with_mysql() { grep -qx 'S\["WITH_MYSQL_TRUE"\]=""' "$1/config.status"; }
+ensure_mysql_plugin() {
+  local v=$1 top=$2 src=$2/src pkglib
+  pkglib=$top/prefix/lib/slurm
+  [ -d "$pkglib" ] || pkglib=$top/prefix/lib/slurm-wlm
+  [ -f "$pkglib/accounting_storage_mysql.so" ] && return 0
+  command -v mariadb_config >/dev/null || command -v mysql_config >/dev/null \
+    || die "Slurm $v: adding accounting_storage/mysql needs the MySQL client headers (mariadb_config): install libmariadb-dev (cluster.sh deps)"
+  local start=$SECONDS
+  log "Slurm $v has no accounting_storage/mysql: adding it to $top/prefix (about a minute: configure again, then only the plugin; not a rebuild of Slurm)"
+  # HAVE_MYSQL, the only define the headers change, is read by no source
+  # file (only include guards carry the name): config.h keeps its time, so a
+  # later make of the tree, or psiplace compiled against it
+  # (check-releases.sh), recompiles nothing for it.  The Makefiles change.
+  local before=$top/config.h.before-mysql
+  if ! with_mysql "$src"; then
+    cp -p "$src/config.h" "$before"
+    step "configure $v again with MySQL (same arguments)" "$top/mysql-configure.log" \
+      bash -c "cd '$src' && ./config.status --recheck && ./config.status"
+    with_mysql "$src" || die "Slurm $v: configure found no usable MySQL library (see $top/mysql-configure.log)"
+  fi
+  if [ -f "$before" ]; then
+    if cmp -s <(grep -v HAVE_MYSQL "$before") <(grep -v HAVE_MYSQL "$src/config.h"); then
+      touch -r "$before" "$src/config.h"
+    else
+      log "warning: configure changed $src/config.h beyond HAVE_MYSQL: a later make of the tree recompiles it all"
+    fi
+  fi
+  step "make and install accounting_storage/mysql of $v" "$top/mysql-make.log" bash -c \
+    "cd '$src' && make -C src/database && make -C src/plugins/accounting_storage/mysql install"
+  [ -f "$pkglib/accounting_storage_mysql.so" ] || die "Slurm $v: make install left no $pkglib/accounting_storage_mysql.so"
+  echo "$((SECONDS - start)) s" >"$top/mysql-time.txt"
+  log "accounting_storage/mysql of $v installed in $((SECONDS - start)) s"
+}
+
 cmd_prefix() {
   local v; v=$(full_version "$1")
   [ "$v" != 22.05.8 ] || die "22.05 runs from Debian's packages; no prefix"
   local top="$cache/slurm/$v-$RECIPE"
-  [ -f "$top/.installed" ] && { echo "$top/prefix"; return 0; }
+  if [ -f "$top/.installed" ]; then
+    ensure_mysql_plugin "$v" "$top"
+    echo "$top/prefix"; return 0
+  fi
   [ -f "$top/.configured" ] || make_tree "$v" "$top"
   local jobs=${PSIPLACE_MAKE_JOBS:-$(nproc)}
   log "building Slurm $v with $jobs jobs (about 5-6 minutes on 2 cores; progress every 30 s)"
@@ -176,6 +223,7 @@ cmd_prefix() {
   step "make install $v" "$top/install.log" bash -c "cd '$top/src' && make install"
   mkdir -p "$top/prefix/etc"
   touch "$top/.installed"
+  ensure_mysql_plugin "$v" "$top"
   echo "$top/prefix"
 }
 
