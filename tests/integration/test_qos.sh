@@ -37,6 +37,12 @@ weights() {
 }
 
 # ------------------------------------------------------------ accounting
+# The daemon and clients of the testbed's release: Debian's slurmdbd 22.05
+# cannot serve a newer slurmctld.  (Debian's binaries say "slurm-wlm".)
+check_match "slurmdbd is Slurm $PSIPLACE_SLURM's" "slurmdbd version $PSIPLACE_SLURM\\." \
+  "$(grep -m1 'slurmdbd version' "$PSIPLACE_TESTBED_DIR/log/slurmdbd.log")"
+check_match "sacctmgr and sacct are Slurm $PSIPLACE_SLURM's" "^slurm(-wlm)? $PSIPLACE_SLURM\\.[0-9]+ slurm(-wlm)? $PSIPLACE_SLURM\\." \
+  "$(sacctmgr -V) $(sacct -V)"
 check_eq "slurmdbd serves the QOS: high preempts low" "high|low" \
   "$(sacctmgr -n -P show qos high format=name,preempt 2>&1)"
 check_eq "slurmctld has the QOS from slurmdbd (assoc_mgr)" "low high" \
@@ -65,8 +71,9 @@ fill() {
 # preempt NAME "QOS_N1 .. QOS_N4" EXPECTED_NODE EXPECTED_STATE [sbatch options]:
 # a one-CPU high-QOS job, with every node full, starts on EXPECTED_NODE;
 # the job there (and only that one) ends up in EXPECTED_STATE.  high_id:
-# the high job's id.
-high_id=
+# the high job's id, high_qos: its QOS while it ran (26.05's squeue no
+# longer lists a cancelled job, even by id).
+high_id= high_qos=
 preempt() {
   local name=$1 fillq=$2 want=$3 wstate=$4
   shift 4
@@ -75,6 +82,7 @@ preempt() {
   high_id=$(sbatch --parsable --qos=high -N1 -n1 -t 5 -o /dev/null "$@" --wrap 'sleep 120')
   poll 60 job_running "$high_id" || true
   check_preemption "preemption by QOS, $name" "$high_id" "$want" "$wstate" held %q
+  high_qos=$(qos_of "$high_id")
   scancel "$high_id" "${held[@]}" 2>/dev/null
 }
 all_low="low low low low"
@@ -89,7 +97,7 @@ low_mode() {
 low_mode requeue
 
 preempt "REQUEUE, LASTAVAILABLE" "$all_low" n4 PENDING
-check_eq "the high job runs with QOS high" high "$(qos_of "$high_id")"
+check_eq "the high job runs with QOS high" high "$high_qos"
 check_match "the preempted job was requeued by Slurm for the high job" \
   "preempted JobId=${held[n4]} has been requeued to reclaim resources for JobId=$high_id" \
   "$(grep 'preempted JobId' "$log" | tail -1)"
