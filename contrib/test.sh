@@ -11,7 +11,10 @@
 # MPICH (ch3:nemesis, built from Debian's source in the background while the
 # stages before it run; cached),
 # and the integration suites again on real Slurm 24.11 and 26.05 daemons
-# (26.05 with the MPICH checks too).
+# (26.05 with the MPICH checks too; integration_qos with each release's own
+# slurmdbd and accounting_storage/mysql, which contrib/build.sh's
+# slurm-release.sh prefix adds to a cached prefix that lacks it, needing
+# libmariadb-dev; without it the suite fails here instead of skipping).
 # Exit status is non-zero when anything fails.
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
 #   PSIPLACE_RELEASES="..."  testbed releases besides 22.05 (default "24.11 26.05"; "" for none)
@@ -23,6 +26,9 @@ fuzz_seconds=${FUZZ_SECONDS:-20}
 # The malleable suite needs psiplace-resize-demo (Open MPI, installed by
 # cluster.sh deps): here a missing MPI fails the suite instead of skipping it.
 export PSIPLACE_REQUIRE_MPI=${PSIPLACE_REQUIRE_MPI:-1}
+# integration_qos needs accounting_storage/mysql (slurmdbd with MariaDB) on
+# every testbed release: here a release without it fails the suite.
+export PSIPLACE_REQUIRE_ACCOUNTING=${PSIPLACE_REQUIRE_ACCOUNTING:-1}
 failed=()
 stage() { echo; echo "=== $* ==="; }
 # After a meson test run: keep its log under the stage's name (the next run
