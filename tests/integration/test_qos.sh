@@ -73,7 +73,7 @@ fill() {
 # the job there (and only that one) ends up in EXPECTED_STATE.  high_id:
 # the high job's id, high_qos: its QOS while it ran (26.05's squeue no
 # longer lists a cancelled job, even by id).
-high_id= high_qos=
+high_id='' high_qos=''
 preempt() {
   local name=$1 fillq=$2 want=$3 wstate=$4
   shift 4
