@@ -1473,7 +1473,19 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
 		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
-	if ((topo = topo_applies(&b, &p))) {
+	/* A will-run that needs every node offered (backfill's top job at the
+	 * time enough nodes free up) gets all of them or none, whatever the
+	 * order, and will-run returns only the node set and the start: cons_tres
+	 * decides with slurmctld's own weights.  With the policy's distinct
+	 * weight on every node, cons_tres's _eval_nodes made each node a set of
+	 * its own and searched them all for each node it took, O(n^2): seconds
+	 * per try for a 37,500-node job at 50,000 nodes (doc/select.md,
+	 * "Backfill cycles"). */
+	if (mode == SELECT_MODE_WILL_RUN && (uint32_t)bit_set_count(work) <= b.min_nodes) {
+		log_flag(SELECT_TYPE, "%s: %pJ: will-run needs every one of the %u nodes offered: cons_tres's own weights",
+			 plugin_type, job_ptr, b.min_nodes);
+		rc = cons_tres(&b, work);
+	} else if ((topo = topo_applies(&b, &p))) {
 		rc = decide_topo(&b, &opts, topo, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
 	} else {
 		collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);

@@ -221,4 +221,12 @@ check_eq "B6: a job on n4: no shortcut, the full decision's answer (${b6h[100000
   "${b6h[1000000]}" "${b6h[1]}"
 check_eq "B6: a job on n4: the first 3 nodes were not offered alone" 0 "${b6h[1]##* }"
 
+# B7: will-run needing every candidate (-N4 on the 4 nodes): all of them or
+# none whatever the order, so cons_tres decides with its own weights (the
+# policy's distinct weights made that O(n^2) in _eval_nodes).
+all_line() { grep -c "will-run needs every one of the 4 nodes offered" "$ctld_log"; }
+taken=$(all_line)
+check_eq "B7: will-run -N4 on the 4 nodes gets them all" "n[1-4]" "$(willrun_nodes -N4 -n4)"
+check_eq "B7: decided with cons_tres's own weights (slurmctld log)" 1 "$(( $(all_line) - taken ))"
+
 tb_finish
