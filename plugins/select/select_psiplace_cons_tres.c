@@ -706,14 +706,14 @@ static bool job_may_share(const job_record_t *job_ptr)
  * Everything else about the job and the cluster must be settled now: no
  * preemption, no start in the future, tier nodes up, not rebooting or
  * completing, and (in will-run) without jobs. */
-static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t distinct)
+static bool greedy_settled(const struct call *a, const struct cands *c, uint32_t upto)
 {
 	job_record_t *job_ptr = a->job_ptr;
 	__typeof__(job_ptr->details) d = job_ptr->details; /* job_details_t from 23.02 */
 	uint64_t free_cpus = 0;
 	uint32_t i;
 
-	if (distinct >= c->n || (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN))
+	if (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN)
 		return false;
 	/* A node range: cons_tres's consecutive pass ends with _enough_nodes(),
 	 * which succeeds with min_nodes where the whole set gives req_nodes. */
@@ -736,7 +736,7 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 	if (!ctx.conf_greedy || ctx.site.topology_yaml ||
 	    (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN)))
 		return false;
-	for (i = 0; i < distinct; i++) {
+	for (i = 0; i < upto; i++) {
 		uint32_t pos = c->order[i];
 		const struct psiplace_node *n = &c->nodes[pos];
 		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
@@ -756,6 +756,12 @@ static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t 
 			free_cpus += n->cpus - n->alloc_cpus;
 	}
 	return free_cpus >= d->min_cpus;
+}
+
+/* The tier: fewer nodes than the candidates, and greedy_settled() over it. */
+static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t distinct)
+{
+	return distinct < c->n && greedy_settled(a, c, distinct);
 }
 
 /* Will-run only: offer cons_tres exactly the first `need` nodes of the
@@ -800,6 +806,21 @@ static int exact_first(const struct call *a, struct cands *c, bitstr_t *bitmap, 
 		bit_copybits(bitmap, set);
 	FREE_NULL_BITMAP(set);
 	return rc;
+}
+
+/* Will-run, when the tier is not offered (need + RankedTier reaches the
+ * candidates, as for backfill's large jobs, or a node behind the first
+ * `need` is not settled): exact_first() alone, before the full decision.
+ * Its equality needs only what greedy_settled() says of the job and of
+ * the first `need` nodes: the full decision is greedy over the same order
+ * and takes those nodes first.  Its cost is cons_tres over `need` nodes,
+ * where the full decision's _eval_nodes over `need + RankedTier` distinct
+ * weights is O(need x distinct) (doc/select.md, "Backfill cycles").  A
+ * RankedTier of at least the candidates asks for the full decision only. */
+static bool exact_alone_ok(const struct call *a, const struct cands *c, uint32_t need)
+{
+	return a->mode == SELECT_MODE_WILL_RUN && need > 0 && need < c->n &&
+	       ctx.site.conf.ranked_tier < c->n && greedy_settled(a, c, need);
 }
 
 /* Offer cons_tres the first `distinct` nodes of the order only, weighted
@@ -951,9 +972,13 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 		}
 		if (!tried_tier) {
 			tried_tier = true;
-			if (tier_first_ok(a, c, distinct) &&
-			    (rc = tier_first(a, c, bitmap, distinct, need)) == SLURM_SUCCESS)
+			if (tier_first_ok(a, c, distinct)) {
+				if ((rc = tier_first(a, c, bitmap, distinct, need)) == SLURM_SUCCESS)
+					break;
+			} else if (exact_alone_ok(a, c, need) &&
+				   (rc = exact_first(a, c, bitmap, need)) == SLURM_SUCCESS) {
 				break;
+			}
 		}
 		inject(c, c->n, distinct, a->mode);
 		rc = cons_tres(a, bitmap);
@@ -1448,7 +1473,19 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
 		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
-	if ((topo = topo_applies(&b, &p))) {
+	/* A will-run that needs every node offered (backfill's top job at the
+	 * time enough nodes free up) gets all of them or none, whatever the
+	 * order, and will-run returns only the node set and the start: cons_tres
+	 * decides with slurmctld's own weights.  With the policy's distinct
+	 * weight on every node, cons_tres's _eval_nodes made each node a set of
+	 * its own and searched them all for each node it took, O(n^2): seconds
+	 * per try for a 37,500-node job at 50,000 nodes (doc/select.md,
+	 * "Backfill cycles"). */
+	if (mode == SELECT_MODE_WILL_RUN && (uint32_t)bit_set_count(work) <= b.min_nodes) {
+		log_flag(SELECT_TYPE, "%s: %pJ: will-run needs every one of the %u nodes offered: cons_tres's own weights",
+			 plugin_type, job_ptr, b.min_nodes);
+		rc = cons_tres(&b, work);
+	} else if ((topo = topo_applies(&b, &p))) {
 		rc = decide_topo(&b, &opts, topo, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
 	} else {
 		collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);

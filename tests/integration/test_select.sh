@@ -188,4 +188,45 @@ share_case "B4: OverSubscribe=YES:2, --oversubscribe" OverSubscribe=YES:2 --over
 # FORCE: every job shares, no flag needed (gang scheduling needs FORCE too)
 share_case "B5: OverSubscribe=FORCE:2" OverSubscribe=FORCE:2 ""
 
+# B6: will-run where the tier would be every candidate (need + RankedTier
+# >= candidates: backfill's large jobs) and RankedTier is below the
+# candidates: the first `need` nodes of the order are offered alone
+# (exact_first, doc/select.md "Backfill cycles"); the answer is the full
+# decision's (RankedTier=1000000, which never takes the shortcut).  Then
+# with a job on n4 (not settled in will-run): no shortcut, the same answer.
+exact_line() { grep -c "the first $1 nodes of the order offered alone: taken" "$ctld_log"; }
+restart
+declare -A b6 b6h b6t
+for tier in 1 1000000; do
+  set_tier "$tier"
+  scontrol setdebugflags +SelectType
+  settle
+  taken=$(exact_line 3)
+  b6[$tier]=$(willrun_nodes -N3 -n3)
+  b6t[$tier]=$(( $(exact_line 3) - taken ))
+  h=$(hold -w n4 -n1)
+  poll 30 job_running "$h" || not_ok "B6: the job on n4 runs"
+  SETTLE_KEEP=$h
+  taken=$(exact_line 3)
+  b6h[$tier]="$(willrun_nodes -N3 -n3) $(( $(exact_line 3) - taken ))"
+  scancel "$h"
+  SETTLE_KEEP= settle
+done
+check_eq "B6: will-run -N3, RankedTier=1 (tier = all 4 candidates): the answer is the full decision's (${b6[1000000]})" \
+  "${b6[1000000]}" "${b6[1]}"
+check_eq "B6: the full decision gives LASTAVAILABLE's first three" "n[2-4]" "${b6[1000000]}"
+check_eq "B6: RankedTier=1 took the first 3 nodes offered alone (slurmctld log)" 1 "${b6t[1]}"
+check_eq "B6: RankedTier=1000000 never takes the shortcut" 0 "${b6t[1000000]}"
+check_eq "B6: a job on n4: no shortcut, the full decision's answer (${b6h[1000000]})" \
+  "${b6h[1000000]}" "${b6h[1]}"
+check_eq "B6: a job on n4: the first 3 nodes were not offered alone" 0 "${b6h[1]##* }"
+
+# B7: will-run needing every candidate (-N4 on the 4 nodes): all of them or
+# none whatever the order, so cons_tres decides with its own weights (the
+# policy's distinct weights made that O(n^2) in _eval_nodes).
+all_line() { grep -c "will-run needs every one of the 4 nodes offered" "$ctld_log"; }
+taken=$(all_line)
+check_eq "B7: will-run -N4 on the 4 nodes gets them all" "n[1-4]" "$(willrun_nodes -N4 -n4)"
+check_eq "B7: decided with cons_tres's own weights (slurmctld log)" 1 "$(( $(all_line) - taken ))"
+
 tb_finish
