@@ -212,7 +212,10 @@ cycle() {
     sleep 0.2
   done
   sc "$inst" sdiag -r >/dev/null
-  top=$(sc "$inst" squeue -h -t PD -p scale --sort=-p -o %i | head -1)
+  # awk reads all of squeue's output: with `head -1` a queue of 1,000 jobs
+  # (more than one stdio buffer) ended squeue by SIGPIPE, and pipefail
+  # with errexit ended the bench (the runs that stopped after one policy)
+  top=$(sc "$inst" squeue -h -t PD -p scale --sort=-p -o %i | awk 'NR == 1')
   c0=$(ctld_ticks "$inst")
   sc "$inst" scontrol update JobId="$top" Comment="bench$SECONDS"
   while :; do
