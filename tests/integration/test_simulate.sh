@@ -25,7 +25,7 @@ min_same_at=${PSIPLACE_SIM_MIN_SAME_AT:-0.50}
 # differing decision.
 min_same_dec=${PSIPLACE_SIM_MIN_SAME_DEC:-0.85}
 # CPULOAD: Slurm's loads are the one machine's, the model's busy CPUs
-# (doc/simulate.md, "Decision by decision"): 87-92 % measured with 1-6 s,
+# (doc/simulate.md, "Decision by decision"): 82-95 % measured with 1-6 s,
 # 79-93 % with 2-12 s (79 % in a run before the compression)
 min_same_dec_cpuload=${PSIPLACE_SIM_MIN_SAME_DEC_CPULOAD:-0.75}
 export PSIPLACE_JOBCOMP=1
