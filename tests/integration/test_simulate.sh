@@ -21,9 +21,10 @@ min_same_at=${PSIPLACE_SIM_MIN_SAME_AT:-0.50}
 # Decision by decision: the goal is 95 %; FIRSTAVAILABLE and
 # LASTAVAILABLE measured 86-98 % with sleeps of 1-6 s on 22.05 and 26.05,
 # 91-99 % with 2-12 s (job ends and starts in the same second decided the
-# other way): the test asserts 85 % and prints the figure and every
+# other way): the test asserts 80 % (one more same-second pass than the
+# 86 % run; CI runs it on two releases) and prints the figure and every
 # differing decision.
-min_same_dec=${PSIPLACE_SIM_MIN_SAME_DEC:-0.85}
+min_same_dec=${PSIPLACE_SIM_MIN_SAME_DEC:-0.80}
 # CPULOAD: Slurm's loads are the one machine's, the model's busy CPUs
 # (doc/simulate.md, "Decision by decision"): 82-95 % measured with 1-6 s,
 # 79-93 % with 2-12 s (79 % in a run before the compression)
