@@ -1401,7 +1401,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	struct plan p;
 	bitstr_t *work, *natural = NULL;
 	const struct topo_leaves *topo;
-	uint32_t need;
+	uint32_t need, offered;
 	int rc;
 
 	if (!resolve())
@@ -1481,9 +1481,9 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	 * its own and searched them all for each node it took, O(n^2): seconds
 	 * per try for a 37,500-node job at 50,000 nodes (doc/select.md,
 	 * "Backfill cycles"). */
-	if (mode == SELECT_MODE_WILL_RUN && (uint32_t)bit_set_count(work) <= b.min_nodes) {
+	if (mode == SELECT_MODE_WILL_RUN && (offered = bit_set_count(work)) <= b.min_nodes) {
 		log_flag(SELECT_TYPE, "%s: %pJ: will-run needs every one of the %u nodes offered: cons_tres's own weights",
-			 plugin_type, job_ptr, b.min_nodes);
+			 plugin_type, job_ptr, offered);
 		rc = cons_tres(&b, work);
 	} else if ((topo = topo_applies(&b, &p))) {
 		rc = decide_topo(&b, &opts, topo, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
