@@ -229,4 +229,29 @@ taken=$(all_line)
 check_eq "B7: will-run -N4 on the 4 nodes gets them all" "n[1-4]" "$(willrun_nodes -N4 -n4)"
 check_eq "B7: decided with cons_tres's own weights (slurmctld log)" 1 "$(( $(all_line) - taken ))"
 
+# B8: will-run where the tier is offered (need + RankedTier below the 4
+# candidates, as for backfill's small jobs): exact_first() inside
+# tier_first() offers the first `need` nodes alone before the tier; the
+# answer is the full decision's.  (B1-B3 use RankedTier=0, where the tier is
+# the first `need` nodes and this step does not arise.)
+declare -A b8 b8t
+for tier in 1 1000000; do
+  set_tier "$tier"
+  scontrol setdebugflags +SelectType
+  settle
+  for k in 1 2; do
+    taken=$(exact_line "$k")
+    b8[$tier,$k]=$(willrun_nodes -N"$k" -n"$k")
+    b8t[$tier,$k]=$(( $(exact_line "$k") - taken ))
+  done
+done
+for k in 1 2; do
+  check_eq "B8: will-run -N$k, RankedTier=1 (a tier of $((k + 1)) of 4): the full decision's answer (${b8[1000000,$k]})" \
+    "${b8[1000000,$k]}" "${b8[1,$k]}"
+  check_eq "B8: will-run -N$k, RankedTier=1: the first $k nodes offered alone and taken (slurmctld log)" 1 "${b8t[1,$k]}"
+  check_eq "B8: will-run -N$k, RankedTier=1000000: never offered alone" 0 "${b8t[1000000,$k]}"
+done
+check_eq "B8: the full decision gives LASTAVAILABLE's first node and first two" "n4 n[3-4]" \
+  "${b8[1000000,1]} ${b8[1000000,2]}"
+
 tb_finish
