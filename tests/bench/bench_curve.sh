@@ -26,15 +26,16 @@
 # what slurmctld does meanwhile is sleep.  Environment: BENCH_REPEATS (3),
 # BENCH_TESTS (10 will-run tests per side, job and policy in a pass; two
 # passes per repetition), BENCH_SCALES, BENCH_INSTANCE_A/B/C (23/24/25),
-# PSIPLACE_BUILD_DIR.
+# BENCH_MSG_TIMEOUT (30: MessageTimeout; the smoke run's 200 nodes settle
+# sooner with less), PSIPLACE_BUILD_DIR.
 set -euo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh
-repeats=${BENCH_REPEATS:-3} tests=${BENCH_TESTS:-10}
-for v in "$repeats" "$tests"; do
+repeats=${BENCH_REPEATS:-3} tests=${BENCH_TESTS:-10} msg_timeout=${BENCH_MSG_TIMEOUT:-30}
+for v in "$repeats" "$tests" "$msg_timeout"; do
   case $v in
-    '' | *[!0-9]* | 0) echo "bench_curve: BENCH_REPEATS, BENCH_TESTS: '$v' is not a positive number" >&2; exit 2 ;;
+    '' | *[!0-9]* | 0) echo "bench_curve: BENCH_REPEATS, BENCH_TESTS, BENCH_MSG_TIMEOUT: '$v' is not a positive number" >&2; exit 2 ;;
   esac
 done
 A=${BENCH_INSTANCE_A:-23} B=${BENCH_INSTANCE_B:-24} C=${BENCH_INSTANCE_C:-25}
@@ -51,7 +52,7 @@ start_one() { # instance extra
   local inst=$1
   hold_port_start "$inst" "/tmp/psiplace-hold-$inst.out" bench_curve
   local env=(PSIPLACE_INSTANCE="$inst" PSIPLACE_EXTRA_NODES="$2" PSIPLACE_EXTRA_STATE=IDLE
-    PSIPLACE_SLURMD_TIMEOUT=3600 PSIPLACE_MSG_TIMEOUT=30 PSIPLACE_CTLD_WAIT=600)
+    PSIPLACE_SLURMD_TIMEOUT=3600 PSIPLACE_MSG_TIMEOUT="$msg_timeout" PSIPLACE_CTLD_WAIT=600)
   case $inst in
     "$A") env+=(PSIPLACE_POLICY=LASTAVAILABLE) ;;
     "$C") env+=(PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_PLUGSTACK_ARGS=RankedTier=1000000) ;;
