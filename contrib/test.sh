@@ -3,23 +3,61 @@
 # unit tests under AddressSanitizer/UBSan, every fuzz target briefly, the
 # integration suites and the fault suite against a real local Slurm 22.05
 # (munged, slurmctld, 4 slurmd; integration_qos adds a private MariaDB and
-# slurmdbd, packages mariadb-server and slurmdbd from cluster.sh deps), a subset of Slurm's own test suite run with
-# select/cons_tres and with psiplace and compared per test, the plugins
-# compiled against all eight supported Slurm releases,
-# the Debian packages built, installed with dpkg -i, run, upgraded and removed
-# (and built for trixie's 24.11 tree and inspected), the malleable suite with
-# MPICH (ch3:nemesis, built from Debian's source in the background while the
-# stages before it run; cached),
-# and the integration suites again on real Slurm 24.11 and 26.05 daemons
-# (26.05 with the MPICH checks and the simulator's fidelity replay too;
-# integration_qos with each release's own
-# slurmdbd and accounting_storage/mysql, which contrib/build.sh's
-# slurm-release.sh prefix adds to a cached prefix that lacks it, needing
-# libmariadb-dev; without it the suite fails here instead of skipping).
-# Exit status is non-zero when anything fails.
+# slurmdbd, packages mariadb-server and slurmdbd from cluster.sh deps), a
+# subset of Slurm's own test suite run with select/cons_tres and with
+# psiplace and compared per test, the plugins compiled against all eight
+# supported Slurm releases, the Debian packages built, installed with dpkg -i,
+# run, upgraded and removed (and built for trixie's 24.11 tree and inspected),
+# the malleable suite with MPICH (ch3:nemesis, built from Debian's source in
+# the background; cached), and the integration suites again on real Slurm
+# 24.11 and 26.05 daemons (integration_qos with each release's own slurmdbd
+# and accounting_storage/mysql; without it the suite fails here instead of
+# skipping).  Exit status is non-zero when anything fails.
+#
+# How the run is laid out (it must fit CI's 90 minutes on 2 cores).  After
+# the build, the stages run in lanes side by side; inside a lane one after
+# another.  Most of a testbed stage's time is spent waiting (for slurmctld's
+# scheduling passes, job ends, daemons starting), so testbeds of different
+# instances (PSIPLACE_TEST_INSTANCE: their own ports, state, logs and
+# daemons, stopped by recorded PID) run beside each other and beside the
+# CPU-bound stages:
+#   cpu      unit, unit-sanitizers, fuzz, compile-releases
+#   t22      packages (instance 8), then integration-22.05 (instance 1)
+#   t22x     faults, slurm-testsuite, malleable-mpich (instance 4; starts
+#            when the packages stage has ended: dpkg -i puts the plugins into
+#            Slurm's plugin directory, which every 22.05 testbed also reads,
+#            so no other 22.05 testbed may run meanwhile)
+#   t22long  integration-22.05-long (the simulator's fidelity replay and
+#            the benchmarks' smoke runs, on their own instances 1x/4x/5x;
+#            after the packages stage too)
+#   t24      build-24.11, integration-24.11 (instance 2)
+#   t26      build-26.05, integration-26.05 (instance 3, with MPICH)
+# Each stage's output goes to build/ci/NAME.log and is printed whole, in the
+# fixed order above, once every lane has ended; a failing stage never stops
+# another lane (a stage whose build failed is reported skipped).  At the end a
+# table: `stage NAME wall S cpu S result R` per stage (cpu: user+sys of the
+# stage's whole process tree, daemons included, from a cgroup of its own when
+# the machine lets us make one, else of the processes it waited for), the
+# total wall time and the margin to 90 minutes, and a warning for a stage
+# whose wall time grew by more than 25 % over the previous run recorded in
+# build/ci-times.txt.
+#
+# Which suites run on which release.  Release-dependent (they exercise what
+# changes between 22.05 and 26.05: the select interface and cons_tres, the
+# SPANK and step environment, topology plugins, PMIx, QOS/slurmdbd, dynamic
+# nodes, resizing jobs): the integration suite (select, policies, psi, lama,
+# stepenv, cli_plugin -- the command against the plugins' real answers --,
+# partitions, topology, clusterconf, dynamic, power, qos, psets, malleable)
+# runs on 22.05, 24.11 and 26.05.  Release-independent: the unit, sanitizer
+# and fuzz suites (the pure library), the simulator's fidelity replay and the
+# benchmarks' smoke runs (suite long: the model is release-independent, and
+# the replay compares it with one real backfill), the packages (Debian 12's
+# Slurm) and Slurm's own test suite comparison: on 22.05 only.  The faults
+# suite runs on 22.05.
+#
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
 #   PSIPLACE_RELEASES="..."  testbed releases besides 22.05 (default "24.11 26.05"; "" for none)
-#   PSIPLACE_MPICH_WAIT=N    seconds the MPICH stage waits for the background build (default 1800)
+#   PSIPLACE_MPICH_WAIT=N    seconds a stage waits for the background MPICH build (default 1800)
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -30,86 +68,156 @@ export PSIPLACE_REQUIRE_MPI=${PSIPLACE_REQUIRE_MPI:-1}
 # integration_qos needs accounting_storage/mysql (slurmdbd with MariaDB) on
 # every testbed release: here a release without it fails the suite.
 export PSIPLACE_REQUIRE_ACCOUNTING=${PSIPLACE_REQUIRE_ACCOUNTING:-1}
-failed=()
-stage() { echo; echo "=== $* ==="; }
-# After a meson test run: keep its log under the stage's name (the next run
-# overwrites testlog.txt) and show every failed TAP check with its details.
-keep_log() { # BUILD_DIR NAME
-  local log=$1/meson-logs/testlog.txt
+limit=5400   # CI's hard limit, seconds
+run_start=$(date +%s.%N)
+
+# ------------------------------------------------------------ timing
+# CPU of a stage's process tree: a cgroup per stage (cgroup v1 cpuacct or
+# v2), so that the testbed's daemons, which detach from the stage, count too.
+cg_base="" cg_kind=""
+if [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ] && mkdir -p /sys/fs/cgroup/cpuacct/psiplace-ci-$$ 2>/dev/null; then
+  cg_base=/sys/fs/cgroup/cpuacct/psiplace-ci-$$ cg_kind=v1
+elif [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" = cgroup2fs ] && mkdir -p /sys/fs/cgroup/psiplace-ci-$$ 2>/dev/null; then
+  cg_base=/sys/fs/cgroup/psiplace-ci-$$ cg_kind=v2
+fi
+cg_usage() { # DIR -> CPU seconds
+  case $cg_kind in
+    v1) awk '{printf "%.1f", $1 / 1e9}' "$1/cpuacct.usage" ;;
+    v2) awk '$1 == "usage_usec" {printf "%.1f", $2 / 1e6}' "$1/cpu.stat" ;;
+  esac
+}
+# bash's `times`: the second line is the children's user and system time.
+times_cpu() { sed -n 2p "$1" | sed 's/[ms]/ /g' | awk '{printf "%.1f", $1 * 60 + $2 + $3 * 60 + $4}'; }
+
+ci=$repo/build/ci
+stages=()   # in the order the output is printed
+# run_stage NAME CMD...: CMD's output into build/ci/NAME.log, its result
+# into build/ci/NAME.result ("WALL CPU RESULT").
+run_stage() {
+  local name=$1 t0 t1 rc cg="" cpu result
+  shift
+  t0=$(date +%s.%N)
+  if [ -n "$cg_base" ] && mkdir -p "$cg_base/$name" 2>/dev/null; then cg=$cg_base/$name; fi
+  (
+    [ -z "$cg" ] || echo "$BASHPID" >"$cg/cgroup.procs" 2>/dev/null || touch "$ci/$name.nocg"
+    "$@"; rc=$?
+    times >"$ci/$name.times"
+    exit $rc
+  ) >"$ci/$name.log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  if [ -n "$cg" ] && [ ! -e "$ci/$name.nocg" ]; then cpu=$(cg_usage "$cg"); else cpu=$(times_cpu "$ci/$name.times"); fi
+  case $rc in 0) result=pass ;; 77) result=skip ;; *) result=FAIL ;; esac
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b - a}') ${cpu:-0} $result" >"$ci/$name.result"
+  [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]
+}
+# A stage that cannot run (what it needs failed): reported, not run.
+skip_stage() { # NAME REASON
+  echo "not run: $2" >"$ci/$1.log"
+  echo "0 0 skip($2)" >"$ci/$1.result"
+}
+# Wait until stage NAME has a result (another lane runs it).
+await_stage() { # NAME DEADLINE_S
+  local deadline=$((SECONDS + $2))
+  until [ -f "$ci/$1.result" ]; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 2  # polls another lane's result file; the deadline bounds it
+  done
+}
+
+# After a meson test run: show the pass count and every failed TAP check
+# with its details, from the run's own log (--logbase NAME).
+meson_summary() { # BUILD_DIR NAME
+  local log=$1/meson-logs/$2.txt
   [ -f "$log" ] || return 0
-  cp "$log" "$1/meson-logs/testlog-$2.txt"
+  grep -hE '^# [0-9]+ passed' "$log" || true
   if grep -q '^not ok' "$log"; then
-    echo "--- failed checks ($1/meson-logs/testlog-$2.txt):"
+    echo "--- failed checks ($log):"
     grep -A6 '^not ok' "$log" | grep -v '^ok ' | head -n 60
   fi
 }
-
-stage "install and build"
-contrib/build.sh || { echo "BUILD FAILED"; exit 1; }
-
-# MPICH (ch3:nemesis) for the malleable suite's MPICH checks: built once
-# into the cache by contrib/testbed/mpich.sh (cold: 8-15 minutes on this
-# busy 2-core machine), here in the background at nice 19 while the stages below run,
-# in a session of its own so that it can be ended as a whole; the stage
-# "malleable suite with MPICH" waits for it with a deadline.
-mpich_pid="" mpich_log=$repo/build/mpich-build.log
-if mpich_prefix=$(contrib/testbed/mpich.sh path 2>/dev/null); then
-  echo "MPICH: cached in $mpich_prefix"
-else
-  setsid nice -n 19 contrib/testbed/mpich.sh prefix >"$mpich_log" 2>&1 &
-  mpich_pid=$!
-  echo "MPICH: building in the background (PID $mpich_pid, log $mpich_log)"
-  trap '[ -z "$mpich_pid" ] || kill -- -"$mpich_pid" 2>/dev/null' EXIT
-fi
-# Wait up to $1 s for the background build; 0 when MPICH is there.  A build
-# still running at the deadline is ended; a failure shows the log's tail.
-mpich_ready() {
-  local deadline=$((SECONDS + $1)) rc
-  if [ -n "$mpich_pid" ]; then
-    echo "MPICH: waiting for the background build (PID $mpich_pid, at most $1 s)"
-    while kill -0 "$mpich_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
-      sleep 2  # polls the build; the deadline bounds it
-    done
-    if kill -0 "$mpich_pid" 2>/dev/null; then
-      kill -- -"$mpich_pid" 2>/dev/null
-      wait "$mpich_pid"; mpich_pid=""
-      echo "MPICH BUILD NOT DONE within the deadline ($1 s of waiting); ended. Log tail ($mpich_log):"
-      tail -n 30 "$mpich_log"
-      return 1
-    fi
-    wait "$mpich_pid"; rc=$?; mpich_pid=""
-    if [ "$rc" -ne 0 ]; then
-      echo "MPICH BUILD FAILED (rc $rc). Log tail ($mpich_log):"
-      tail -n 30 "$mpich_log"
-      return 1
-    fi
-  fi
-  mpich_prefix=$(contrib/testbed/mpich.sh path) || { echo "MPICH: not built"; return 1; }
-  echo "MPICH: $mpich_prefix ($(cat "$mpich_prefix/../logs/build-time.txt" 2>/dev/null))"
+# mtest BUILD_DIR NAME ARGS...: meson test with its own log, no rebuild
+# (lanes share build directories; the build stage built everything).
+mtest() {
+  local b=$1 name=$2 rc
+  shift 2
+  meson test -C "$b" --no-rebuild --logbase "$name" --print-errorlogs "$@" 2>&1 | tail -n 12
+  rc=${PIPESTATUS[0]}
+  meson_summary "$b" "$name"
+  return "$rc"
 }
 
-stage "unit tests"
-meson test -C build --suite unit --print-errorlogs 2>&1 | tail -n 12
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(unit)
+# ------------------------------------------------------------ build
+echo "=== install and build ==="
+t0=$(date +%s.%N)
+contrib/build.sh || { echo "BUILD FAILED"; exit 1; }
+mkdir -p "$ci"
+rm -f "$ci"/*.result "$ci"/*.log "$ci"/*.times "$ci"/*.nocg
+times >"$ci/build.times"
+echo "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}') $(times_cpu "$ci/build.times") pass" >"$ci/build.result"
+stages+=(build)
+echo "see the table at the end" >"$ci/build.log"
 
-stage "unit tests under address and undefined-behaviour sanitizers"
-if [ ! -f build-asan/build.ninja ]; then
-  meson setup build-asan --werror -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
-fi
-if ninja -C build-asan >/dev/null; then
-  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    meson test -C build-asan --suite unit --print-errorlogs 2>&1 | tail -n 12
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(unit-sanitizers)
+# Daemons of every instance a stage may use are ended (by their recorded
+# PIDs) when this script ends, however it ends; so are the lanes.
+lane_pids=()
+cleanup() {
+  local p i
+  for p in "${lane_pids[@]}"; do kill -- -"$p" 2>/dev/null; done
+  for i in 1 2 3 4 8; do
+    PSIPLACE_INSTANCE=$i timeout 60 contrib/testbed/cluster.sh stop >/dev/null 2>&1
+  done
+  [ -z "$cg_base" ] || rmdir "$cg_base"/* "$cg_base" 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+# Lanes: sessions of their own (ended as a whole), with every function
+# and setting of this script.
+lane() { setsid bash -c "$(declare -f); $(declare -p ci cg_base cg_kind repo fuzz_seconds); cd \"\$repo\"; $1" & lane_pids+=($!); }
+
+# MPICH (ch3:nemesis) for the malleable suite's MPICH checks: built once into
+# the cache by contrib/testbed/mpich.sh (cold: about 8 minutes beside the
+# Slurm builds), in the background at nice 19 in a lane of its own; the
+# stages that need it wait for build/ci/mpich-build.result with a deadline.
+if contrib/testbed/mpich.sh path >/dev/null 2>&1; then
+  echo "0 0 pass(cached)" >"$ci/mpich-build.result"
+  echo "cached in $(contrib/testbed/mpich.sh path)" >"$ci/mpich-build.log"
 else
-  failed+=(sanitizer-build)
+  lane 'renice -n 19 -p $BASHPID >/dev/null; run_stage mpich-build contrib/testbed/mpich.sh prefix'
+  echo "MPICH: building in the background (log $ci/mpich-build.log)"
 fi
+stages+=(mpich-build)
+mpich_ready() {
+  if ! await_stage mpich-build "${PSIPLACE_MPICH_WAIT:-1800}"; then
+    echo "MPICH BUILD NOT DONE within ${PSIPLACE_MPICH_WAIT:-1800} s of waiting; log tail ($ci/mpich-build.log):"
+    tail -n 30 "$ci/mpich-build.log"
+    return 1
+  fi
+  case $(cut -d' ' -f3 "$ci/mpich-build.result") in
+    pass*) echo "MPICH: $(contrib/testbed/mpich.sh path)" ;;
+    *) echo "MPICH BUILD FAILED; log tail ($ci/mpich-build.log):"; tail -n 30 "$ci/mpich-build.log"; return 1 ;;
+  esac
+}
 
-stage "fuzz targets (libFuzzer, ${fuzz_seconds}s each)"
-if [ ! -f build-fuzz/build.ninja ]; then
-  CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=disabled \
-    -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
-fi
-if ninja -C build-fuzz >/dev/null; then
+# ------------------------------------------------------------ stages
+st_unit() { mtest build unit --suite unit; }
+
+st_sanitizers() {
+  if [ ! -f build-asan/build.ninja ]; then
+    meson setup build-asan --werror -Db_sanitize=address,undefined -Db_lundef=false >/dev/null || return 1
+  fi
+  ninja -C build-asan >/dev/null || { echo "sanitizer build failed"; return 1; }
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 mtest build-asan unit-sanitizers --suite unit
+}
+
+st_fuzz() {
+  if [ ! -f build-fuzz/build.ninja ]; then
+    CC=clang meson setup build-fuzz -Dfuzz=true -Dtests=disabled \
+      -Db_sanitize=address,undefined -Db_lundef=false >/dev/null || return 1
+  fi
+  ninja -C build-fuzz >/dev/null || { echo "fuzz build failed"; return 1; }
+  local exe name work out bad=0
   for exe in build-fuzz/tests/fuzz/fuzz_*; do
     [ -x "$exe" ] && [ -f "$exe" ] || continue
     name=${exe##*/fuzz_}
@@ -118,114 +226,140 @@ if ninja -C build-fuzz >/dev/null; then
     if out=$("$exe" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 \
                -artifact_prefix="$work/" "$work" 2>&1); then
       echo "fuzz $name: $(printf '%s\n' "$out" | grep -o 'Done [0-9]* runs.*' | tail -1)"
+      rm -rf "$work"
     else
       printf '%s\n' "$out" | tail -n 30
       echo "fuzz $name: FAILED (artifacts in $work)"
-      failed+=("fuzz-$name")
-      continue
+      bad=1
     fi
-    rm -rf "$work"
   done
-else
-  failed+=(fuzz-build)
-fi
-
-stage "integration tests (real Slurm 22.05 testbed)"
-# (the malleable suite's MPICH part runs later, when the MPICH build is done)
-PSIPLACE_MALLEABLE=openmpi meson test -C build --suite integration --print-errorlogs 2>&1 | tail -n 12
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(integration)
-grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
-keep_log build integration
-
-stage "fault tests (real Slurm 22.05 testbed: kills, restarts, reconfigures, soak)"
-meson test -C build --suite faults --print-errorlogs 2>&1 | tail -n 12
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(faults)
-grep -hE '^# (latency|slurmctld RSS|scontrol reconfigure)|^# [0-9]+ passed' build/meson-logs/testlog.txt || true
-keep_log build faults
-
-stage "Slurm's own test suite (22.05, cons_tres against psiplace)"
-# tests/slurmsuite/ci.list in both configurations on one testbed instance;
-# a test that passes with cons_tres and fails with psiplace (again on a
-# re-run) fails the stage unless tests/slurmsuite/expected-differences lists it.
-start=$SECONDS
-PSIPLACE_INSTANCE=${PSIPLACE_TEST_INSTANCE:-1} \
-  contrib/testbed/slurm-testsuite.sh run tests/slurmsuite/ci.list build/slurmsuite 2>&1 | tail -n 60
-[ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(slurm-testsuite)
-echo "Slurm's test suite: $((SECONDS - start)) s for both configurations (logs in build/slurmsuite/logs)"
-
-stage "packages (Debian 12: build, lintian, dpkg -i, foundation on the installed plugins, upgrade, remove; .debs for 24.11 and the RPM built and inspected)"
-if contrib/package.sh deb; then
-  PSIPLACE_PKG_DIR=$repo/dist meson test -C build --suite package --print-errorlogs 2>&1 | tail -n 40
-  if [ "${PIPESTATUS[0]}" -ne 0 ]; then
-    echo "PACKAGES FAILED: the installed-package test (build/meson-logs/testlog.txt)"
-    failed+=(packages)
-  fi
-  grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
-  # CI must install: the test skips only to protect other Slurm daemons of
-  # a shared machine, and a skip here would pass unseen.
-  if grep -q '^1\.\.0 # SKIP' build/meson-logs/testlog.txt; then
-    grep -h '^1\.\.0 # SKIP' build/meson-logs/testlog.txt
-    echo "PACKAGES NOT TESTED: the installed-package test skipped"
-    failed+=(packages-skipped)
-  fi
-  keep_log build package
-else
-  echo "PACKAGES FAILED: contrib/package.sh deb (dpkg-buildpackage or lintian)"
-  failed+=(package-build)
-fi
-
-stage "malleable suite with MPICH (real Slurm 22.05 testbed)"
-start=$SECONDS
-if mpich_ready "${PSIPLACE_MPICH_WAIT:-1800}"; then
-  PSIPLACE_MALLEABLE=mpich meson test -C build --print-errorlogs integration_malleable 2>&1 | tail -n 12
-  [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=(malleable-mpich)
-  grep -hE '^# [0-9]+ passed' build/meson-logs/testlog.txt || true
-  keep_log build malleable-mpich
-else
-  failed+=(mpich-build)
-fi
-echo "MPICH stage: $((SECONDS - start)) s including the wait for the build"
+  return $bad
+}
 
 # The upstream tarballs (23.02 ... 26.05) come from ../shared/slurm-src;
 # 22.05 and 24.11 come from Debian's sources.  Without the tarballs only
 # those two can be tested: said loudly, in the summary too.
 tarballs=${PSIPLACE_SLURM_TARBALLS:-$(cd "$repo/.." && pwd)/shared/slurm-src}
-releases_compiled="" releases_run=${PSIPLACE_RELEASES-24.11 26.05}
+releases_compiled="" releases_run=${PSIPLACE_RELEASES-24.11 26.05} skipped=""
 if [ ! -d "$tarballs" ]; then
   echo "WARNING: no Slurm tarballs in $tarballs: only 22.05 and 24.11 (Debian's sources) are compiled and run"
   releases_compiled="22.05 24.11"
   releases_run=${PSIPLACE_RELEASES-24.11}
   skipped="23.02 23.11 24.05 25.05 25.11 26.05 (no tarballs in $tarballs)"
 fi
+st_releases() { RELEASES=$releases_compiled contrib/check-releases.sh; }
 
-stage "compile against every supported Slurm release"
-RELEASES=$releases_compiled contrib/check-releases.sh || failed+=(slurm-releases)
-
-for rel in $releases_run; do
-  stage "integration tests (real Slurm $rel testbed)"
-  start=$SECONDS
-  if PSIPLACE_SLURM=$rel contrib/build.sh; then
-    b=$(PSIPLACE_SLURM=$rel contrib/testbed/cluster.sh build-dir)
-    # The malleable suite's MPICH part and the simulator's fidelity replay
-    # (integration_simulate, suite long, about 4 minutes; issue 22 asks for
-    # 22.05 and 26.05) again on the newest release only; the benchmarks'
-    # smoke runs (suites long and bench: the backfill bench's, about 3
-    # minutes) on 22.05 only, to keep a cold CI run within 90 minutes.
-    part=openmpi not_suite=long
-    [ "$rel" = "${releases_run##* }" ] && part=all not_suite=bench
-    PSIPLACE_MALLEABLE=$part meson test -C "$b" --suite integration --no-suite "$not_suite" \
-      --print-errorlogs 2>&1 | tail -n 12
-    [ "${PIPESTATUS[0]}" -eq 0 ] || failed+=("integration-$rel")
-    grep -hE '^# [0-9]+ passed' "$b/meson-logs/testlog.txt" || true
-    keep_log "$b" "integration-$rel"
-  else
-    failed+=("build-$rel")
+st_packages() {
+  contrib/package.sh deb || { echo "PACKAGES FAILED: contrib/package.sh deb (dpkg-buildpackage or lintian)"; return 1; }
+  local rc=0 log=build/meson-logs/packages.txt
+  PSIPLACE_PKG_DIR=$repo/dist PSIPLACE_TEST_INSTANCE=8 mtest build packages --suite package || rc=1
+  # CI must install: the test skips only to protect other Slurm daemons of
+  # a shared machine, and a skip here would pass unseen.
+  if grep -q '^1\.\.0 # SKIP' "$log" 2>/dev/null; then
+    grep -h '^1\.\.0 # SKIP' "$log"
+    echo "PACKAGES NOT TESTED: the installed-package test skipped"
+    rc=1
   fi
-  echo "Slurm $rel: $((SECONDS - start)) s including its build"
+  return $rc
+}
+
+st_integration_2205() {
+  # (the malleable suite's MPICH part runs in its own stage, when MPICH is built)
+  PSIPLACE_TEST_INSTANCE=1 PSIPLACE_MALLEABLE=openmpi mtest build integration-22.05 \
+    --suite integration --no-suite long
+}
+st_integration_2205_long() {
+  PSIPLACE_TEST_INSTANCE=5 mtest build integration-22.05-long --suite long
+}
+st_faults() {
+  PSIPLACE_TEST_INSTANCE=4 mtest build faults --suite faults || return 1
+  grep -hE '^# (latency|slurmctld RSS|scontrol reconfigure)' build/meson-logs/faults.txt || true
+}
+st_slurmsuite() {
+  # tests/slurmsuite/ci.list in both configurations on one testbed instance;
+  # a test that passes with cons_tres and fails with psiplace (again on a
+  # re-run) fails the stage unless tests/slurmsuite/expected-differences lists it.
+  PSIPLACE_INSTANCE=4 contrib/testbed/slurm-testsuite.sh run tests/slurmsuite/ci.list build/slurmsuite 2>&1 | tail -n 60
+  return "${PIPESTATUS[0]}"
+}
+st_mpich_2205() {
+  mpich_ready || return 1
+  PSIPLACE_TEST_INSTANCE=4 PSIPLACE_MALLEABLE=mpich mtest build malleable-mpich-22.05 integration_malleable
+}
+st_release_build() { PSIPLACE_SLURM=$1 contrib/build.sh; }
+st_release() { # REL INSTANCE
+  local b part=openmpi
+  b=$(PSIPLACE_SLURM=$1 contrib/testbed/cluster.sh build-dir) || return 1
+  # MPICH's part of the malleable suite on the newest release as well
+  if [ "$1" = "${releases_run##* }" ]; then mpich_ready && part=all; fi
+  PSIPLACE_TEST_INSTANCE=$2 PSIPLACE_MALLEABLE=$part mtest "$b" "integration-$1" \
+    --suite integration --no-suite long
+}
+
+# ------------------------------------------------------------ lanes
+# (the lanes below see the release settings too)
+lane() { setsid bash -c "$(declare -f); $(declare -p ci cg_base cg_kind repo fuzz_seconds releases_compiled releases_run tarballs); cd \"\$repo\"; $1" & lane_pids+=($!); }
+
+stages+=(unit unit-sanitizers fuzz compile-releases)
+lane 'run_stage unit st_unit; run_stage unit-sanitizers st_sanitizers; run_stage fuzz st_fuzz; run_stage compile-releases st_releases'
+
+stages+=(packages integration-22.05)
+lane 'run_stage packages st_packages; run_stage integration-22.05 st_integration_2205'
+
+stages+=(faults slurm-testsuite malleable-mpich-22.05)
+lane 'await_stage packages 3600; run_stage faults st_faults; run_stage slurm-testsuite st_slurmsuite; run_stage malleable-mpich-22.05 st_mpich_2205'
+
+stages+=(integration-22.05-long)
+lane 'await_stage packages 3600; run_stage integration-22.05-long st_integration_2205_long'
+
+inst=2
+for rel in $releases_run; do
+  stages+=("build-$rel" "integration-$rel")
+  lane "if run_stage build-$rel st_release_build $rel; then run_stage integration-$rel st_release $rel $inst; else skip_stage integration-$rel 'build-$rel failed'; fi"
+  inst=$((inst + 1))
+done
+echo "lanes: ${#lane_pids[@]} (PIDs ${lane_pids[*]}); logs in $ci/"
+for p in "${lane_pids[@]}"; do wait "$p"; done
+lane_pids=()
+
+# ------------------------------------------------------------ report
+failed=()
+for s in "${stages[@]}"; do
+  echo
+  echo "=== $s ==="
+  cat "$ci/$s.log" 2>/dev/null
+  [ -f "$ci/$s.result" ] || echo "0 0 FAIL(no result)" >"$ci/$s.result"
+  case $(cut -d' ' -f3 "$ci/$s.result") in pass*) ;; *) failed+=("$s") ;; esac
 done
 
+total=$(awk -v a="$run_start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}')
+declare -A prev=()
+if [ -f build/ci-times.txt ]; then
+  while read -r _ n _ w _; do prev[$n]=$w; done < <(grep '^stage ' build/ci-times.txt)
+fi
+{
+  echo "timing (wall and cpu seconds; cpu: ${cg_kind:-waited-for processes only} accounting; $(nproc) cores)"
+  for s in "${stages[@]}"; do
+    read -r w c r <"$ci/$s.result"
+    echo "stage $s wall $w cpu $c result $r"
+  done
+  echo "total wall $total s ($((total / 60)) min), margin to CI's 90 minutes $((limit - total)) s"
+} >"$ci/times.txt"
 echo
-[ -n "${skipped:-}" ] && echo "NOT TESTED: Slurm $skipped"
+cat "$ci/times.txt"
+if [ ${#prev[@]} -eq 0 ]; then
+  echo "(no previous run recorded in build/ci-times.txt to compare with)"
+else
+  while read -r _ n _ w _; do
+    p=${prev[$n]:-}
+    [ -n "$p" ] && [ "$p" -gt 30 ] && [ $((w * 100)) -gt $((p * 125)) ] &&
+      echo "WARNING: stage $n took $w s, $(((w - p) * 100 / p)) % more than the previous run's $p s"
+  done < <(grep '^stage ' "$ci/times.txt")
+fi
+cp "$ci/times.txt" build/ci-times.txt
+
+echo
+[ -n "$skipped" ] && echo "NOT TESTED: Slurm $skipped"
 if [ ${#failed[@]} -gt 0 ]; then
   echo "FAILED: ${failed[*]}"
   exit 1

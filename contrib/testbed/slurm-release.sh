@@ -148,9 +148,19 @@ make_tree() {
   touch "$top/.configured"
 }
 
+# One tree or prefix of a release is made by one process at a time: CI's
+# stages build and compile against releases concurrently (contrib/test.sh),
+# and tree and prefix share the release's cache directory.
+lock_release() {
+  mkdir -p "$cache/slurm"
+  exec 9>"$cache/slurm/.lock-$1"
+  flock 9
+}
+
 cmd_tree() {
   local v; v=$(full_version "$1")
   if [ "$v" = 22.05.8 ]; then "$here/cluster.sh" slurm-src; return; fi
+  lock_release "$v"
   local top="$cache/slurm/$v-$RECIPE"
   [ -f "$top/.configured" ] || make_tree "$v" "$top"
   echo "$top/src"
@@ -202,6 +212,7 @@ ensure_mysql_plugin() {
 cmd_prefix() {
   local v; v=$(full_version "$1")
   [ "$v" != 22.05.8 ] || die "22.05 runs from Debian's packages; no prefix"
+  lock_release "$v"
   local top="$cache/slurm/$v-$RECIPE"
   if [ -f "$top/.installed" ]; then
     ensure_mysql_plugin "$v" "$top"

@@ -76,6 +76,17 @@ poll() {
 
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 job_done() { case $(job_state "$1") in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|"") return 0 ;; *) return 1 ;; esac; }
+# End states that last: slurmctld forgets an ended job MinJobAge (10 s) after
+# it ends, and on a loaded machine that can be before a check reads it, so a
+# check of how a job ended reads the jobcomp/filetxt record (the test exports
+# PSIPLACE_JOBCOMP=1 before tb_start).  The last record of the job counts; a
+# requeue writes one with JobState=PENDING or REQUEUED, which is not an end.
+# job_done above only says "nothing left to wait for" (a purged job is done).
+jobcomp_state() {
+  awk -v id="JobId=$1" '$1 == id { for (i = 2; i <= NF; i++) if ($i ~ /^JobState=/) s = substr($i, 10) }
+    END { print s }' "$PSIPLACE_TESTBED_DIR/log/jobcomp.txt" 2>/dev/null
+}
+job_ended() { case $(jobcomp_state "$1") in ""|PENDING|REQUEUED*) return 1 ;; *) return 0 ;; esac; }
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
 node_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
 

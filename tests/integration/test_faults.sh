@@ -9,6 +9,9 @@
 # file, so a decision that waited for that file would show.
 source "$(dirname "$0")/lib.sh"
 export PSIPLACE_POLICY=LASTAVAILABLE
+# end states read from the jobcomp record (lib.sh jobcomp_state), not from
+# slurmctld, which purges ended jobs after MinJobAge
+export PSIPLACE_JOBCOMP=1
 tb_start
 work=$(mktemp -d)
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
@@ -77,10 +80,10 @@ poll 60 all_running || not_ok "four jobs running before SIGTERM"
 check_eq "SIGTERM restart: the 4 running jobs still run" 4 \
   "$(for id in "${run[@]}"; do job_running "$id" && echo x; done | wc -l)"
 touch "$release"
-all_done() { local id; for id in "${run[@]}"; do job_done "$id" || return 1; done; }
+all_done() { local id; for id in "${run[@]}"; do job_ended "$id" || return 1; done; }
 poll 60 all_done
 check_eq "SIGTERM restart: the 4 jobs completed" "COMPLETED COMPLETED COMPLETED COMPLETED" \
-  "$(for id in "${run[@]}"; do job_state "$id"; done | paste -sd' ')"
+  "$(for id in "${run[@]}"; do jobcomp_state "$id"; done | paste -sd' ')"
 check_eq "SIGTERM: node weights as slurm.conf says" "1 1 1 1" "$(weights)"
 
 # --- 20 reconfigures while jobs are submitted; the metrics file abused meanwhile
@@ -121,10 +124,10 @@ if [ "$PSIPLACE_SLURM" = 22.05 ]; then
   check_eq "a malformed psiplace.conf at reconfigure: one log line each, old configuration kept" \
     "$bad_rounds" "$(($(log_count "keeping the previous configuration") - bad_before))"
 fi
-subs_done() { local id; for id in "${submitted[@]}"; do job_done "$id" || return 1; done; }
+subs_done() { local id; for id in "${submitted[@]}"; do job_ended "$id" || return 1; done; }
 poll 120 subs_done
 check_eq "jobs submitted during 20 reconfigures all completed" 40 \
-  "$(for id in "${submitted[@]}"; do [ "$(job_state "$id")" = COMPLETED ] && echo x; done | wc -l)"
+  "$(for id in "${submitted[@]}"; do [ "$(jobcomp_state "$id")" = COMPLETED ] && echo x; done | wc -l)"
 # psiplace.conf abused at reconfigure (R1; 22.05 reconfigures in place; 23.11+
 # re-executes slurmctld, where a bad file stops it at start, as documented):
 # the plugin's reader thread reads it, so neither the reconfigure nor a
