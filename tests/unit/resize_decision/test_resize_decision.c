@@ -599,3 +599,207 @@ Test(rdec, params_defaults_and_reason_words)
 	cr_assert_str_eq(psiplace_rdec_why_name(PSIPLACE_RDEC_WHY_NONE), "");
 	cr_assert_str_eq(psiplace_rdec_why_name(PSIPLACE_RDEC_WHY_NO_NODES), "no free node");
 }
+
+/* --- the rules as invariants, on generated clusters --- */
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static const char *const parts[] = { NULL, "a", "b", "a,b" };
+static const enum psiplace_policy pols[] = { PSIPLACE_POLICY_NONE, PSIPLACE_POLICY_FIRSTAVAILABLE,
+					     PSIPLACE_POLICY_LASTAVAILABLE, PSIPLACE_POLICY_CONTIGUOUS };
+
+struct gen {
+	struct cluster c;
+	uint32_t held[8][4];
+	uint32_t planned[8][4];
+};
+
+static void generate(struct gen *g, uint64_t *s)
+{
+	struct cluster *c = &g->c;
+	size_t n = 2 + rnd(s) % 12, q = 0;
+
+	cluster(c, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = rnd(s) % 10;
+
+		c->nodes[i].usable = rnd(s) % 10 != 0;
+		c->nodes[i].partitions = parts[rnd(s) % 4];
+		if (r == 0 || r == 1) {
+			c->nodes[i].node.power_state = r ? PSIPLACE_POWERED_DOWN : PSIPLACE_POWERING_UP;
+			c->nodes[i].node.power = r == 0;
+		}
+	}
+	while (q < n && c->s.nrunning < 6) {
+		size_t len = 1 + rnd(s) % 3, j;
+		struct psiplace_rdec_running *r;
+		uint32_t min, max;
+
+		if (rnd(s) % 4 == 0) { /* leave a gap */
+			q++;
+			continue;
+		}
+		for (j = 0; j < len && q + j < n; j++)
+			g->held[c->s.nrunning][j] = (uint32_t)(q + j);
+		q += j;
+		min = 1 + (uint32_t)(rnd(s) % j);
+		max = rnd(s) % 10 < 7 ? min + (uint32_t)(rnd(s) % 4) : 0;
+		r = running(c, (uint32_t)(100 - c->s.nrunning * 7), g->held[c->s.nrunning], j,
+			    max ? min : 0, max);
+		r->partition = parts[rnd(s) % 3];
+		r->end = NOW + 100 + (int64_t)(rnd(s) % 2000);
+		r->last_resize = rnd(s) % 2 ? NOW - (int64_t)(rnd(s) % 200) : 0;
+		r->in_progress = rnd(s) % 10 == 0;
+		r->priority = (uint32_t)(rnd(s) % 3);
+		r->policy.policy = pols[rnd(s) % 4];
+	}
+	for (size_t k = 0, np = rnd(s) % 4; k < np; k++) {
+		struct psiplace_rdec_pending *p = pending(c, (uint32_t)(500 + k), 1 + (uint32_t)(rnd(s) % 6));
+
+		p->partition = parts[rnd(s) % 3];
+		p->policy.policy = pols[rnd(s) % 4];
+		if (rnd(s) % 3) {
+			p->planned_start = NOW + (int64_t)(rnd(s) % 3000);
+			p->nplanned = rnd(s) % 4;
+			for (size_t j = 0; j < p->nplanned; j++)
+				g->planned[k][j] = (uint32_t)(rnd(s) % n);
+			p->planned = g->planned[k];
+		}
+	}
+	c->p.min_interval = (int64_t)(rnd(s) % 100);
+	c->p.max_grow = (uint32_t)(rnd(s) % 3);
+	c->p.allow_shrink = rnd(s) % 2;
+}
+
+static const struct psiplace_rdec_running *job_of(const struct cluster *c, uint32_t id)
+{
+	for (size_t i = 0; i < c->s.nrunning; i++)
+		if (c->run[i].id == id)
+			return &c->run[i];
+	return NULL;
+}
+
+static bool planned_before(const struct cluster *c, uint32_t q, int64_t end)
+{
+	for (size_t i = 0; i < c->s.npending; i++) {
+		const struct psiplace_rdec_pending *p = &c->pend[i];
+
+		for (size_t j = 0; j < p->nplanned; j++)
+			if (p->planned[j] == q && p->planned_start != PSIPLACE_RDEC_UNKNOWN &&
+			    p->planned_start < end)
+				return true;
+	}
+	return false;
+}
+
+static bool holds(const struct psiplace_rdec_running *r, uint32_t q)
+{
+	for (size_t j = 0; j < r->nnodes; j++)
+		if (r->nodes[j] == q)
+			return true;
+	return false;
+}
+
+static void check_shrink(const struct cluster *c, const struct psiplace_rdec_running *r,
+			 const struct psiplace_rdec_decision *d)
+{
+	cr_assert(c->p.allow_shrink && !r->in_progress);
+	cr_assert(r->last_resize <= 0 || NOW - r->last_resize >= c->p.min_interval);
+	cr_assert_geq(r->nnodes - d->k, r->min, "job %u below its min", r->id);
+	cr_assert_eq(d->for_job, c->pend[0].id);
+	for (uint32_t i = 0; i < d->k; i++) {
+		cr_assert(holds(r, d->nodes[i]) && d->nodes[i] != r->nodes[0]);
+		cr_assert(c->nodes[d->nodes[i]].usable);
+	}
+}
+
+static void check_grow(const struct cluster *c, const struct psiplace_rdec_running *r,
+		       const struct psiplace_rdec_decision *d)
+{
+	cr_assert(!r->in_progress);
+	cr_assert_leq(r->nnodes + d->k, r->max);
+	cr_assert(!c->p.max_grow || d->k <= c->p.max_grow);
+	for (uint32_t i = 0; i < d->k; i++) {
+		const struct psiplace_rdec_node *n = &c->nodes[d->nodes[i]];
+
+		cr_assert(n->usable && n->node.power_state == PSIPLACE_POWER_UP);
+		cr_assert_eq(n->node.alloc_cpus, 0);
+		for (size_t j = 0; j < c->s.nrunning; j++)
+			cr_assert_not(holds(&c->run[j], d->nodes[i]));
+		cr_assert(!n->partitions || !r->partition || strstr(n->partitions, r->partition));
+		cr_assert_not(planned_before(c, d->nodes[i], r->end), "grow into a planned node");
+	}
+}
+
+static void check_result(const struct cluster *c, const struct psiplace_rdec_result *res)
+{
+	unsigned char used[MAXN] = { 0 };
+	size_t malleable = 0;
+	uint64_t next = 1;
+
+	for (size_t i = 0; i < c->s.nrunning; i++)
+		malleable += c->run[i].max != 0;
+	cr_assert_eq(res->n, malleable);
+	for (size_t i = 0; i < res->n; i++) {
+		const struct psiplace_rdec_decision *d = &res->d[i];
+		const struct psiplace_rdec_running *r = job_of(c, d->job);
+
+		cr_assert(r && r->max);
+		cr_assert(i == 0 || res->d[i - 1].job < d->job);
+		if (d->action == PSIPLACE_RDEC_NOTHING) {
+			cr_assert(d->id == 0 && d->k == 0 && !d->nodes);
+			continue;
+		}
+		cr_assert_eq(d->id, next++);
+		cr_assert_geq(d->k, 1);
+		for (uint32_t k = 0; k < d->k; k++) {
+			cr_assert(k == 0 || d->nodes[k - 1] < d->nodes[k]);
+			cr_assert_not(used[d->nodes[k]], "node in two decisions");
+			used[d->nodes[k]] = 1;
+		}
+		if (d->action == PSIPLACE_RDEC_SHRINK)
+			check_shrink(c, r, d);
+		else
+			check_grow(c, r, d);
+	}
+}
+
+Test(rdec, invariants_hold_on_generated_clusters)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	size_t shrinks = 0, grows = 0;
+
+	for (int round = 0; round < 3000; round++) {
+		struct gen g;
+		struct psiplace_rdec_result r;
+		psiplace_error_t e;
+		char first[4096];
+
+		generate(&g, &s);
+		cr_assert_eq(psiplace_rdec_decide(&g.c.s, &g.c.p, 1, &r, &e), 0, "%s", e.text);
+		check_result(&g.c, &r);
+		for (size_t i = 0; i < r.n; i++) {
+			shrinks += r.d[i].action == PSIPLACE_RDEC_SHRINK;
+			grows += r.d[i].action == PSIPLACE_RDEC_GROW;
+		}
+		psiplace_rdec_result_free(&r);
+		/* the same snapshot, the running jobs in reverse: the same lines */
+		strcpy(first, decide(&g.c));
+		for (size_t i = 0, j = g.c.s.nrunning - 1; g.c.s.nrunning && i < j; i++, j--) {
+			struct psiplace_rdec_running t = g.c.run[i];
+
+			g.c.run[i] = g.c.run[j];
+			g.c.run[j] = t;
+		}
+		cr_assert_str_eq(decide(&g.c), first, "round %d", round);
+	}
+	/* the generator reaches both actions often */
+	cr_assert_gt(shrinks, 80, "%zu shrinks", shrinks);
+	cr_assert_gt(grows, 300, "%zu grows", grows);
+}
