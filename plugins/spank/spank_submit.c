@@ -279,9 +279,11 @@ static void signature(const struct psiplace_user_request *r, char *buf, size_t l
 
 	if (r->place && r->lama && psiplace_lama_request_dist(r, &d, &err) < 0)
 		d = PSIPLACE_LAMA_DIST_ARBITRARY;
-	snprintf(buf, len, "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d lama=%d",
+	/* the malleable range too: its -N check ran on the command-line scan */
+	snprintf(buf, len,
+		 "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d lama=%d mall=%u-%u",
 		 r->place && !r->lama ? r->tpp : 1, r->loop_nodes_first, r->exclusive, r->overbook,
-		 (int)r->nodeset, r->place, r->wait, (int)d);
+		 (int)r->nodeset, r->place, r->wait, (int)d, r->mall_min, r->mall_max);
 }
 
 static int send_node_choice(spank_t sp, const struct psiplace_user_request *r)
