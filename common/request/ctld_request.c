@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "psiplace/error.h"
+#include "psiplace/textparse.h"
 #include "psiplace/ctld_request.h"
 #include "psiplace/user_request.h"
 
@@ -52,6 +53,56 @@ int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const ch
 	/* compile bounds the length to PSIPLACE_PRIORITYF_MAXLEN */
 	strcpy(r->priority, value);
 	return 0;
+}
+
+static const char mall_accepted[] =
+	"accepted: MIN-MAX, node counts with 1 <= MIN <= MAX, e.g. 1-4";
+
+/* A node count of the range: digits only, at most PSIPLACE_MALLEABLE_MAX_NODES. */
+static bool mall_count(const char *s, size_t n, uint32_t *out)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	if (!psiplace_parse_u64(s, n, PSIPLACE_MALLEABLE_MAX_NODES, &v))
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+int psiplace_malleable_parse(const char *value, const char *what, uint32_t limit, uint32_t *min,
+			     uint32_t *max, psiplace_error_t *err)
+{
+	const char *dash = value ? strchr(value, '-') : NULL;
+	char q[96];
+	uint32_t lo, hi;
+
+	psiplace_quote(q, sizeof(q), value ? value : "", 64);
+	if (!dash || !mall_count(value, (size_t)(dash - value), &lo) ||
+	    !mall_count(dash + 1, strlen(dash + 1), &hi))
+		return psiplace_seterr(err, "%s: '%s' is not MIN-MAX with node counts up to %d; %s",
+				       what, q, PSIPLACE_MALLEABLE_MAX_NODES, mall_accepted);
+	if (lo < 1)
+		return psiplace_seterr(err, "%s: '%s': MIN is 0; %s", what, q, mall_accepted);
+	if (lo > hi)
+		return psiplace_seterr(err, "%s: '%s': MIN %u is above MAX %u; %s", what, q, lo, hi,
+				       mall_accepted);
+	if (limit && hi > limit)
+		return psiplace_seterr(err, "%s: '%s': MAX %u is above the partition's %u nodes; %s",
+				       what, q, hi, limit, mall_accepted);
+	*min = lo;
+	*max = hi;
+	return 0;
+}
+
+int psiplace_ctld_request_set_malleable(struct psiplace_ctld_request *r, const char *value,
+					const char *what, psiplace_error_t *err)
+{
+	if (r->mall_max)
+		return psiplace_seterr(err, "%s: given twice", what);
+	return psiplace_malleable_parse(value, what, 0, &r->mall_min, &r->mall_max, err);
 }
 
 int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *policy_what,
@@ -127,6 +178,11 @@ static int parse_entry(struct psiplace_ctld_request *r, const char *entry, psipl
 		if (too_long(v, PSIPLACE_ENV_ALLOC_PRIORITY, err) < 0)
 			return -1;
 		return psiplace_ctld_request_set_priority(r, v, PSIPLACE_ENV_ALLOC_PRIORITY, err);
+	}
+	if ((v = match(entry, PSIPLACE_ENV_MALLEABLE))) {
+		if (too_long(v, PSIPLACE_ENV_MALLEABLE, err) < 0)
+			return -1;
+		return psiplace_ctld_request_set_malleable(r, v, PSIPLACE_ENV_MALLEABLE, err);
 	}
 	return parse_psi_entry(r, entry, err);
 }

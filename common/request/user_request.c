@@ -96,6 +96,23 @@ static int gather_policy(struct gather *g)
 	return 0;
 }
 
+static int gather_malleable(struct gather *g)
+{
+	struct psiplace_user_request *r = g->r;
+	struct psiplace_ctld_request j;
+	const char *from, *v = lookup(g, PSIPLACE_OPT_MALLEABLE, &from);
+
+	if (!v)
+		return 0;
+	psiplace_ctld_request_init(&j);
+	if (psiplace_ctld_request_set_malleable(&j, v, from, g->err) < 0)
+		return -1;
+	r->mall_min = j.mall_min;
+	r->mall_max = j.mall_max;
+	r->malleable_from = from;
+	return 0;
+}
+
 static int parse_nodeset(struct gather *g, enum psiplace_opt o, const char *val, const char *from)
 {
 	struct psiplace_user_request *r = g->r;
@@ -158,7 +175,7 @@ static int gather_node_choice(struct gather *g)
 	struct psiplace_user_request *r = g->r;
 	const char *from, *v;
 
-	if (gather_policy(g) < 0 || gather_nodeset(g) < 0)
+	if (gather_policy(g) < 0 || gather_malleable(g) < 0 || gather_nodeset(g) < 0)
 		return -1;
 	if ((v = lookup(g, PSIPLACE_OPT_NODES_SORT, &from))) {
 		r->sort_from = from;
@@ -375,4 +392,27 @@ int psiplace_user_request_check_option(enum psiplace_opt o, const char *value,
 	}
 	psiplace_opts_free(&opts);
 	return rc;
+}
+
+int psiplace_user_request_check_malleable(const struct psiplace_user_request *r, bool new_job,
+					  const struct psiplace_slurm_cmdline *slurm,
+					  psiplace_error_t *err)
+{
+	const char *what = r->malleable_from;
+	uint32_t lo = r->mall_min, hi = r->mall_max;
+
+	/* A step inherits the option from its job, whose range slurmctld has. */
+	if (!hi || !new_job)
+		return 0;
+	if (!slurm || slurm->nnodes < 0)
+		return psiplace_seterr(err,
+				       "%s=%u-%u needs -N/--nodes with one node count from %u to %u, "
+				       "the size the job starts at",
+				       what, lo, hi, lo, hi);
+	if ((uint64_t)slurm->nnodes < lo || (uint64_t)slurm->nnodes > hi)
+		return psiplace_seterr(err,
+				       "%s=%u-%u: the job starts at -N %ld, outside the range; accepted: "
+				       "-N from %u to %u",
+				       what, lo, hi, slurm->nnodes, lo, hi);
+	return 0;
 }

@@ -11,6 +11,7 @@
 #include "psiplace/policy.h"
 #include "psiplace/psiplace_conf.h"
 #include "psiplace/readfile.h"
+#include "psiplace/resize_decision.h"
 #include "psiplace/textparse.h"
 
 #define MAXWORDS 64
@@ -20,7 +21,13 @@ static const char *const attr_names[NATTR] = { "Speed", "Priority", "ChargeRate"
 					       "PriorityFunction" };
 static const char accepted[] = "MetricsFile, NodeName (with Speed, Priority, ChargeRate, "
 			       "PriorityFunction), PartitionName (with NodeAllocationPolicy, "
-			       "PriorityFunction)";
+			       "PriorityFunction), MalleableMinInterval, MalleableMaxGrow, "
+			       "MalleableShrink";
+
+/* The resize decision's parameters, one key a line. */
+enum { M_INTERVAL, M_MAX_GROW, M_SHRINK, NMALL };
+static const char *const mall_keys[NMALL] = { "MalleableMinInterval", "MalleableMaxGrow",
+					      "MalleableShrink" };
 
 /* One NodeName line's attributes before they are spread over its nodes. */
 struct line_attrs {
@@ -41,6 +48,7 @@ struct parse {
 void psiplace_psiconf_init(struct psiplace_psiconf *c)
 {
 	memset(c, 0, sizeof(*c));
+	psiplace_rdec_params_init(&c->malleable);
 }
 
 void psiplace_psiconf_free(struct psiplace_psiconf *c)
@@ -247,6 +255,58 @@ static int parse_partition(struct parse *p, const char *name, char **w, int n)
 	return 0;
 }
 
+static int parse_malleable_value(struct parse *p, int k, const char *v)
+{
+	struct psiplace_rdec_params *m = &p->c->malleable;
+	uint64_t u;
+
+	switch (k) {
+	case M_INTERVAL:
+		if (!psiplace_parse_u64(v, strlen(v), PSIPLACE_PSICONF_MAX_INTERVAL, &u))
+			return lerr(p, "MalleableMinInterval: not whole seconds from 0 to 604800:", v);
+		m->min_interval = (int64_t)u;
+		return 0;
+	case M_MAX_GROW:
+		if (!psiplace_parse_u64(v, strlen(v), PSIPLACE_PSICONF_MAX_GROW, &u))
+			return lerr(p, "MalleableMaxGrow: not a node count from 0 (up to the job's MAX) "
+				       "to 1048576:", v);
+		m->max_grow = (uint32_t)u;
+		return 0;
+	default:
+		if (!strcasecmp(v, "yes") || !strcasecmp(v, "no")) {
+			m->allow_shrink = !strcasecmp(v, "yes");
+			return 0;
+		}
+		return lerr(p, "MalleableShrink: not yes or no:", v);
+	}
+}
+
+/* MalleableMinInterval=, MalleableMaxGrow=, MalleableShrink=; 1: not one
+ * of them. */
+static int parse_malleable(struct parse *p, char **w, int n)
+{
+	const char *v;
+	char msg[80];
+	int k;
+
+	for (k = 0; k < NMALL; k++)
+		if (key_is(w[0], mall_keys[k], &v))
+			break;
+	if (k == NMALL)
+		return 1;
+	if (n > 1) {
+		snprintf(msg, sizeof(msg), "%s takes no other words on its line:", mall_keys[k]);
+		return lerr(p, msg, w[1]);
+	}
+	if (p->c->malleable_line[k])
+		return psiplace_seterr_linef(p->err, p->file, p->line, "%s: already set at line %d",
+					     mall_keys[k], p->c->malleable_line[k]);
+	if (parse_malleable_value(p, k, v) < 0)
+		return -1;
+	p->c->malleable_line[k] = p->line;
+	return 0;
+}
+
 static int parse_line(struct parse *p, char *line)
 {
 	char *w[MAXWORDS];
@@ -272,6 +332,8 @@ static int parse_line(struct parse *p, char *line)
 	}
 	if (key_is(w[0], "PartitionName", &v))
 		return parse_partition(p, v, w, n);
+	if ((i = parse_malleable(p, w, n)) <= 0)
+		return i;
 	if (!key_is(w[0], "NodeName", &names)) {
 		char *eq = strchr(w[0], '=');
 

@@ -28,6 +28,7 @@ extern "C" {
 #define PSIPLACE_ENV_PSI_HOSTS "PSIPLACE_PSI_HOSTS"   /* hostlist: n[1-4],m2 */
 #define PSIPLACE_ENV_PSI_SORT "PSIPLACE_PSI_NODES_SORT" /* PROC, LOAD_1, ... */
 #define PSIPLACE_ENV_PSI "PSIPLACE_PSI"               /* 1: PSI node choice used */
+#define PSIPLACE_ENV_MALLEABLE "PSIPLACE_MALLEABLE"   /* MIN-MAX: --psi-malleable */
 
 /* Bounds for the untrusted job environment. */
 #define PSIPLACE_JOBENV_MAX_ENTRIES 4096
@@ -47,6 +48,8 @@ struct psiplace_ctld_request {
 	size_t npsi_node_ids;
 	struct psiplace_names psi_hosts;
 	enum psiplace_nodes_sort psi_sort; /* UNSET: site NodesSort, else PROC */
+	/* --psi-malleable=MIN-MAX, node counts; max 0: not malleable */
+	uint32_t mall_min, mall_max;
 };
 
 void psiplace_ctld_request_init(struct psiplace_ctld_request *r);
@@ -60,13 +63,25 @@ int psiplace_ctld_request_set_policy(struct psiplace_ctld_request *r, const char
 int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const char *value,
 				 const char *what, psiplace_error_t *err);
 
+/* --psi-malleable's value: MIN-MAX, decimal digits only, 1 <= MIN <= MAX
+ * <= PSIPLACE_MALLEABLE_MAX_NODES and, when limit is not 0, MAX <= limit
+ * (the partition's node limit: the SPANK side does not know it yet, see
+ * doc/malleability.md).  -1 with one line naming `what`, the value and
+ * what is accepted. */
+#define PSIPLACE_MALLEABLE_MAX_NODES 1048576
+int psiplace_malleable_parse(const char *value, const char *what, uint32_t limit, uint32_t *min,
+			     uint32_t *max, psiplace_error_t *err);
+/* The same into r (once per request). */
+int psiplace_ctld_request_set_malleable(struct psiplace_ctld_request *r, const char *value,
+					const char *what, psiplace_error_t *err);
+
 /* After the setters: a function implies PRIORITY; with another explicit
  * policy it is an error naming both. */
 int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *policy_what,
 			   const char *priority_what, psiplace_error_t *err);
 
 /* Parse a job's spank environment (env[0..n-1], entries may be NULL):
- * PSIPLACE_ALLOC_POLICY, PSIPLACE_ALLOC_PRIORITY and the PSI entries, each
+ * PSIPLACE_ALLOC_POLICY, PSIPLACE_ALLOC_PRIORITY, PSIPLACE_MALLEABLE and the PSI entries, each
  * at most once.  Returns 0 with r filled (fields not present stay at their
  * defaults), or -1 when something psiplace owns is malformed: r is then
  * reset to the defaults and err says what was wrong.  PSI node lists are

@@ -6,11 +6,20 @@
  *   NodeName=n3 PriorityFunction="2*SPEED - LOAD"
  *   PartitionName=batch NodeAllocationPolicy=LASTAVAILABLE
  *   PartitionName=fast NodeAllocationPolicy=PRIORITY PriorityFunction="SPEED"
+ *   MalleableMinInterval=60
+ *   MalleableMaxGrow=0
+ *   MalleableShrink=yes
  *
  * A PartitionName line sets the policy (and the PRIORITY function) of the
  * jobs Slurm tries in that partition: a job's own option wins over it, it
  * wins over the plugstack line's cluster default.  Each partition has one
  * line.
+ * The Malleable* keys are the parameters of the resize decision
+ * (psiplace/resize_decision.h): the least seconds between two resizes of
+ * one job (0..604800, default 60), the most nodes one grow adds (0..1048576,
+ * 0 the default: up to the job's MAX), whether malleable jobs are shrunk
+ * for waiting work (yes or no, default yes); each at most once, alone on
+ * its line.
  * Keys are case-insensitive, '#' starts a comment outside double quotes,
  * NodeName takes a Slurm hostlist expression.  A node may appear on
  * several lines, but each attribute is set once.  Errors are fatal for
@@ -23,6 +32,7 @@
 
 #include "psiplace/policy.h"
 #include "psiplace/priorityf.h"
+#include "psiplace/resize_decision.h"
 #include "psiplace/error.h"
 
 #ifdef __cplusplus
@@ -33,6 +43,8 @@ extern "C" {
 #define PSIPLACE_PSICONF_MAXLINE 8192      /* bytes of one line */
 #define PSIPLACE_PSICONF_MAXNODES 1048576  /* node entries, all lines */
 #define PSIPLACE_PSICONF_MAXPARTS 65536    /* PartitionName lines */
+#define PSIPLACE_PSICONF_MAX_INTERVAL 604800 /* MalleableMinInterval, seconds (a week) */
+#define PSIPLACE_PSICONF_MAX_GROW 1048576    /* MalleableMaxGrow, nodes */
 
 struct psiplace_nodeconf {
 	char *name;
@@ -64,6 +76,11 @@ struct psiplace_psiconf {
 	size_t nfunctions;
 	struct psiplace_partconf *parts; /* in file order, unique names */
 	size_t nparts;
+	/* MalleableMinInterval, MalleableMaxGrow, MalleableShrink; the
+	 * defaults where not given (cluster_policy stays NONE: the caller sets
+	 * the plugstack line's) */
+	struct psiplace_rdec_params malleable;
+	int malleable_line[3]; /* where each was set; 0: not given */
 };
 
 void psiplace_psiconf_init(struct psiplace_psiconf *c);

@@ -136,6 +136,9 @@ struct psiplace_user_request {
 	const char *sort_from;
 	bool psi_node_choice;           /* any PSI node-choice input given */
 	bool exclusive, overbook, wait;
+	/* --psi-malleable=MIN-MAX (node counts); mall_max 0: not malleable */
+	uint32_t mall_min, mall_max;
+	const char *malleable_from;
 
 	/* Task placement (slurmstepd). */
 	bool place;                     /* psiplace places this step's tasks */
@@ -218,6 +221,17 @@ int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 				     enum psiplace_client client,
 				     const struct psiplace_slurm_cmdline *slurm, psiplace_getenv_fn get,
 				     void *arg, psiplace_error_t *err);
+
+/* --psi-malleable is for a new job (sbatch, salloc, srun outside a job),
+ * which starts at -N/--nodes (one number, given) within MIN-MAX; a step
+ * (new_job false) inherits it from its job and it is not looked at.  -1 with
+ * one line naming the option, the value and what is accepted.  Not yet
+ * checked here (doc/malleability.md): MAX against the partition's limits
+ * (slurmctld's partition record; psiplace_malleable_parse takes the limit)
+ * and a GRES request (cons_tres cannot expand such a job). */
+int psiplace_user_request_check_malleable(const struct psiplace_user_request *r, bool new_job,
+					  const struct psiplace_slurm_cmdline *slurm,
+					  psiplace_error_t *err);
 
 /* A heterogeneous job or step: srun/sbatch/salloc ... : ... (Slurm
  * splits the components at a lone ':' argument), or srun with

@@ -254,7 +254,8 @@ int spank_submit_init(spank_t sp)
 	if (ctx.req.lama && psiplace_lama_request_dist(&ctx.req, &dist, &err) < 0)
 		goto out;
 	if (psiplace_user_request_check_het(&ctx.req, ctx.het, &err) < 0 ||
-	    psiplace_user_request_check_cpus(&ctx.req, client, &slurm, real_getenv, NULL, &err) < 0)
+	    psiplace_user_request_check_cpus(&ctx.req, client, &slurm, real_getenv, NULL, &err) < 0 ||
+	    psiplace_user_request_check_malleable(&ctx.req, ctx.new_job, &slurm, &err) < 0)
 		goto out;
 	if (ctx.req.warning[0])
 		fprintf(stderr, "psiplace: warning: %s\n", ctx.req.warning);
@@ -278,9 +279,11 @@ static void signature(const struct psiplace_user_request *r, char *buf, size_t l
 
 	if (r->place && r->lama && psiplace_lama_request_dist(r, &d, &err) < 0)
 		d = PSIPLACE_LAMA_DIST_ARBITRARY;
-	snprintf(buf, len, "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d lama=%d",
+	/* the malleable range too: its -N check ran on the command-line scan */
+	snprintf(buf, len,
+		 "tpp=%u loop=%d excl=%d overbook=%d nodeset=%d place=%d wait=%d lama=%d mall=%u-%u",
 		 r->place && !r->lama ? r->tpp : 1, r->loop_nodes_first, r->exclusive, r->overbook,
-		 (int)r->nodeset, r->place, r->wait, (int)d);
+		 (int)r->nodeset, r->place, r->wait, (int)d, r->mall_min, r->mall_max);
 }
 
 static int send_node_choice(spank_t sp, const struct psiplace_user_request *r)
@@ -347,6 +350,18 @@ static int check_node_set(const struct psiplace_user_request *r, psiplace_error_
 	return 0;
 }
 
+static int send_malleable(spank_t sp, const struct psiplace_user_request *r)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "%u-%u", r->mall_min, r->mall_max);
+	if (spank_job_control_setenv(sp, PSIPLACE_ENV_MALLEABLE, v, 1) != ESPANK_SUCCESS) {
+		spank_user_error("%s: cannot pass the request to slurmctld", r->malleable_from);
+		return -1;
+	}
+	return 0;
+}
+
 int spank_submit_post_opt(spank_t sp)
 {
 	psiplace_error_t err;
@@ -383,6 +398,9 @@ int spank_submit_post_opt(spank_t sp)
 		spank_user_error("--psi-alloc-priority: cannot pass the request to slurmctld");
 		return -1;
 	}
+	/* The malleable range, for the decider (not yet written: issue 31). */
+	if (ctx.new_job && ctx.req.mall_max && send_malleable(sp, &ctx.req) < 0)
+		return -1;
 	if ((ctx.verbose || ctx.req.verbose) && ctx.req.place)
 		fprintf(stderr, "psiplace: psiplace places the tasks (%s)\n", ctx.req.place_why);
 	return 0;

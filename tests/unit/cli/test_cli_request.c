@@ -320,6 +320,7 @@ Test(cli_request, every_table_option_is_parsed)
 			/* values that pass the check done alone, without a topology */
 			static const char *const value[PSIPLACE_OPT_COUNT] = {
 				[PSIPLACE_OPT_ALLOC_POLICY] = "CPULOAD", [PSIPLACE_OPT_ALLOC_PRIORITY] = "SPEED",
+				[PSIPLACE_OPT_MALLEABLE] = "1-2",
 				[PSIPLACE_OPT_NODES] = "0", [PSIPLACE_OPT_HOSTS] = "n1",
 				[PSIPLACE_OPT_HOSTFILE] = "/dev/null", [PSIPLACE_OPT_NODES_SORT] = "PROC",
 				[PSIPLACE_OPT_TPP] = "1", [PSIPLACE_OPT_CPUMAP] = "0",

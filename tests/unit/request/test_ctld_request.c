@@ -333,3 +333,88 @@ Test(ctld_request, plain_parse_validates_lists_but_keeps_no_memory)
 	cr_assert_str_eq(err.text, "PSIPLACE_PSI_HOSTS: 'n[2-1]': range 2-1 runs backwards at character 3; accepted: host names and Slurm hostlist expressions like n[1-3,5],x7");
 }
 
+
+/* --psi-malleable=MIN-MAX: the pure checks (the partition's limit is
+ * passed in; the SPANK side does not fetch it yet). */
+static void mall_bad(const char *value, uint32_t limit, const char *msg)
+{
+	uint32_t lo = 7, hi = 7;
+	psiplace_error_t e = { "" };
+
+	cr_assert_eq(psiplace_malleable_parse(value, "--psi-malleable", limit, &lo, &hi, &e), -1,
+		     "accepted: %s", value);
+	cr_assert_str_eq(e.text, msg);
+	cr_assert(lo == 7 && hi == 7, "%s: outputs written on error", value);
+}
+
+#define MALL_ACCEPTED "accepted: MIN-MAX, node counts with 1 <= MIN <= MAX, e.g. 1-4"
+
+Test(ctld_request, malleable_range_accepted)
+{
+	uint32_t lo, hi;
+	psiplace_error_t e;
+
+	cr_assert_eq(psiplace_malleable_parse("1-4", "--psi-malleable", 0, &lo, &hi, &e), 0);
+	cr_assert(lo == 1 && hi == 4);
+	cr_assert_eq(psiplace_malleable_parse("2-2", "--psi-malleable", 2, &lo, &hi, &e), 0);
+	cr_assert(lo == 2 && hi == 2);
+	cr_assert_eq(psiplace_malleable_parse("007-1048576", "--psi-malleable", 0, &lo, &hi, &e), 0);
+	cr_assert(lo == 7 && hi == 1048576);
+	/* no partition limit known: only the library's bound applies */
+	cr_assert_eq(psiplace_malleable_parse("1-100000", "--psi-malleable", 0, &lo, &hi, &e), 0);
+	cr_assert(lo == 1 && hi == 100000);
+}
+
+Test(ctld_request, malleable_range_refused_with_one_line)
+{
+	mall_bad("4-1", 0, "--psi-malleable: '4-1': MIN 4 is above MAX 1; " MALL_ACCEPTED);
+	mall_bad("0-2", 0, "--psi-malleable: '0-2': MIN is 0; " MALL_ACCEPTED);
+	mall_bad("abc", 0,
+		 "--psi-malleable: 'abc' is not MIN-MAX with node counts up to 1048576; " MALL_ACCEPTED);
+	mall_bad("1-100000", 64,
+		 "--psi-malleable: '1-100000': MAX 100000 is above the partition's 64 nodes; "
+		 MALL_ACCEPTED);
+	mall_bad("1-1048577", 0,
+		 "--psi-malleable: '1-1048577' is not MIN-MAX with node counts up to 1048576; "
+		 MALL_ACCEPTED);
+	mall_bad("4", 0, "--psi-malleable: '4' is not MIN-MAX with node counts up to 1048576; "
+			 MALL_ACCEPTED);
+	mall_bad("", 0, "--psi-malleable: '' is not MIN-MAX with node counts up to 1048576; "
+			MALL_ACCEPTED);
+	mall_bad("-4", 0, "--psi-malleable: '-4' is not MIN-MAX with node counts up to 1048576; "
+			  MALL_ACCEPTED);
+	mall_bad("1-", 0, "--psi-malleable: '1-' is not MIN-MAX with node counts up to 1048576; "
+			  MALL_ACCEPTED);
+	mall_bad("1-2-3", 0, "--psi-malleable: '1-2-3' is not MIN-MAX with node counts up to "
+			     "1048576; " MALL_ACCEPTED);
+	mall_bad(" 1-2", 0, "--psi-malleable: ' 1-2' is not MIN-MAX with node counts up to 1048576; "
+			    MALL_ACCEPTED);
+	mall_bad("+1-2", 0, "--psi-malleable: '+1-2' is not MIN-MAX with node counts up to 1048576; "
+			    MALL_ACCEPTED);
+	mall_bad("1-0x4", 0, "--psi-malleable: '1-0x4' is not MIN-MAX with node counts up to "
+			     "1048576; " MALL_ACCEPTED);
+	mall_bad("1-4\n", 0, "--psi-malleable: '1-4\\x0a' is not MIN-MAX with node counts up to "
+			     "1048576; " MALL_ACCEPTED);
+	mall_bad(NULL, 0, "--psi-malleable: '' is not MIN-MAX with node counts up to 1048576; "
+			  MALL_ACCEPTED);
+}
+
+Test(ctld_request, malleable_travels_in_the_job_environment)
+{
+	const char *env[] = { "PSIPLACE_MALLEABLE=2-8" };
+	const char *twice[] = { "PSIPLACE_MALLEABLE=1-2", "PSIPLACE_MALLEABLE=1-3" };
+	const char *bad[] = { "PSIPLACE_MALLEABLE=0-2" };
+	const char *none[] = { "PSIPLACE_ALLOC_POLICY=fastest" };
+	struct psiplace_ctld_request r;
+	psiplace_error_t e;
+
+	cr_assert_eq(parse(env, 1, &r, &e), 0, "%s", e.text);
+	cr_assert(r.mall_min == 2 && r.mall_max == 8);
+	cr_assert_eq(parse(none, 1, &r, &e), 0);
+	cr_assert(r.mall_min == 0 && r.mall_max == 0);
+	cr_assert_eq(parse(twice, 2, &r, &e), -1);
+	cr_assert_str_eq(e.text, "PSIPLACE_MALLEABLE: given twice");
+	cr_assert_eq(parse(bad, 1, &r, &e), -1);
+	cr_assert_str_eq(e.text, "PSIPLACE_MALLEABLE: '0-2': MIN is 0; " MALL_ACCEPTED);
+	cr_assert_eq(r.mall_max, 0);
+}

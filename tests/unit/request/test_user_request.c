@@ -385,3 +385,53 @@ Test(request, het_step_by_colon_or_het_group)
 	cr_assert(strstr(err.text, "--psi-pset: psiplace does not support heterogeneous jobs or steps"), "%s", err.text);
 	psiplace_user_request_free(&r);
 }
+
+Test(request, malleable_option_is_gathered_and_checked_at_submission)
+{
+	struct psiplace_user_request r;
+	struct psiplace_slurm_cmdline sl = { .ntasks = -1, .nnodes = 2, .cpus_per_task = -1 };
+
+	cr_assert_eq(gather(NULL, ENV("sbatch", "--psi-malleable=1-4", "job.sh"), NULL, true, &r), 0,
+		     "%s", err.text);
+	cr_assert(r.mall_min == 1 && r.mall_max == 4);
+	cr_assert_str_eq(r.malleable_from, "--psi-malleable");
+	cr_assert_eq(psiplace_user_request_check_malleable(&r, true, &sl, &err), 0, "%s", err.text);
+	sl.nnodes = 5;
+	cr_assert_eq(psiplace_user_request_check_malleable(&r, true, &sl, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-malleable=1-4: the job starts at -N 5, outside the range; "
+				   "accepted: -N from 1 to 4");
+	sl.nnodes = -1;
+	cr_assert_eq(psiplace_user_request_check_malleable(&r, true, &sl, &err), -1);
+	cr_assert_str_eq(err.text, "--psi-malleable=1-4 needs -N/--nodes with one node count from 1 "
+				   "to 4, the size the job starts at");
+	/* a step inherits its job's option: not checked again */
+	cr_assert_eq(psiplace_user_request_check_malleable(&r, false, &sl, &err), 0);
+	psiplace_user_request_free(&r);
+	cr_assert_eq(gather(NULL, ENV("sbatch", "job.sh"), NULL, true, &r), 0);
+	cr_assert_eq(r.mall_max, 0);
+	cr_assert_eq(psiplace_user_request_check_malleable(&r, false, NULL, &err), 0);
+	psiplace_user_request_free(&r);
+}
+
+Test(request, malleable_bad_values_one_line_each)
+{
+	static const char *const cases[][2] = {
+		{ "4-1", "--psi-malleable: '4-1': MIN 4 is above MAX 1; accepted: MIN-MAX, node "
+			 "counts with 1 <= MIN <= MAX, e.g. 1-4" },
+		{ "0-2", "--psi-malleable: '0-2': MIN is 0; accepted: MIN-MAX, node counts with 1 "
+			 "<= MIN <= MAX, e.g. 1-4" },
+		{ "abc", "--psi-malleable: 'abc' is not MIN-MAX with node counts up to 1048576; "
+			 "accepted: MIN-MAX, node counts with 1 <= MIN <= MAX, e.g. 1-4" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cr_assert_eq(psiplace_user_request_check_option(PSIPLACE_OPT_MALLEABLE, cases[i][0],
+								NULL, &err),
+			     -1, "%s", cases[i][0]);
+		cr_assert_str_eq(err.text, cases[i][1]);
+	}
+	/* the partition's limit is not known at this point (doc/malleability.md) */
+	cr_assert_eq(psiplace_user_request_check_option(PSIPLACE_OPT_MALLEABLE, "1-100000", NULL,
+							&err),
+		     0, "%s", err.text);
+}

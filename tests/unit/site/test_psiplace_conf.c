@@ -76,7 +76,8 @@ Test(psiconf, errors_name_file_and_line)
 	    "PriorityFunction): 'Colour=red'");
 	bad("Frobnicate=1\n", "psiplace.conf:1: unknown key 'Frobnicate'; accepted: MetricsFile, "
 			      "NodeName (with Speed, Priority, ChargeRate, PriorityFunction), "
-			      "PartitionName (with NodeAllocationPolicy, PriorityFunction)");
+			      "PartitionName (with NodeAllocationPolicy, PriorityFunction), "
+			      "MalleableMinInterval, MalleableMaxGrow, MalleableShrink");
 	bad("NodeName=a PriorityFunction=\"SPEED +\n",
 	    "psiplace.conf:1: unterminated double quote");
 	bad("NodeName=a PriorityFunction=\"SPEED + LAOD\"\n",
@@ -207,4 +208,65 @@ Test(psiconf, partition_errors_name_file_and_line)
 	bad("PartitionName=a PriorityFunction=\"SPEED + LAOD\"\n",
 	    "psiplace.conf:1: PriorityFunction: position 9: unknown component 'LAOD' in 'SPEED + "
 	    "LAOD'");
+}
+
+Test(psiconf, malleable_keys_default_when_not_given)
+{
+	struct psiplace_psiconf c;
+	psiplace_error_t err;
+
+	cr_assert_eq(parse("MetricsFile=/m\n", &c, &err), 0, "%s", err.text);
+	cr_assert_eq(c.malleable.min_interval, PSIPLACE_RDEC_MIN_INTERVAL_DEFAULT);
+	cr_assert_eq(c.malleable.max_grow, PSIPLACE_RDEC_MAX_GROW_DEFAULT);
+	cr_assert_eq(c.malleable.allow_shrink, PSIPLACE_RDEC_ALLOW_SHRINK_DEFAULT);
+	cr_assert_eq(c.malleable_line[0] + c.malleable_line[1] + c.malleable_line[2], 0);
+	psiplace_psiconf_free(&c);
+}
+
+Test(psiconf, malleable_keys_set_the_decisions_parameters)
+{
+	struct psiplace_psiconf c;
+	psiplace_error_t err;
+
+	cr_assert_eq(parse("malleableMinInterval=0\nMalleableMaxGrow=2 # a comment\n"
+			   "MalleableShrink=No\n",
+			   &c, &err),
+		     0, "%s", err.text);
+	cr_assert_eq(c.malleable.min_interval, 0);
+	cr_assert_eq(c.malleable.max_grow, 2);
+	cr_assert_not(c.malleable.allow_shrink);
+	cr_assert_eq(c.malleable_line[2], 3);
+	psiplace_psiconf_free(&c);
+	cr_assert_eq(parse("MalleableMinInterval=604800\nMalleableMaxGrow=1048576\n"
+			   "MalleableShrink=yes\n",
+			   &c, &err),
+		     0, "%s", err.text);
+	cr_assert_eq(c.malleable.min_interval, 604800);
+	cr_assert_eq(c.malleable.max_grow, 1048576);
+	cr_assert(c.malleable.allow_shrink);
+	psiplace_psiconf_free(&c);
+}
+
+Test(psiconf, malleable_keys_bad_values_one_line_each)
+{
+	bad("MalleableMinInterval=abc\n",
+	    "psiplace.conf:1: MalleableMinInterval: not whole seconds from 0 to 604800: 'abc'");
+	bad("MalleableMinInterval=-5\n",
+	    "psiplace.conf:1: MalleableMinInterval: not whole seconds from 0 to 604800: '-5'");
+	bad("MalleableMinInterval=604801\n",
+	    "psiplace.conf:1: MalleableMinInterval: not whole seconds from 0 to 604800: '604801'");
+	bad("MalleableMinInterval=1.5\n",
+	    "psiplace.conf:1: MalleableMinInterval: not whole seconds from 0 to 604800: '1.5'");
+	bad("MalleableMinInterval=\n",
+	    "psiplace.conf:1: MalleableMinInterval: not whole seconds from 0 to 604800: ''");
+	bad("MalleableMaxGrow=1048577\n",
+	    "psiplace.conf:1: MalleableMaxGrow: not a node count from 0 (up to the job's MAX) to "
+	    "1048576: '1048577'");
+	bad("MalleableShrink=maybe\n", "psiplace.conf:1: MalleableShrink: not yes or no: 'maybe'");
+	bad("MalleableShrink=1\n", "psiplace.conf:1: MalleableShrink: not yes or no: '1'");
+	bad("MalleableShrink=yes MalleableMaxGrow=2\n",
+	    "psiplace.conf:1: MalleableShrink takes no other words on its line: "
+	    "'MalleableMaxGrow=2'");
+	bad("MalleableMaxGrow=1\n\nMalleableMaxGrow=2\n",
+	    "psiplace.conf:3: MalleableMaxGrow: already set at line 1");
 }
