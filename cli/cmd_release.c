@@ -23,7 +23,8 @@ static const struct option longopts[] = {
 static const char usage_text[] =
 	"usage: psiplace release [--job JOBID] [--dry-run] [--allow-step STEP] [--wait-idle SECONDS] NODELIST\n"
 	"Shrink the running job (default: SLURM_JOB_ID) by the nodes of NODELIST (a Slurm hostlist)\n"
-	"once no step of it runs there (--allow-step: except that one, e.g. the launcher's daemons).\n"
+	"once no step of it runs there (--allow-step: except that one, e.g. the launcher's daemons);\n"
+	"refuses, changing nothing, when scontrol's step list cannot be read in full.\n"
 	"Prints the nodes the job keeps. See psiplace(1) and doc/malleability.md.\n";
 
 static int seconds_arg(const char *s, int *out)

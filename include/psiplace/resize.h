@@ -38,7 +38,9 @@ struct psiplace_release_opts {
  * kept (if not NULL) holds the job's remaining nodes, comma separated, and
  * command (if not NULL) the scontrol command line run (or, with dry_run,
  * that would run).  Errors: a node not in the job, every node of the job,
- * a node still used by a step, a job that does not run, scontrol failing. */
+ * a node still used by a step, a job that does not run, scontrol failing
+ * (the step list is read in full; only scontrol's answer for a job without
+ * steps, "Job step J. not found" with exit 1, means none). */
 int psiplace_release_nodes(const char *nodes, const struct psiplace_release_opts *o, char *kept,
 			   size_t keptlen, char *command, size_t commandlen, psiplace_error_t *err);
 

@@ -29,7 +29,7 @@ static void make_fake(int busy)
 		   "'-o show job 7') echo 'JobId=7 JobState=RUNNING NodeList=n[1-4]' ;;\n"
 		   "'-o show step 7') n=$(cat $d/calls 2>/dev/null || echo 0); echo $((n + 1)) >$d/calls\n"
 		   "  echo 'StepId=7.0 NodeList=n1'\n"
-		   "  [ $n -lt %d ] && echo 'StepId=7.2 NodeList=n3' ;;\n"
+		   "  [ $n -ge %d ] || echo 'StepId=7.2 NodeList=n3' ;;\n"
 		   "update*) echo \"$*\" >$d/update ;;\n"
 		   "*) echo \"unexpected: $*\"; exit 1 ;;\n"
 		   "esac\n", dir, busy);
