@@ -58,8 +58,9 @@ int cmd_release(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return cli_usage_error("release: give exactly one NODELIST (a Slurm hostlist, e.g. n[3-4]); see psiplace release --help");
-	if (o.job && (!*o.job || strspn(o.job, "0123456789") != strlen(o.job)))
-		return cli_usage_error("release: --job: '%s' is not a job id; accepted: a number", o.job);
+	if (o.job && (!*o.job || strspn(o.job, "0123456789") != strlen(o.job) || strlen(o.job) > 19 ||
+		      strtoull(o.job, NULL, 10) == 0 || strtoull(o.job, NULL, 10) > 0xffffffffULL))
+		return cli_usage_error("release: --job: '%s' is not a job id; accepted: a number 1..4294967295", o.job);
 	if (psiplace_release_nodes(argv[optind], &o, kept, sizeof(kept), command, sizeof(command), &err) < 0 ||
 	    (wait && !o.dry_run && psiplace_release_wait_idle(argv[optind], wait, NULL, &err) < 0)) {
 		fprintf(stderr, "psiplace: error: %s\n", err.text);

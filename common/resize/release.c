@@ -278,51 +278,105 @@ static int wait_steps(const char *sc, const char *job, const struct psiplace_rel
 	return rc;
 }
 
+/* The private directory scontrol runs in (it writes the job's resize
+ * scripts into its working directory): under TMPDIR when set, else /tmp. */
+static char *make_workdir(psiplace_error_t *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (!(dir = malloc(strlen(tmp) + sizeof("/psiplace-release.XXXXXX")))) {
+		psiplace_seterr(err, "release: out of memory");
+		return NULL;
+	}
+	sprintf(dir, "%s/psiplace-release.XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		psiplace_seterr(err, "release: cannot make a directory in %s (TMPDIR): %s", tmp,
+				strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 static int update(const char *scontrol, const char *job, const char *kept, struct output *out,
 		  psiplace_error_t *err)
 {
-	char dir[] = "/tmp/psiplace-release.XXXXXX", a1[64], *a2, path[sizeof(dir) + 64];
+	char a1[64], *a2, *dir, *path;
 	char *argv[] = { (char *)scontrol, "update", a1, NULL, NULL };
 	int status, rc;
 	const char *ext[] = { "sh", "csh" };
 	size_t i;
 
-	if (!mkdtemp(dir))
-		return psiplace_seterr(err, "release: mkdtemp: %s", strerror(errno));
+	if (!(dir = make_workdir(err)))
+		return -1;
 	snprintf(a1, sizeof(a1), "JobId=%s", job);
-	if (!(a2 = malloc(strlen(kept) + 16))) {
+	a2 = malloc(strlen(kept) + 16);
+	path = malloc(strlen(dir) + strlen(job) + 32);
+	if (!a2 || !path) {
 		rmdir(dir);
+		free(dir);
+		free(a2);
+		free(path);
 		return psiplace_seterr(err, "release: out of memory");
 	}
 	sprintf(a2, "NodeList=%s", kept);
 	argv[3] = a2;
 	rc = run(argv, dir, out, &status, err);
+	/* scontrol names them by the job id as the number it parsed: job is
+	 * that number (psiplace_release_nodes normalises it). */
 	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/slurm_job_%s_resize.%s", dir, job, ext[i]);
+		sprintf(path, "%s/slurm_job_%s_resize.%s", dir, job, ext[i]);
 		unlink(path);
 	}
 	if (rmdir(dir) < 0 && rc == 0)
 		rc = psiplace_seterr(err, "release: scontrol left files in %s", dir);
 	free(a2);
+	free(path);
+	free(dir);
 	if (rc == 0 && status)
 		rc = psiplace_seterr(err, "release: scontrol update JobId=%s NodeList=%s failed: "
 				     "%.200s", job, kept, strtok(out->s, "\n") ? out->s : "");
 	return rc;
 }
 
+/* A job id as Slurm prints it (042 -> 42): what scontrol answers with and
+ * names its files by.  0 when it is not a job id. */
+static int job_number(const char *s, char *buf, size_t len)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 19)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > 0xffffffffULL)
+		return 0;
+	snprintf(buf, len, "%llu", v);
+	return 1;
+}
+
 int psiplace_release_nodes(const char *nodes, const struct psiplace_release_opts *o, char *kept,
 			   size_t keptlen, char *command, size_t commandlen, psiplace_error_t *err)
 {
 	const char *sc = o && o->scontrol ? o->scontrol : "scontrol";
-	const char *job = o && o->job ? o->job : getenv("SLURM_JOB_ID");
+	const char *given = o && o->job ? o->job : getenv("SLURM_JOB_ID");
 	struct psiplace_hostlist rel = { 0 }, all = { 0 };
 	struct output out = { 0 };
-	char *keep = NULL;
+	char *keep = NULL, job[24];
 	size_t i, len = 1, off = 0;
 	int rc = -1;
 
-	if (!job || !*job) {
+	if (!given || !*given) {
 		psiplace_seterr(err, "release: no job: give --job or run inside a job (SLURM_JOB_ID)");
+		goto out;
+	}
+	if (!job_number(given, job, sizeof(job))) {
+		psiplace_seterr(err, "release: job '%.40s' is not a job id; accepted: a number "
+				"1..4294967295", given);
 		goto out;
 	}
 	if (psiplace_hostlist_expand(nodes, "release: NODELIST", &rel, err) < 0 ||

@@ -29,7 +29,9 @@ case "\$*" in
   garbled) step 0 n1; echo 'StepId=42.1 UserId=1000 State=RUNNING' ;;
   killed) step 0 n1; kill -9 \$\$ ;;
   esac ;;
-update*) echo "\$*" >"$d/update" ;;
+update*) echo "\$*" >"$d/update"; pwd >"$d/cwd"
+  # as scontrol does: the resize scripts, named by the number it parsed
+  touch slurm_job_42_resize.sh slurm_job_42_resize.csh ;;
 *) echo "unexpected: \$*" >&2; exit 1 ;;
 esac
 EOF
@@ -75,5 +77,18 @@ check "scontrol killed while listing: refused" \
   "1||psiplace: error: release: cannot check the steps of job 42: scontrol -o show step 42 was killed by signal 9" \
   "$(release killed n4)"
 check "scontrol killed while listing: nothing updated" "no update" "$([ -e "$d/update" ] && cat "$d/update" || echo no update)"
+
+# --job 042: scontrol answers and names its files by the number (42), so
+# the id is normalised; the working directory is made under TMPDIR.
+mkdir "$d/tmp"
+rm -f "$d/update" "$d/cwd"
+got=$(STEPS=none TMPDIR=$d/tmp PATH="$d/bin:$PATH" "$psiplace" release --job 042 n4 2>&1; echo "rc $?")
+check "--job 042: released as job 42, success reported" \
+  "kept n1,n2,n3;rc 0|update JobId=42 NodeList=n1,n2,n3" "$(printf '%s' "$got" | paste -sd';')|$(cat "$d/update" 2>/dev/null)"
+check "--job 042: scontrol ran in a directory under TMPDIR" "$d/tmp" "$(dirname "$(cat "$d/cwd" 2>/dev/null)")"
+check "--job 042: the directory and scontrol's resize scripts are gone" "" "$(ls -A "$d/tmp")"
+check "--job 0: refused as no job id" \
+  "psiplace: error: release: --job: '0' is not a job id; accepted: a number 1..4294967295;rc 2" \
+  "$( (STEPS=none PATH="$d/bin:$PATH" "$psiplace" release --job 0 n4 2>&1; echo "rc $?") | paste -sd';')"
 
 tap_end
