@@ -51,8 +51,10 @@
 # runs on 22.05, 24.11 and 26.05.  Release-independent: the unit, sanitizer
 # and fuzz suites (the pure library), the simulator's fidelity replay and the
 # benchmarks' smoke runs (suite long: the model is release-independent, and
-# the replay compares it with one real backfill), the packages (Debian 12's
-# Slurm) and Slurm's own test suite comparison: on 22.05 only.  The faults
+# the replay compares it with one real backfill), the testbed scripts' own
+# behaviour (suite once: how a script ended by a signal stops its daemons),
+# the packages (Debian 12's Slurm) and Slurm's own test suite comparison: on
+# 22.05 only.  The faults
 # suite runs on 22.05.
 #
 #   FUZZ_SECONDS=N           seconds per fuzz target (default 20)
@@ -293,7 +295,7 @@ st_release() { # REL INSTANCE
   # MPICH's part of the malleable suite on the newest release as well
   if [ "$1" = "${releases_run##* }" ]; then mpich_ready && part=all; fi
   PSIPLACE_TEST_INSTANCE=$2 PSIPLACE_MALLEABLE=$part mtest "$b" "integration-$1" \
-    --suite integration --no-suite long
+    --suite integration --no-suite long --no-suite once
 }
 
 # ------------------------------------------------------------ lanes

@@ -23,6 +23,9 @@
 #   PSIPLACE_SUITE_EXPECTED  expected differences (default tests/slurmsuite/expected-differences)
 #   PSIPLACE_SUITE_OUT       result directory (default <repo>/build/slurmsuite)
 set -uo pipefail
+# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
+# its EXIT trap, which stops the daemons it started.
+trap 'exit 143' TERM; trap 'exit 130' INT
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -55,6 +55,9 @@
 # BENCH_INSTANCE_A/B, BENCH_B (cons_tres; tier_off, below), BENCH_KEEP,
 # PSIPLACE_BUILD_DIR.
 set -Eeuo pipefail
+# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
+# its EXIT trap, which stops the daemons it started.
+trap 'exit 143' TERM; trap 'exit 130' INT
 # A command that fails ends the bench (set -e): say which, never silently
 # (a 1,000-job run once ended after its first policy without a word).
 trap 'echo "bench_backfill: failed (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR

@@ -29,6 +29,9 @@
 # BENCH_MSG_TIMEOUT (30: MessageTimeout; the smoke run's 200 nodes settle
 # sooner with less), PSIPLACE_BUILD_DIR.
 set -euo pipefail
+# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
+# its EXIT trap, which stops the daemons it started.
+trap 'exit 143' TERM; trap 'exit 130' INT
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh

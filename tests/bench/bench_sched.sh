@@ -40,6 +40,9 @@
 # alternate which goes first, and a series whose slurmctld CPU exceeds its
 # wall time, or whose will-run tests fail, is flagged (bench: warning).
 set -euo pipefail
+# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
+# its EXIT trap, which stops the daemons it started.
+trap 'exit 143' TERM; trap 'exit 130' INT
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh

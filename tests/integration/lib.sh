@@ -2,6 +2,9 @@
 # assertions that count, polling with deadlines (never plain sleeps).
 # Source it, call tb_start, run checks, end with tb_finish.
 set -uo pipefail
+# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
+# its EXIT trap, which stops the daemons it started.
+trap 'exit 143' TERM; trap 'exit 130' INT
 
 src_dir=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 export PSIPLACE_BUILD_DIR=${PSIPLACE_BUILD_DIR:-$src_dir/build}
