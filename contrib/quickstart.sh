@@ -3,9 +3,6 @@
 # both plugins enabled, show where each node allocation policy puts the same
 # job, then stop the testbed.
 set -euo pipefail
-# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
-# its EXIT trap, which stops the daemons it started.
-trap 'exit 143' TERM; trap 'exit 130' INT
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 contrib/build.sh

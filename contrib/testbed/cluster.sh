@@ -753,6 +753,31 @@ cmd_start() {
   wait_idle 60
   power_down_start_nodes
   log "up: Slurm $(slurmctld -V | awk '{print $2}'), $(node_names | wc -w) nodes idle, SLURM_CONF=$conf"
+  guard
+}
+
+# PSIPLACE_STOP_WITH=PID (the tests' lib.sh sets it to the test's PID): a
+# guardian in a session of its own ends the daemons this start recorded
+# once PID has ended, however it ended.  A test that meson's timeout ends
+# (SIGTERM to its process group, SIGKILL 0.5 s later) may never reach its
+# EXIT trap: it waits in a foreground command such as srun, which takes
+# longer than that to end.  Only the PIDs recorded now are ended, so a later
+# start of the same instance (the next test) is never touched.
+guard() {
+  [ -n "${PSIPLACE_STOP_WITH:-}" ] || return 0
+  local pids
+  pids=$(cat "$dir"/pids/* 2>/dev/null | paste -sd' ')
+  [ -n "$pids" ] || return 0
+  setsid bash -c '
+    while kill -0 "$1" 2>/dev/null; do sleep 1; done  # a supervisor: polls its test
+    shift; left=()
+    for p in "$@"; do kill -TERM "$p" 2>/dev/null && left+=("$p"); done
+    end=$((SECONDS + 10))
+    while [ ${#left[@]} -gt 0 ] && [ $SECONDS -lt $end ]; do
+      sleep 0.1; l=(); for p in "${left[@]}"; do kill -0 "$p" 2>/dev/null && l+=("$p"); done; left=("${l[@]}")
+    done
+    [ ${#left[@]} -eq 0 ] || kill -KILL "${left[@]}" 2>/dev/null
+    exit 0' _ "$PSIPLACE_STOP_WITH" $pids </dev/null >/dev/null 2>&1 &
 }
 
 cmd_stop() {
@@ -848,7 +873,11 @@ case ${1:-} in
   slurm-src) cmd_slurm_src ;;
   build-dir) default_build_dir ;;
   start) use_release_prefix build; accounting_preflight; ensure_built; cmd_start ;;
-  stop) cmd_stop ;;
+  # stop runs in a session of its own: a caller ended by meson's timeout
+  # (SIGTERM to its process group, then SIGKILL 0.5 s later) or by CI
+  # cannot take it down half-way, so every recorded daemon is ended.
+  stop) [ -n "${PSIPLACE_STOP_SESSION:-}" ] || PSIPLACE_STOP_SESSION=1 exec setsid -w "$0" stop
+        cmd_stop ;;
   status) use_release_prefix; cmd_status ;;
   env) use_release_prefix; cmd_env ;;
   plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;

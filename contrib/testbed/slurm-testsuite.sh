@@ -23,9 +23,9 @@
 #   PSIPLACE_SUITE_EXPECTED  expected differences (default tests/slurmsuite/expected-differences)
 #   PSIPLACE_SUITE_OUT       result directory (default <repo>/build/slurmsuite)
 set -uo pipefail
-# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
-# its EXIT trap, which stops the daemons it started.
-trap 'exit 143' TERM; trap 'exit 130' INT
+# the daemons of every testbed started below end after this script, however
+# it ends (contrib/testbed/cluster.sh guard)
+export PSIPLACE_STOP_WITH=${PSIPLACE_STOP_WITH:-$$}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)

@@ -55,9 +55,6 @@
 # BENCH_INSTANCE_A/B, BENCH_B (cons_tres; tier_off, below), BENCH_KEEP,
 # PSIPLACE_BUILD_DIR.
 set -Eeuo pipefail
-# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
-# its EXIT trap, which stops the daemons it started.
-trap 'exit 143' TERM; trap 'exit 130' INT
 # A command that fails ends the bench (set -e): say which, never silently
 # (a 1,000-job run once ended after its first policy without a word).
 trap 'echo "bench_backfill: failed (exit $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -115,7 +112,9 @@ start_one() { # instance nodes
 }
 stop_all() {
   local i
-  for i in $A $B; do PSIPLACE_INSTANCE=$i timeout 120 "$cluster" stop; done
+  # in a session of its own, like cluster.sh stop: a SIGKILL to this
+  # script's process group (meson's timeout) cannot end it between instances
+  setsid -w bash -c 'for i in "${@:2}"; do PSIPLACE_INSTANCE=$i timeout 120 "$1" stop; done' _ "$cluster" $A $B
   for i in "${holders[@]}"; do kill "$i" 2>/dev/null || true; done
   holders=()
 }

@@ -29,9 +29,6 @@
 # BENCH_MSG_TIMEOUT (30: MessageTimeout; the smoke run's 200 nodes settle
 # sooner with less), PSIPLACE_BUILD_DIR.
 set -euo pipefail
-# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
-# its EXIT trap, which stops the daemons it started.
-trap 'exit 143' TERM; trap 'exit 130' INT
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh
@@ -69,7 +66,9 @@ start_one() { # instance extra
 }
 stop_all() {
   local i
-  for i in $A $B $C; do PSIPLACE_INSTANCE=$i timeout 120 "$cluster" stop; done
+  # in a session of its own, like cluster.sh stop: a SIGKILL to this
+  # script's process group (meson's timeout) cannot end it between instances
+  setsid -w bash -c 'for i in "${@:2}"; do PSIPLACE_INSTANCE=$i timeout 120 "$1" stop; done' _ "$cluster" $A $B $C
   for i in "${holders[@]}"; do kill "$i" 2>/dev/null || true; done
   holders=()
 }

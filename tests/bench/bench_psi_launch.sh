@@ -11,9 +11,9 @@
 # side and the ratios.
 # Environment: BENCH_ROUNDS (15), BENCH_INSTANCE (22).
 set -euo pipefail
-# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
-# its EXIT trap, which stops the daemons it started.
-trap 'exit 143' TERM; trap 'exit 130' INT
+# the daemons of every testbed started below end after this script, however
+# it ends (contrib/testbed/cluster.sh guard)
+export PSIPLACE_STOP_WITH=${PSIPLACE_STOP_WITH:-$$}
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 cluster=$src/contrib/testbed/cluster.sh
 export PSIPLACE_SLURM=${PSIPLACE_SLURM:-22.05}

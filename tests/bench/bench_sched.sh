@@ -40,9 +40,6 @@
 # alternate which goes first, and a series whose slurmctld CPU exceeds its
 # wall time, or whose will-run tests fail, is flagged (bench: warning).
 set -euo pipefail
-# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
-# its EXIT trap, which stops the daemons it started.
-trap 'exit 143' TERM; trap 'exit 130' INT
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 source "$src/tests/bench/bench_lib.sh"
 cluster=$src/contrib/testbed/cluster.sh
@@ -69,7 +66,8 @@ start_pair() { # extra nodes
   PSIPLACE_INSTANCE=$A PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE timeout 300 "$cluster" start
   PSIPLACE_INSTANCE=$B PSIPLACE_POLICY=none PSIPLACE_SELECT=select/cons_tres PSIPLACE_EXTRA_NODES=$1 PSIPLACE_EXTRA_STATE=IDLE timeout 300 "$cluster" start
 }
-stop_pair() { PSIPLACE_INSTANCE=$A timeout 60 "$cluster" stop; PSIPLACE_INSTANCE=$B timeout 60 "$cluster" stop; }
+# in a session of its own (see bench_curve.sh)
+stop_pair() { setsid -w bash -c 'for i in "${@:2}"; do PSIPLACE_INSTANCE=$i timeout 60 "$1" stop; done' _ "$cluster" "$A" "$B"; }
 trap 'stop_pair >/dev/null 2>&1' EXIT
 
 slurm_version=$(timeout 10 slurmctld -V | awk '{print $2}') || slurm_version=unknown

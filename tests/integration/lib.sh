@@ -2,12 +2,13 @@
 # assertions that count, polling with deadlines (never plain sleeps).
 # Source it, call tb_start, run checks, end with tb_finish.
 set -uo pipefail
-# A SIGTERM (meson's timeout, CI's end) or SIGINT ends the script through
-# its EXIT trap, which stops the daemons it started.
-trap 'exit 143' TERM; trap 'exit 130' INT
 
 src_dir=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 export PSIPLACE_BUILD_DIR=${PSIPLACE_BUILD_DIR:-$src_dir/build}
+# Whatever ends this test (meson's timeout may SIGKILL it before its EXIT
+# trap runs), the daemons of every testbed it starts are ended after it
+# (cluster.sh guard).
+export PSIPLACE_STOP_WITH=$$
 # Tests use their own instance so a developer's testbed (instance 0) survives.
 export PSIPLACE_INSTANCE=${PSIPLACE_TEST_INSTANCE:-1}
 # The release the plugins were built for (meson sets it; 22.05 by default).

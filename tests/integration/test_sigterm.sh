@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# A script that started a testbed and is ended by SIGTERM (meson's timeout,
-# CI's end) or SIGINT stops every daemon it started (TAP output): a child
-# sources lib.sh, starts the testbed and blocks; the signal goes to the
-# child's PID only; afterwards no PID the testbed recorded is alive.
+# A test that started a testbed and is ended as meson ends a test at its
+# timeout -- SIGTERM (or SIGINT) to its process group, then SIGKILL to the
+# group 0.5 s later while its EXIT trap still runs cluster.sh stop -- leaves
+# no daemon behind (TAP output): a child sources lib.sh, starts the
+# testbed and blocks; afterwards no PID the testbed recorded is alive
+# (cluster.sh guard: a guardian in a session of its own ends the daemons
+# when the test has ended, however it ended).
 source "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -11,13 +14,15 @@ cat >"$child" <<CHILD
 source "$src_dir/tests/integration/lib.sh"
 tb_start >/dev/null 2>&1
 touch "$work/started"
-mkfifo "$work/fifo"; exec 3<>"$work/fifo"
-read -r -u 3 _   # blocks until the signal; never written
+mkfifo "$work/fifo"
+# blocks in a foreground command that takes 2 s to end on a signal (as srun
+# cancelling its step does), so the child's EXIT trap starts too late
+bash -c 'trap "sleep 2; exit 143" TERM INT; read -r -u 3 _' 3<>"$work/fifo"
 CHILD
 recorded() { cat "$PSIPLACE_TESTBED_DIR"/pids/* 2>/dev/null; }
 alive_of() { local p n=0; for p in $1; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done; echo "$n"; }
-# job control: a background child of a script otherwise starts with SIGINT
-# ignored, which it cannot trap
+# job control: the child gets a process group of its own, as meson gives a
+# test (and a background child would otherwise start with SIGINT ignored)
 set -m
 for sig in TERM INT; do
   rm -f "$work/started" "$work/fifo"
@@ -26,10 +31,13 @@ for sig in TERM INT; do
   poll 120 started
   pids=$(recorded)
   check_match "SIG$sig: the child's testbed runs (daemons recorded)" '[0-9]' "$pids"
-  kill -"$sig" "$pid"
+  kill -"$sig" -- -"$pid"
   gone() { ! kill -0 "$pid" 2>/dev/null; }
-  poll 60 gone
-  check_eq "SIG$sig: the child ended" 0 "$(alive_of "$pid")"
+  # meson's grace: 0.5 s for the test itself to end, then SIGKILL to the group
+  for _ in 1 2 3 4 5; do gone && break; sleep 0.1; done
+  gone || kill -KILL -- -"$pid" 2>/dev/null
+  poll 10 gone
+  check_eq "SIG$sig: the child ended (killed at meson's grace)" 0 "$(alive_of "$pid")"
   none_alive() { [ "$(alive_of "$pids")" -eq 0 ]; }
   poll 30 none_alive
   check_eq "SIG$sig: none of its $(echo $pids | wc -w) recorded daemons is left" 0 "$(alive_of "$pids")"
