@@ -1,6 +1,8 @@
 # Helpers shared by the testbed benchmarks (bench_sched.sh, bench_curve.sh):
 # testbed paths, figures as median and spread, and the build being measured.
-# Source it; it defines functions only.
+# Source it; it defines functions, and makes the daemons of every testbed
+# the benchmark starts end after it, however it ends (cluster.sh guard).
+export PSIPLACE_STOP_WITH=${PSIPLACE_STOP_WITH:-$$}
 
 conf() { echo "/tmp/psiplace-testbed-$1/etc/slurm.conf"; }
 now() { date +%s.%N; }
