@@ -332,25 +332,6 @@ out:
 	return rc;
 }
 
-/* Reorder the merged communicator by the plan and make it the job's. */
-int mall_adopt(psiplace_mall_t *m, MPI_Comm merged, int key, int world, psiplace_error_t *err)
-{
-	MPI_Comm next = MPI_COMM_NULL, old = m->comm;
-	int rc;
-
-	rc = mall_split(merged, key >= 0, key < 0 ? 0 : key, &next);
-	if (rc != MPI_SUCCESS)
-		return mall_mpi_err(err, rc, "malleable: expand: reordering the ranks");
-	m->comm = next;
-	m->world = world;
-	mall_drop_comm(&old);
-	if (next == MPI_COMM_NULL) {
-		m->leaving = 1; /* a source replaced under Baseline */
-		return 0;
-	}
-	return mall_layout(m, err);
-}
-
 int mall_expand_run(psiplace_mall_t *m, const struct mall_spawn_state *st, MPI_Comm parent,
 		    struct mall_watchdog *w, psiplace_error_t *err)
 {

@@ -1,4 +1,7 @@
-/* Private state of the malleability layer, shared by its files. */
+/* Private state of the malleability layer, shared by its files.  Calls
+ * between them go down only: mall_init.c (the entry points) and
+ * mall_shrink.c above mall_expand.c, above mall_baselines.c, above
+ * mall_state.c, mall_names.c and mall_watchdog.c (doc/layout.md). */
 #ifndef PSIPLACE_MALL_INTERNAL_H
 #define PSIPLACE_MALL_INTERNAL_H
 
@@ -51,6 +54,9 @@ int mall_plan(const psiplace_mall_t *m, const struct mall_spawn_state *st,
 char *mall_state_format(const psiplace_mall_t *m, const struct mall_spawn_state *st);
 char **mall_child_argv(const psiplace_mall_t *m, const char *state);
 void mall_free_argv(char **argv);
+/* The inverse of mall_state_format: *alloc points at the allocation part. */
+int mall_state_parse(const char *s, struct mall_spawn_state *st, const char **alloc,
+		     psiplace_error_t *err);
 int mall_mpi_err(psiplace_error_t *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void mall_disconnect(MPI_Comm *c);
@@ -63,8 +69,10 @@ void mall_release_comm(MPI_Comm *c);
 int mall_split(MPI_Comm c, int keep, int key, MPI_Comm *out);
 /* The info for spawning size processes on host: "host" = host[:size]. */
 MPI_Info mall_host_info(const char *host, int size);
-
-/* mall_shrink.c: survivors and zombies of a ZOMBIE shrink meet once more
+/* Shared tail of every expansion: reorder comm by plan (key), drop
+ * Baseline sources, adopt. */
+int mall_adopt(psiplace_mall_t *m, MPI_Comm merged, int key, int world, psiplace_error_t *err);
+/* Survivors and zombies of a ZOMBIE shrink meet once more
  * (in psiplace_mall_free); a zombie sleeps while it waits. */
 void mall_zombies_meet(psiplace_mall_t *m);
 
@@ -87,7 +95,5 @@ int mall_expand_merge(psiplace_mall_t *m, const struct mall_spawn_state *st,
 int mall_expand_sequential(psiplace_mall_t *m, const struct mall_spawn_state *st,
 			   const struct psiplace_spawn_plan *plan, MPI_Comm parent,
 			   struct mall_watchdog *w, psiplace_error_t *err);
-/* Shared tail: reorder comm by plan (key), drop Baseline sources, adopt. */
-int mall_adopt(psiplace_mall_t *m, MPI_Comm merged, int key, int world, psiplace_error_t *err);
 
 #endif

@@ -4,8 +4,6 @@
  * would split one is refused. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
-#include <time.h>
 
 #include "mall_internal.h"
 
@@ -148,65 +146,4 @@ int psiplace_mall_shrink_by(psiplace_mall_t *m, size_t nnodes, enum psiplace_mal
 int psiplace_mall_shrink(psiplace_mall_t *m, size_t nnodes, psiplace_error_t *err)
 {
 	return psiplace_mall_shrink_by(m, nnodes, PSIPLACE_MALL_SHRINK_TS, PSIPLACE_MALL_DIFFUSIVE, err);
-}
-
-/* Ibarrier and a sleeping test loop: a zombie waits without taking a core
- * (MPI's blocking calls busy-poll). */
-void mall_zombies_meet(psiplace_mall_t *m)
-{
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
-	MPI_Request req;
-	int done = 0;
-
-	if (m->zombies == MPI_COMM_NULL)
-		return;
-	if (MPI_Ibarrier(m->zombies, &req) == MPI_SUCCESS) {
-		while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-			if (m->zombie)
-				nanosleep(&ts, NULL);
-	}
-	MPI_Comm_free(&m->zombies);
-	m->zombies = MPI_COMM_NULL;
-}
-
-static const char *const shrink_names[] = { "ts", "baseline", "zombie" };
-
-int psiplace_mall_shrink_method_parse(const char *s, const char *what,
-				      enum psiplace_mall_shrink_method *out, psiplace_error_t *err)
-{
-	char q[64];
-	size_t i;
-
-	for (i = 0; s && i < sizeof(shrink_names) / sizeof(shrink_names[0]); i++)
-		if (!strcasecmp(s, shrink_names[i])) {
-			*out = (enum psiplace_mall_shrink_method)i;
-			return 0;
-		}
-	psiplace_quote(q, sizeof(q), s ? s : "", 40);
-	return psiplace_seterr(err, "%s: '%s' is not a shrink method; accepted: ts, baseline, zombie",
-			       what, q);
-}
-
-static const char *const names[] = { "hypercube", "diffusive", "merge", "sequential" };
-
-const char *psiplace_mall_strategy_name(enum psiplace_mall_strategy s)
-{
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
-}
-
-int psiplace_mall_strategy_parse(const char *s, const char *what,
-				 enum psiplace_mall_strategy *out, psiplace_error_t *err)
-{
-	size_t i;
-
-	for (i = 0; s && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcasecmp(s, names[i])) {
-			*out = (enum psiplace_mall_strategy)i;
-			return 0;
-		}
-	char q[64];
-
-	psiplace_quote(q, sizeof(q), s ? s : "", 40);
-	return psiplace_seterr(err, "%s: '%s' is not a strategy; accepted: hypercube, diffusive, "
-			       "merge, sequential", what, q);
 }

@@ -3,9 +3,10 @@
  * placement and binding in slurmstepd.
  *
  * A thin adapter: parsing and decisions live in libpsiplace.  This file
- * holds the entry points and the options; spank_submit.c the client side
- * (local/allocator context), spank_step.c the step side (remote). */
-#include <stdarg.h>
+ * holds the entry points and the options, on top; it calls down into
+ * spank_submit.c (the client side: local/allocator context) and
+ * spank_step.c (the step side: remote, with spank_psets.c below it), which
+ * share the state and the error line of spank_ctx.c at the bottom. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,22 +21,7 @@
 
 SPANK_PLUGIN(psiplace, 1);
 
-struct psiplace_spank_ctx psiplace_spank;
 #define ctx psiplace_spank
-
-void spank_user_error(const char *fmt, ...)
-{
-	psiplace_error_t msg;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg.text, sizeof(msg.text), fmt, ap);
-	va_end(ap);
-	if (spank_context() == S_CTX_REMOTE)
-		slurm_error("psiplace: %s", msg.text);
-	else
-		fprintf(stderr, "psiplace: error: %s\n", msg.text);
-}
 
 static int opt_alloc_policy(int val, const char *optarg, int remote)
 {

@@ -59,6 +59,7 @@ struct psiplace_spank_ctx {
 	unsigned getenv_next;
 };
 
+/* spank_ctx.c, the bottom of the plugin */
 extern struct psiplace_spank_ctx psiplace_spank;
 
 /* "psiplace: error: MSG" on the user's terminal (local) or Slurm's log. */
