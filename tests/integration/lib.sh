@@ -78,6 +78,18 @@ poll() {
   done
 }
 
+# Replace the testbed's metrics file and wait until slurmctld's reader
+# thread has published it (one "metrics file ...: N nodes" log line per
+# read): a decision right after the write may still see the old loads.
+metrics_reads() { grep -c 'psiplace_cons_tres: metrics file .*: [0-9]* nodes' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log"; }
+reads_above() { [ "$(metrics_reads)" -gt "$1" ]; }
+set_metrics() { # LINE...
+  local before m=$PSIPLACE_TESTBED_DIR/etc/metrics
+  before=$(metrics_reads)
+  printf '%s\n' "$@" >"$m.new" && mv "$m.new" "$m"
+  poll 30 reads_above "$before" || not_ok "slurmctld read the new metrics file within 30 s"
+}
+
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 job_done() { case $(job_state "$1") in COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|"") return 0 ;; *) return 1 ;; esac; }
 # End states that last: slurmctld forgets an ended job MinJobAge (10 s) after

@@ -20,8 +20,6 @@ cli=$PSIPLACE_BUILD_DIR/cli/psiplace
 
 # --- node choice -----------------------------------------------------------
 # Loads from the metrics file; wait until slurmctld's reader published them.
-metrics_reads() { grep -c 'psiplace_cons_tres: metrics file .*: [0-9]* nodes' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log"; }
-reads_above() { [ "$(metrics_reads)" -gt "$1" ]; }
 before=$(metrics_reads)
 printf '%s\n' "n1 load1=0" "n2 load1=6" "n3 load1=2" "n4 load1=11" >"$etc/metrics.new" &&
   mv "$etc/metrics.new" "$etc/metrics"

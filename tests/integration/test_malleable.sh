@@ -416,7 +416,7 @@ check_match "release: --dry-run names the scontrol command" "dry: would run: sco
 check_match "release: shrinks the job and prints the nodes kept" "ok: kept n[0-9],n[0-9] rc=0" "$out"
 check_match "release: no slurm_job_*_resize.* left in the current directory" "files: $" "$out"
 check_eq "release: usage error names the option" \
-  "psiplace: error: release: --job: 'x' is not a job id; accepted: a number" "$("$cli" release --job x n1 2>&1)"
+  "psiplace: error: release: --job: 'x' is not a job id; accepted: a number 1..4294967295" "$("$cli" release --job x n1 2>&1)"
 
 # The benchmark (tests/bench/bench_malleable.sh) at its smallest, so that it
 # cannot rot: one run of one series (a Hypercube expansion 1 -> 4, then the

@@ -19,15 +19,6 @@ raw_node() {
   poll 60 job_done "$id"
   cat "$out" 2>/dev/null
 }
-# Replace the metrics file and wait until slurmctld's reader thread has
-# published it (one "metrics file ...: N nodes" line per read).
-metrics_reads() { grep -c 'psiplace_cons_tres: metrics file .*: [0-9]* nodes' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log"; }
-set_metrics() {
-  local before; before=$(metrics_reads)
-  printf '%s\n' "$@" >"$metrics.new" && mv "$metrics.new" "$metrics"
-  poll 10 test_reads_above "$before" || not_ok "slurmctld read the new metrics file within 10 s"
-}
-test_reads_above() { [ "$(metrics_reads)" -gt "$1" ]; }
 
 # --- CPULOAD: most CPUs free after max(allocated, load1)
 set_metrics "n1 load1=0" "n2 load1=1" "n3 load1=15" "n4 load1=11"

@@ -193,8 +193,8 @@ check_eq "--psi-hosts suppresses PSI_NODES" n4 "$(PSI_NODES=0 timeout 60 srun --
 printf 'n2\nn3\n' >"$work/hosts"
 check_eq "PSI_HOSTFILE: hosts in file order" "n2 n3" \
   "$(PSI_HOSTFILE=$work/hosts timeout 60 srun -n2 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')"
-{ echo "n1 load1=3 load5=0 load15=0"; echo "n2 load1=0.25 load5=9 load15=0"; echo "n3 load1=1 load5=0 load15=0"; echo "n4 load1=2 load5=0 load15=0"; } \
-  >"$PSIPLACE_TESTBED_DIR/etc/metrics"
+set_metrics "n1 load1=3 load5=0 load15=0" "n2 load1=0.25 load5=9 load15=0" \
+  "n3 load1=1 load5=0 load15=0" "n4 load1=2 load5=0 load15=0"
 check_eq "PSI_NODES_SORT=LOAD over n1..n4 takes n2 (lowest load per thread: 0.25/8)" n2 \
   "$(PSI_NODES=0-3 PSI_NODES_SORT=load timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
 check_eq "PSI_NODES_SORT=LOAD_5 takes n3 (n1, n3, n4 tie at 0: more threads first)" n3 \
