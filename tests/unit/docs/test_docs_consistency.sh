@@ -4,7 +4,8 @@
 #     (the --psi-* options of map anywhere in psiplace(8)), every command of `psiplace --help`
 #     has an entry, and every option an entry names exists in that command's --help;
 #  2. every repository path named in README.md and doc/*.md exists;
-#  3. no doc names a path outside the repository (../) or an issue number;
+#  3. every section named beside its guide is a heading there; no doc names a path outside
+#     the repository (../) or an issue number;
 #  4. every guide a man page names is shipped by both packages.
 # Usage: test_docs_consistency.sh PSIPLACE_CLI SOURCE_ROOT
 set -u
@@ -78,6 +79,15 @@ while IFS=: read -r file path; do
 done < <(grep -oE "(^|[^A-Za-z0-9_./\$-])$top/[A-Za-z0-9_./+{},-]*" "${docs[@]}" |
 	sed -E "s/:[^a-z.]?($top\/)/:\1/")
 check "every repository path named in README.md and doc/*.md exists" "$missing"
+
+# A section named beside its guide (doc/select.md, "How many nodes") is a heading there.
+missing=
+while read -r ref; do
+	f=$(printf '%s' "$ref" | grep -oE '^[a-z-]+\.md')
+	sec=$(printf '%s' "$ref" | sed -E 's/.*"([^"]+)"/\1/')
+	grep -qF -- "# $sec" "$root/doc/$f" 2>/dev/null || missing+=" $f:\"${sec// /_}\""
+done < <(grep -ohE '[a-z-]+\.md`?,? "[^"]+"' "${docs[@]}" | sort -u)
+check "every section a doc names beside its guide is a heading there" "$missing"
 
 outside=$(grep -nE '(^|[^A-Za-z0-9_.])\.\./[A-Za-z]' "${docs[@]}" "$root"/doc/*.[158] | cut -d: -f1,2 | sed "s|$root/||")
 check "no doc names a path outside the repository (../)" "$outside"
