@@ -21,8 +21,10 @@
 # instances (PSIPLACE_TEST_INSTANCE: their own ports, state, logs and
 # daemons, stopped by recorded PID) run beside each other and beside the
 # CPU-bound stages:
-#   cpu      unit, unit-sanitizers, fuzz, compile-releases
-#   t22      packages (instance 8), then integration-22.05 (instance 1)
+#   cpu      unit, unit-sanitizers, fuzz, compile-releases, packages-built
+#            (the .debs for 24.11's tree and the RPM, after packages)
+#   t22      packages (build, dpkg -i, run on instance 8, upgrade, remove),
+#            then integration-22.05 (instance 1)
 #   t22x     faults, slurm-testsuite, malleable-mpich (instance 4; starts
 #            when the packages stage has ended: dpkg -i puts the plugins into
 #            Slurm's plugin directory, which every 22.05 testbed also reads,
@@ -254,7 +256,7 @@ st_releases() { RELEASES=$releases_compiled contrib/check-releases.sh; }
 st_packages() {
   contrib/package.sh deb || { echo "PACKAGES FAILED: contrib/package.sh deb (dpkg-buildpackage or lintian)"; return 1; }
   local rc=0 log=build/meson-logs/packages.txt
-  PSIPLACE_PKG_DIR=$repo/dist PSIPLACE_TEST_INSTANCE=8 mtest build packages --suite package || rc=1
+  PSIPLACE_PKG_DIR=$repo/dist PSIPLACE_TEST_INSTANCE=8 mtest build packages package_installed || rc=1
   # CI must install: the test skips only to protect other Slurm daemons of
   # a shared machine, and a skip here would pass unseen.
   if grep -q '^1\.\.0 # SKIP' "$log" 2>/dev/null; then
@@ -265,6 +267,14 @@ st_packages() {
   return $rc
 }
 
+# The packages this machine cannot install (.debs for trixie's 24.11 tree,
+# the RPM), built and inspected: no testbed, but the source tree's debian/
+# is theirs, so after the packages stage; and the 24.11 tree, which a cold
+# run builds in the t24 lane meanwhile (slurm-release.sh's lock).
+st_packages_built() {
+  await_stage packages 3600 || { echo "the packages stage did not end"; return 1; }
+  mtest build packages-built package_built_deb_24_11 package_built_rpm
+}
 st_integration_2205() {
   # (the malleable suite's MPICH part runs in its own stage, when MPICH is built)
   PSIPLACE_TEST_INSTANCE=1 PSIPLACE_MALLEABLE=openmpi mtest build integration-22.05 \
@@ -302,8 +312,8 @@ st_release() { # REL INSTANCE
 # (the lanes below see the release settings too)
 lane() { setsid bash -c "$(declare -f); $(declare -p ci cg_base cg_kind repo fuzz_seconds releases_compiled releases_run tarballs); cd \"\$repo\"; $1" & lane_pids+=($!); }
 
-stages+=(unit unit-sanitizers fuzz compile-releases)
-lane 'run_stage unit st_unit; run_stage unit-sanitizers st_sanitizers; run_stage fuzz st_fuzz; run_stage compile-releases st_releases'
+stages+=(unit unit-sanitizers fuzz compile-releases packages-built)
+lane 'run_stage unit st_unit; run_stage unit-sanitizers st_sanitizers; run_stage fuzz st_fuzz; run_stage compile-releases st_releases; run_stage packages-built st_packages_built'
 
 stages+=(packages integration-22.05)
 lane 'run_stage packages st_packages; run_stage integration-22.05 st_integration_2205'
