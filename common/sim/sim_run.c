@@ -138,9 +138,9 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 		} else {
 			s->now[i].power = false;
 		}
-		node_sync(s, (uint32_t)i);
+		sim_node_sync(s, (uint32_t)i);
 	}
-	if (room_setup(s) < 0)
+	if (sim_room_setup(s) < 0)
 		return psiplace_seterr(err, "simulate: out of memory for %zu nodes", n);
 	return 0;
 }
@@ -247,8 +247,8 @@ static void sim_free(struct sim *s)
 	free(s->ends.key); free(s->ends.val); free(s->wakes.key); free(s->wakes.val);
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
 	free(s->tnodes); free(s->mark); free(s->need); free(s->deferred);
-	plan_free(s);
-	room_free(s);
+	sim_plan_free(s);
+	sim_room_free(s);
 }
 
 static int by_elig(const void *a, const void *b, void *arg)
@@ -272,8 +272,8 @@ static void integrate(struct sim *s, int64_t t)
 
 static void release(struct sim *s, uint32_t q)
 {
-	apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
-	running_remove(s, q);
+	sim_apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
+	sim_running_remove(s, q);
 }
 
 /* trace_nodes: the export does not say whether a job that ended in this
@@ -287,10 +287,10 @@ static bool over(const struct sim *s, uint32_t n)
 	return s->need[n] && s->alloc[n] + s->need[n] > s->now[n].cpus;
 }
 
-void release_needed(struct sim *s, const struct sjob *j)
+void sim_release_needed(struct sim *s, const struct sjob *j)
 {
 	for (uint32_t a = 0; a < j->k; a++)
-		s->need[s->tnodes[j->tfirst + a]] += take_cpus(s, j, s->tnodes[j->tfirst + a]);
+		s->need[s->tnodes[j->tfirst + a]] += sim_take_cpus(s, j, s->tnodes[j->tfirst + a]);
 	for (;;) { /* the end that frees the over-committed nodes and the fewest others */
 		size_t best = SIZE_MAX;
 		uint32_t best_other = UINT32_MAX;
@@ -341,12 +341,12 @@ static void loop(struct sim *s, const uint32_t *arr)
 		tn = tw < tn ? tw : tn;
 		tn = tb < tn ? tb : tn;
 		while (s->wakes.n && s->wakes.key[0] <= tn)
-			heap_pop(&s->wakes);
+			sim_heap_pop(&s->wakes);
 
 		if (tn == INT64_MAX) {
 			if (!s->nq)
 				break;
-			pass(s); /* an empty cluster with jobs left beyond the depth */
+			sim_pass(s); /* an empty cluster with jobs left beyond the depth */
 			if (s->nq == nq && !s->ends.n)
 				break;
 			continue;
@@ -357,7 +357,7 @@ static void loop(struct sim *s, const uint32_t *arr)
 		while (s->ends.n && s->ends.key[0] == tn) {
 			uint32_t q = s->ends.val[0];
 
-			heap_pop(&s->ends);
+			sim_heap_pop(&s->ends);
 			if (s->opts->trace_nodes)
 				s->deferred[s->ndeferred++] = q;
 			else
@@ -369,33 +369,33 @@ static void loop(struct sim *s, const uint32_t *arr)
 				s->r->unplaceable++;
 				continue;
 			}
-			behind = queue_add(s, arr[ai]) >= nq && behind;
+			behind = sim_queue_add(s, arr[ai]) >= nq && behind;
 			if (s->jobs[arr[ai]].tstart > tn)
-				heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
+				sim_heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
 		}
 		if (s->opts->trace_nodes) {
 			size_t held_ends;
 
-			pass(s);
+			sim_pass(s);
 			held_ends = s->ndeferred;
 			release_deferred(s);
 			if (held_ends && s->nq) /* jobs without a traced placement */
-				pass(s);
+				sim_pass(s);
 			continue;
 		}
 		if (s->opts->bf_interval > 0 && tn < s->next_bf && !s->opts->trace_starts) {
-			pass_main(s);
+			sim_pass_main(s);
 			continue;
 		}
 		if (s->opts->bf_interval > 0) {
 			s->next_bf = tn + s->opts->bf_interval;
-			pass(s);
+			sim_pass(s);
 			if (tn == tb && !ended && ai == s->njob && !s->ends.n && s->nq == nq)
 				break; /* nothing will change: the rest never starts */
 		} else if (!ended && behind && !s->opts->plan_all && !s->opts->trace_starts) {
-			pass_arrivals(s);
+			sim_pass_arrivals(s);
 		} else {
-			pass(s);
+			sim_pass(s);
 		}
 	}
 }

@@ -8,7 +8,8 @@
 
 #include "psiplace/sim.h"
 #include "psiplace/textparse.h"
-#include "sim_internal.h"
+#include "sim_readers.h"
+#include "sim_rows.h"
 
 #define SWF_FIELDS 18
 
