@@ -162,6 +162,7 @@ static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uin
 		r->alloc[r->nalloc++] = nodes[i];
 		s->cpu_secs += (double)sim_take_cpus(s, j, nodes[i]) * (double)run;
 	}
+	s->used_secs += (double)j->cpus * (double)run;
 	j->end = res->end;
 	j->limit_end = s->t + j->limit;
 	sim_heap_push(&s->ends, j->end, q);

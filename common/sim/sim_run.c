@@ -54,7 +54,8 @@ static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const u
 	for (size_t i = 0; i < t->n; i++) {
 		const struct psiplace_sim_job *tj = &t->jobs[i];
 		struct sjob *j = &s->jobs[i];
-		uint32_t cpus = tj->cpus ? tj->cpus : 1;
+		uint32_t cpus = s->opts->swf_requested && tj->req_cpus ? tj->req_cpus
+				: tj->cpus ? tj->cpus : 1;
 
 		j->id = tj->id;
 		j->trace = (uint32_t)i;
@@ -64,6 +65,11 @@ static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const u
 				    : -1;
 		j->run = tj->runtime;
 		j->limit = tj->limit > 0 ? tj->limit : tj->runtime;
+		if (j->run > j->limit) { /* Slurm ends it at its limit */
+			s->overruns++;
+			if (!s->opts->overrun_run)
+				j->run = j->limit;
+		}
 		j->cpus = cpus;
 		j->k = tj->nodes ? tj->nodes : (cpus + mincpus - 1) / mincpus;
 		j->ppn = (cpus + j->k - 1) / j->k;
@@ -421,8 +427,14 @@ static void figures(struct sim *s, struct psiplace_sim_report *r, double *waits)
 		first = j->elig < first ? j->elig : first;
 		last = res->end > last ? res->end : last;
 		r->shape_waits += res->shape_wait;
+		if (j->tstart >= 0 && res->start > j->tstart) {
+			r->start_delays++;
+			if (res->start - j->tstart > r->start_delay_max)
+				r->start_delay_max = res->start - j->tstart;
+		}
 	}
 	r->jobs = k;
+	r->overruns = s->overruns;
 	if (!k)
 		return;
 	qsort(waits, k, sizeof(*waits), cmp_double);
@@ -430,6 +442,9 @@ static void figures(struct sim *s, struct psiplace_sim_report *r, double *waits)
 	r->utilisation = r->makespan > 0 && s->total_cpus > 0
 				 ? s->cpu_secs / ((double)s->total_cpus * (double)r->makespan)
 				 : 0;
+	r->utilisation_used = r->makespan > 0 && s->total_cpus > 0
+				      ? s->used_secs / ((double)s->total_cpus * (double)r->makespan)
+				      : 0;
 	r->wait_mean = wsum / (double)k;
 	r->wait_median = k % 2 ? waits[k / 2] : (waits[k / 2 - 1] + waits[k / 2]) / 2;
 	r->wait_p95 = waits[(size_t)ceil(0.95 * (double)k) - 1]; /* nearest rank */

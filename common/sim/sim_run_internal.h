@@ -75,7 +75,8 @@ struct sim {
 	uint8_t *mark;                    /* trace_nodes: scratch, per node */
 	uint32_t *need, *deferred;        /* trace_nodes: CPUs per node; ends held this second */
 	size_t ndeferred;
-	double cpu_secs, saved, frag_area, frag_time;
+	double cpu_secs, used_secs, saved, frag_area, frag_time;
+	size_t overruns; /* jobs whose traced run exceeds their limit */
 	size_t engine_calls;
 };
 
