@@ -24,19 +24,19 @@ static const char sim_usage[] =
 	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
 	"[--backfill easy|slurm] [--trace-starts] [--trace-nodes] [--bf-window SECONDS] [--bf-depth N] [--bf-interval SECONDS] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
-	"[--overrun kill|run] [--swf-procs allocated|requested] "
+	"[--overrun kill|run] [--reserve node|count] [--swf-procs allocated|requested] "
 	"[--seed N] [--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
 		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg,
-		*overrun, *swf_procs;
+		*overrun, *swf_procs, *reserve;
 	int exclusive, lenient, speed_given, trace_starts, trace_nodes;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
        O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS,
-       O_TNODES, O_OVERRUN, O_SWFPROCS };
+       O_TNODES, O_OVERRUN, O_SWFPROCS, O_RESERVE };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -62,6 +62,7 @@ static const struct option longopts[] = {
 	{ "trace-nodes", no_argument, NULL, O_TNODES },
 	{ "overrun", required_argument, NULL, O_OVERRUN },
 	{ "swf-procs", required_argument, NULL, O_SWFPROCS },
+	{ "reserve", required_argument, NULL, O_RESERVE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -106,6 +107,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_SVG: slot = &a->svg; break;
 		case O_OVERRUN: slot = &a->overrun; break;
 		case O_SWFPROCS: slot = &a->swf_procs; break;
+		case O_RESERVE: slot = &a->reserve; break;
 		default: slot = &a->jobs_csv; break;
 		}
 		if (*slot)
@@ -163,6 +165,11 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 		return cli_usage_error("--swf-procs: '%s' is not accepted; accepted: allocated, requested",
 				       a->swf_procs);
 	o->swf_requested = a->swf_procs && !strcmp(a->swf_procs, "requested");
+	if (a->reserve && strcmp(a->reserve, "node") && strcmp(a->reserve, "count"))
+		return cli_usage_error("--reserve: '%s' is not accepted; accepted: node, count", a->reserve);
+	o->reserve_count = a->reserve && !strcmp(a->reserve, "count");
+	if (o->reserve_count && o->plan_all)
+		return cli_usage_error("--reserve count: only with --backfill easy (slurm plans specific nodes)");
 	if (a->bf_window) {
 		if (!psiplace_parse_u64(a->bf_window, strlen(a->bf_window), UINT64_MAX, &v) || !v)
 			return cli_usage_error("--bf-window: '%s' is not a positive number of seconds",

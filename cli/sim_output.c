@@ -55,7 +55,7 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		"depth %u%s\n",
 		nodes->n, (unsigned long long)cpus,
 		o->submit_order || !t->has_priority ? "submit" : "priority",
-		o->plan_all ? "slurm" : "EASY",
+		o->plan_all ? "slurm" : o->reserve_count ? "count-based EASY" : "node-specific EASY",
 		(long long)(o->bf_window ? o->bf_window : 86400), o->bf_depth ? o->bf_depth : 500,
 		o->speed_ref > 0 ? "; speed scaling" : "");
 	fprintf(f, "%-16s %8s %8s %11s %6s %6s %10s %10s %10s %8s %6s %11s%s%s\n", "policy", "jobs",

@@ -199,6 +199,23 @@ void sim_start_traced(struct sim *s, uint32_t q, bool chose)
 	start_on(s, q, chose ? s->pick : tn, tn);
 }
 
+/* Count-based EASY: j, still running at the reserved time, starts if its
+ * CPUs fit in the CPUs left over then; 1 started, 0 no room, -1 not
+ * beside the reservation. */
+static int start_counted(struct sim *s, uint32_t q)
+{
+	struct sjob *j = &s->jobs[q];
+	int64_t cpus = (int64_t)j->k * j->ppn;
+
+	if (cpus > s->resv.cpus_extra)
+		return -1;
+	if (!sim_choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick))
+		return 0;
+	sim_start_job(s, q, s->pick);
+	s->resv.cpus_extra -= cpus;
+	return 1;
+}
+
 /* Try job q now; with a reservation, a job still running at T only where
  * the reservation leaves room.  1 started, 0 no room in its shape, -1 no
  * room beside the reservation. */
@@ -210,6 +227,8 @@ static int try_now(struct sim *s, uint32_t q)
 
 	if (room < j->k || sim_failed_before(s, j, false))
 		return 0;
+	if (patch && s->opts->reserve_count) /* textbook EASY: a count of processors */
+		return start_counted(s, q);
 	if (patch && (sim_failed_before(s, j, true) || room - resv_taken(s, j) < j->k))
 		return -1;
 	if (patch)

@@ -155,6 +155,14 @@ static void set_resv(struct sim *s, const struct sjob *j, int64_t t)
 		s->resv.extra[r] = s->nodefree[i] + s->rel[i] - c;
 		s->resv.extra_mem[r] = mfree > j->mem ? mfree - j->mem : 0;
 	}
+	if (s->opts->reserve_count) {
+		int64_t total = 0;
+
+		for (uint32_t i = 0; i < s->n; i++)
+			if (s->now[i].power)
+				total += (int64_t)s->nodefree[i] + s->rel[i];
+		s->resv.cpus_extra = total - (int64_t)j->k * j->ppn;
+	}
 }
 
 int sim_reserve(struct sim *s, uint32_t q)

@@ -62,6 +62,7 @@ struct sim {
 		int64_t t;
 		uint32_t k, *nodes, *extra;
 		uint64_t *extra_mem;
+		int64_t cpus_extra; /* opts->reserve_count: CPUs free at t beyond the job's */
 	} resv;
 	struct shape fail[SIM_MAXFAIL];
 	size_t nfail;

@@ -114,6 +114,13 @@ struct psiplace_sim_opts {
 	 * withheld whole from any job that would overlap the plan in time.
 	 * false: EASY, one reservation, later jobs may use the CPUs it leaves. */
 	bool plan_all;
+	/* EASY's reservation as a processor count (textbook EASY, as in the
+	 * literature): a later job that would still run at the reserved time
+	 * may start if its CPUs are no more than the CPUs free then beyond the
+	 * top job's, wherever they are.  false (the default): node-specific,
+	 * the reservation holds the very nodes the engine chose for it, as
+	 * Slurm's backfill plans specific nodes.  Not with plan_all. */
+	bool reserve_count;
 	/* Jobs start when the trace says they did (a job with no traced start,
 	 * or no room then, as soon as it has room): the queue model is
 	 * bypassed, and the replay checks node choice alone. */

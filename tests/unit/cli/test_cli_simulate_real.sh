@@ -71,12 +71,19 @@ check "--trace-starts: the table says so" "# --trace-starts: 1 jobs started afte
 check "--backfill slurm: the shape_waits note" "1" \
   "$("$psiplace" simulate --trace "$d/a.swf" --table "$d/two4.csv" --policy firstavailable --backfill slurm | grep -c '^# shape_waits under --backfill slurm')"
 
+err=$(sim --trace "$d/a.swf" --table "$d/two4.csv" --reserve count --backfill slurm); rc=$?
+check "--reserve count is EASY's: refused with --backfill slurm" \
+  "2 psiplace: error: --reserve count: only with --backfill easy (slurm plans specific nodes)" "$rc $err"
+
 # The real log, if it is there (never committed: the archive's own copy)
 kth=$root/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz
 if [ -r "$kth" ]; then
   awk 'BEGIN { print "name,cpus"; for (i = 1; i <= 100; i++) print "n" i ",1" }' >"$d/kth.csv"
   r=$(sim --trace "$kth" --table "$d/kth.csv")
   check "KTH-SP2 (gzipped): 28,475 jobs, 475 over their limit" "28475 475" "$(col jobs <<<"$r") $(col overruns <<<"$r")"
+  means() { "$psiplace" simulate --trace "$kth" --table "$d/kth.csv" --format csv "$@" | awk -F, 'NR > 1 { print $6 }' | sort -u | wc -l; }
+  check "KTH-SP2, node-specific EASY: the mean wait depends on the policy (CONTIGUOUS differs)" "2" "$(means)"
+  check "KTH-SP2, --reserve count: on identical single-CPU nodes every policy gives one mean wait" "1" "$(means --reserve count)"
 else
   echo "# SKIP KTH-SP2: $kth is absent (the Parallel Workloads Archive's log, not in the repository)"
 fi
