@@ -125,6 +125,15 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	return 0;
 }
 
+/* --OPT V, one of two words (OFF the default): *on for ON; 0, or 2 (reported). */
+static int two_words(const char *opt, const char *v, const char *off, const char *on, bool *out)
+{
+	if (v && strcmp(v, off) && strcmp(v, on))
+		return cli_usage_error("--%s: '%s' is not accepted; accepted: %s, %s", opt, v, off, on);
+	*out = v && !strcmp(v, on);
+	return 0;
+}
+
 /* The option values that are not files: 0, or 2 (reported). */
 static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 			enum psiplace_sim_format *tf, int *fmt)
@@ -150,24 +159,12 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 	else
 		return cli_usage_error("--format: '%s' is not accepted; accepted: table, json, csv",
 				       a->format);
-	if (a->order && strcmp(a->order, "priority") && strcmp(a->order, "submit"))
-		return cli_usage_error("--order: '%s' is not accepted; accepted: priority, submit",
-				       a->order);
-	o->submit_order = a->order && !strcmp(a->order, "submit");
-	if (a->backfill && strcmp(a->backfill, "easy") && strcmp(a->backfill, "slurm"))
-		return cli_usage_error("--backfill: '%s' is not accepted; accepted: easy, slurm",
-				       a->backfill);
-	o->plan_all = a->backfill && !strcmp(a->backfill, "slurm");
-	if (a->overrun && strcmp(a->overrun, "kill") && strcmp(a->overrun, "run"))
-		return cli_usage_error("--overrun: '%s' is not accepted; accepted: kill, run", a->overrun);
-	o->overrun_run = a->overrun && !strcmp(a->overrun, "run");
-	if (a->swf_procs && strcmp(a->swf_procs, "allocated") && strcmp(a->swf_procs, "requested"))
-		return cli_usage_error("--swf-procs: '%s' is not accepted; accepted: allocated, requested",
-				       a->swf_procs);
-	o->swf_requested = a->swf_procs && !strcmp(a->swf_procs, "requested");
-	if (a->reserve && strcmp(a->reserve, "node") && strcmp(a->reserve, "count"))
-		return cli_usage_error("--reserve: '%s' is not accepted; accepted: node, count", a->reserve);
-	o->reserve_count = a->reserve && !strcmp(a->reserve, "count");
+	if (two_words("order", a->order, "priority", "submit", &o->submit_order) ||
+	    two_words("backfill", a->backfill, "easy", "slurm", &o->plan_all) ||
+	    two_words("overrun", a->overrun, "kill", "run", &o->overrun_run) ||
+	    two_words("swf-procs", a->swf_procs, "allocated", "requested", &o->swf_requested) ||
+	    two_words("reserve", a->reserve, "node", "count", &o->reserve_count))
+		return 2;
 	if (o->reserve_count && o->plan_all)
 		return cli_usage_error("--reserve count: only with --backfill easy (slurm plans specific nodes)");
 	if (a->bf_window) {
