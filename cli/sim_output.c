@@ -23,9 +23,6 @@ static void print_counts(FILE *f, const struct psiplace_sim_report *reps, int np
 	fprintf(f, "# %zu jobs ran longer than their limit: %s\n", reps[0].overruns,
 		o->overrun_run ? "run their whole traced time (--overrun run)"
 			       : "ended at their limit as Slurm does (--overrun kill)");
-	if (o->plan_all)
-		fputs("# shape_waits under --backfill slurm: also jobs held back by nodes "
-		      "withheld for other jobs' plans (doc/simulate.md)\n", f);
 	if (!o->trace_starts && !o->trace_nodes)
 		return;
 	for (int i = 0; i < np; i++) {

@@ -159,7 +159,11 @@ void sim_pass_plan(struct sim *s)
 				sim_start_job(s, q, s->pick);
 				continue;
 			}
-			if (s->free_total >= (int64_t)j->k * j->ppn)
+			/* Only a shape wait if the nodes withheld for plans are not
+			 * what holds it back: with them it would fit now. */
+			if (s->free_total >= (int64_t)j->k * j->ppn &&
+			    !(s->nplans > 0 &&
+			      sim_choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick)))
 				s->r->res[j->trace].shape_wait = true;
 		}
 		plan(s, j);

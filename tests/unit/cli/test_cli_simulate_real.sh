@@ -67,9 +67,15 @@ check "--trace-starts: a start the cluster had no room for is delayed and counte
 check "--trace-starts: the table says so" "# --trace-starts: 1 jobs started after their traced start (no room then), by up to 100 s" \
   "$("$psiplace" simulate --trace "$d/oversub.swf" --table "$d/two4.csv" --policy firstavailable --trace-starts | grep '^# --trace-starts')"
 
-# 6: under --backfill slurm the table says what shape_waits also counts
-check "--backfill slurm: the shape_waits note" "1" \
-  "$("$psiplace" simulate --trace "$d/a.swf" --table "$d/two4.csv" --policy firstavailable --backfill slurm | grep -c '^# shape_waits under --backfill slurm')"
+# 6: under --backfill slurm a job held back only by a node withheld for
+# another job's plan is no shape wait: A (1 CPU, 100 s) on n1, B (2 CPUs)
+# planned on n1+n2 at 100, C (1 CPU, 1000 s) would overlap B's plan on n2
+printf 'name,cpus\nn1,1\nn2,1\n' >"$d/two1.csv"
+{ swf 1 0 0 100 1 1 100; swf 2 1 0 100 2 2 100; swf 3 2 0 1000 1 1 1000; } >"$d/held.swf"
+check "--backfill slurm: C waits for B's plan (waits 0 99 198)" "0 99 198" \
+  "$(sim --trace "$d/held.swf" --table "$d/two1.csv" --backfill slurm --jobs-csv /dev/stdout | awk -F, 'NF == 8 && NR > 1 { printf "%s%s", s, $7; s = " " }')"
+check "--backfill slurm: held back by a plan is not a shape wait (0)" "0" \
+  "$(sim --trace "$d/held.swf" --table "$d/two1.csv" --backfill slurm | col shape_waits)"
 
 err=$(sim --trace "$d/a.swf" --table "$d/two4.csv" --reserve count --backfill slurm); rc=$?
 check "--reserve count is EASY's: refused with --backfill slurm" \
@@ -83,6 +89,8 @@ if [ -r "$kth" ]; then
   check "KTH-SP2 (gzipped): 28,475 jobs, 475 over their limit" "28475 475" "$(col jobs <<<"$r") $(col overruns <<<"$r")"
   means() { "$psiplace" simulate --trace "$kth" --table "$d/kth.csv" --format csv "$@" | awk -F, 'NR > 1 { print $6 }' | sort -u | wc -l; }
   check "KTH-SP2, node-specific EASY: the mean wait depends on the policy (CONTIGUOUS differs)" "2" "$(means)"
+  check "KTH-SP2, --backfill slurm on single-CPU nodes: no shape waits" "0" \
+    "$(sim --trace "$kth" --table "$d/kth.csv" --backfill slurm | col shape_waits)"
   check "KTH-SP2, --reserve count: on identical single-CPU nodes every policy gives one mean wait" "1" "$(means --reserve count)"
 else
   echo "# SKIP KTH-SP2: $kth is absent (the Parallel Workloads Archive's log, not in the repository)"
