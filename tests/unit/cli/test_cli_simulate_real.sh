@@ -81,6 +81,12 @@ err=$(sim --trace "$d/a.swf" --table "$d/two4.csv" --reserve count --backfill sl
 check "--reserve count is EASY's: refused with --backfill slurm" \
   "2 psiplace: error: --reserve count: only with --backfill easy (slurm plans specific nodes)" "$rc $err"
 
+# Every option of psiplace simulate --help is in the man page
+man=$root/doc/psiplace.1
+missing=$(for o in $("$psiplace" simulate --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+  grep -qF -- "$(printf '%s' "$o" | sed 's/-/\\-/g')" "$man" || printf '%s ' "$o"; done)
+check "simulate --help: every option is in doc/psiplace.1" "" "$missing"
+
 # The real log, if it is there (never committed: the archive's own copy)
 kth=$root/../shared/traces/KTH-SP2-1996-2.1-cln.swf.gz
 if [ -r "$kth" ]; then
