@@ -24,17 +24,19 @@ static const char sim_usage[] =
 	"simulate --trace FILE [--trace-format auto|sacct|swf] (--table TABLE.csv | --scontrol FILE) "
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
 	"[--backfill easy|slurm] [--trace-starts] [--trace-nodes] [--bf-window SECONDS] [--bf-depth N] [--bf-interval SECONDS] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
+	"[--overrun kill|run] [--reserve node|count] [--swf-procs allocated|requested] "
 	"[--seed N] [--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
-		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg;
+		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg,
+		*overrun, *swf_procs, *reserve;
 	int exclusive, lenient, speed_given, trace_starts, trace_nodes;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
        O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS,
-       O_TNODES };
+       O_TNODES, O_OVERRUN, O_SWFPROCS, O_RESERVE };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -58,6 +60,9 @@ static const struct option longopts[] = {
 	{ "lenient", no_argument, NULL, O_LENIENT },
 	{ "trace-starts", no_argument, NULL, O_TSTARTS },
 	{ "trace-nodes", no_argument, NULL, O_TNODES },
+	{ "overrun", required_argument, NULL, O_OVERRUN },
+	{ "swf-procs", required_argument, NULL, O_SWFPROCS },
+	{ "reserve", required_argument, NULL, O_RESERVE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -100,6 +105,9 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_SEED: slot = &a->seed; break;
 		case O_FORMAT: slot = &a->format; break;
 		case O_SVG: slot = &a->svg; break;
+		case O_OVERRUN: slot = &a->overrun; break;
+		case O_SWFPROCS: slot = &a->swf_procs; break;
+		case O_RESERVE: slot = &a->reserve; break;
 		default: slot = &a->jobs_csv; break;
 		}
 		if (*slot)
@@ -114,6 +122,15 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 	if (!a->table == !a->scontrol)
 		return cli_usage_error("simulate: give one of --table and --scontrol; usage: psiplace %s",
 				       sim_usage);
+	return 0;
+}
+
+/* --OPT V, one of two words (OFF the default): *on for ON; 0, or 2 (reported). */
+static int two_words(const char *opt, const char *v, const char *off, const char *on, bool *out)
+{
+	if (v && strcmp(v, off) && strcmp(v, on))
+		return cli_usage_error("--%s: '%s' is not accepted; accepted: %s, %s", opt, v, off, on);
+	*out = v && !strcmp(v, on);
 	return 0;
 }
 
@@ -142,17 +159,21 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 	else
 		return cli_usage_error("--format: '%s' is not accepted; accepted: table, json, csv",
 				       a->format);
-	if (a->order && strcmp(a->order, "priority") && strcmp(a->order, "submit"))
-		return cli_usage_error("--order: '%s' is not accepted; accepted: priority, submit",
-				       a->order);
-	o->submit_order = a->order && !strcmp(a->order, "submit");
-	if (a->backfill && strcmp(a->backfill, "easy") && strcmp(a->backfill, "slurm"))
-		return cli_usage_error("--backfill: '%s' is not accepted; accepted: easy, slurm",
-				       a->backfill);
-	o->plan_all = a->backfill && !strcmp(a->backfill, "slurm");
+	if (two_words("order", a->order, "priority", "submit", &o->submit_order) ||
+	    two_words("backfill", a->backfill, "easy", "slurm", &o->plan_all) ||
+	    two_words("overrun", a->overrun, "kill", "run", &o->overrun_run) ||
+	    two_words("swf-procs", a->swf_procs, "allocated", "requested", &o->swf_requested) ||
+	    two_words("reserve", a->reserve, "node", "count", &o->reserve_count))
+		return 2;
+	if (o->reserve_count && o->plan_all)
+		return cli_usage_error("--reserve count: only with --backfill easy (slurm plans specific nodes)");
 	if (a->bf_window) {
-		if (!psiplace_parse_u64(a->bf_window, strlen(a->bf_window), 100000000, &v) || !v)
+		if (!psiplace_parse_u64(a->bf_window, strlen(a->bf_window), UINT64_MAX, &v) || !v)
 			return cli_usage_error("--bf-window: '%s' is not a positive number of seconds",
+					       a->bf_window);
+		if (v > 100000000)
+			return cli_usage_error("--bf-window: '%s' is over the cap of 100000000 s "
+					       "(about 3 years, longer than any trace's horizon)",
 					       a->bf_window);
 		o->bf_window = (int64_t)v;
 	}
@@ -289,6 +310,17 @@ static int read_trace(const struct sim_args *a, enum psiplace_sim_format tf,
 	if (psiplace_read_file(a->trace, PSIPLACE_SIM_MAXBYTES, 0, &text, &len, NULL, &err) < 0) {
 		fprintf(stderr, "psiplace: error: --trace: %s\n", err.text);
 		return 1;
+	}
+	if (psiplace_sim_is_gzip(text, len)) {
+		char *plain;
+
+		rc = psiplace_sim_gunzip(text, len, a->trace, &plain, &len, &err);
+		free(text);
+		if (rc < 0) {
+			fprintf(stderr, "psiplace: error: --trace: %s\n", err.text);
+			return 1;
+		}
+		text = plain;
 	}
 	rc = psiplace_sim_trace_parse(text, len, a->trace, tf, a->lenient, t, &err);
 	free(text);

@@ -11,6 +11,28 @@ static const char *fmt_name(enum psiplace_sim_format f)
 	return f == PSIPLACE_SIM_SACCT ? "sacct" : "swf";
 }
 
+/* What the figures hide: overruns and (trace_starts) delayed starts. */
+static void print_counts(FILE *f, const struct psiplace_sim_report *reps, int np,
+			 const struct psiplace_sim_opts *o)
+{
+	size_t delays = 0;
+	int64_t dmax = 0;
+
+	if (!np)
+		return;
+	fprintf(f, "# %zu jobs ran longer than their limit: %s\n", reps[0].overruns,
+		o->overrun_run ? "run their whole traced time (--overrun run)"
+			       : "ended at their limit as Slurm does (--overrun kill)");
+	if (!o->trace_starts && !o->trace_nodes)
+		return;
+	for (int i = 0; i < np; i++) {
+		delays = reps[i].start_delays > delays ? reps[i].start_delays : delays;
+		dmax = reps[i].start_delay_max > dmax ? reps[i].start_delay_max : dmax;
+	}
+	fprintf(f, "# --trace-starts: %zu jobs started after their traced start (no room then), "
+		"by up to %lld s\n", delays, (long long)dmax);
+}
+
 static void print_table(FILE *f, const char *path, const struct psiplace_sim_trace *t,
 			const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
 			const struct psiplace_sim_report *reps, int np,
@@ -30,11 +52,11 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		"depth %u%s\n",
 		nodes->n, (unsigned long long)cpus,
 		o->submit_order || !t->has_priority ? "submit" : "priority",
-		o->plan_all ? "slurm" : "EASY",
+		o->plan_all ? "slurm" : o->reserve_count ? "count-based EASY" : "node-specific EASY",
 		(long long)(o->bf_window ? o->bf_window : 86400), o->bf_depth ? o->bf_depth : 500,
 		o->speed_ref > 0 ? "; speed scaling" : "");
-	fprintf(f, "%-16s %8s %8s %11s %6s %10s %10s %10s %8s %6s %11s%s%s\n", "policy", "jobs",
-		"unplaced", "makespan_s", "util%", "wait_mean", "wait_med", "wait_p95", "bsld",
+	fprintf(f, "%-16s %8s %8s %11s %6s %6s %10s %10s %10s %8s %6s %11s%s%s\n", "policy", "jobs",
+		"unplaced", "makespan_s", "alloc%", "used%", "wait_mean", "wait_med", "wait_p95", "bsld",
 		"frag%", "shape_waits", o->speed_ref > 0 ? "  cpu_h_saved" : "",
 		o->trace_nodes ? "  decisions  same_nodes%  no_room  untraced" : "");
 	for (int i = 0; i < np; i++) {
@@ -43,9 +65,9 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 
 		snprintf(name, sizeof(name), "%s%s", psiplace_policy_name(pol[i]),
 			 pol[i] == site ? "*" : "");
-		fprintf(f, "%-16s %8zu %8zu %11lld %6.1f %10.0f %10.0f %10.0f %8.2f %6.1f %11zu", name,
+		fprintf(f, "%-16s %8zu %8zu %11lld %6.1f %6.1f %10.0f %10.0f %10.0f %8.2f %6.1f %11zu", name,
 			r->jobs, r->unplaceable, (long long)r->makespan, 100 * r->utilisation,
-			r->wait_mean, r->wait_median, r->wait_p95, r->bsld_mean, 100 * r->frag,
+			100 * r->utilisation_used, r->wait_mean, r->wait_median, r->wait_p95, r->bsld_mean, 100 * r->frag,
 			r->shape_waits);
 		if (o->speed_ref > 0)
 			fprintf(f, "  %11.1f", r->cpu_hours_saved);
@@ -55,6 +77,9 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 				r->decisions_noroom, r->decisions_untraced);
 		fputc('\n', f);
 	}
+	fputs("# alloc%: CPUs held (whole nodes, or CPUs per node x nodes) over the cluster's "
+	      "CPU-time; used%: the CPUs the jobs asked for\n", f);
+	print_counts(f, reps, np, o);
 	if (o->trace_nodes)
 		fputs("# --trace-nodes: each job starts when and where Slurm started it; same_nodes%: "
 		      "the engine chose Slurm's nodes, decision by decision\n", f);
@@ -71,7 +96,12 @@ static json_t *report_json(enum psiplace_policy p, const struct psiplace_sim_rep
 	cli_json_set(o, "jobs", json_integer((json_int_t)r->jobs), bad);
 	cli_json_set(o, "unplaceable", json_integer((json_int_t)r->unplaceable), bad);
 	cli_json_set(o, "makespan", json_integer((json_int_t)r->makespan), bad);
-	cli_json_set(o, "utilisation", json_real(r->utilisation), bad);
+	cli_json_set(o, "utilisation", json_real(r->utilisation), bad); /* allocated */
+	cli_json_set(o, "utilisation_allocated", json_real(r->utilisation), bad);
+	cli_json_set(o, "utilisation_used", json_real(r->utilisation_used), bad);
+	cli_json_set(o, "overruns", json_integer((json_int_t)r->overruns), bad);
+	cli_json_set(o, "trace_start_delays", json_integer((json_int_t)r->start_delays), bad);
+	cli_json_set(o, "trace_start_delay_max", json_integer((json_int_t)r->start_delay_max), bad);
 	cli_json_set(o, "wait_mean", json_real(r->wait_mean), bad);
 	cli_json_set(o, "wait_median", json_real(r->wait_median), bad);
 	cli_json_set(o, "wait_p95", json_real(r->wait_p95), bad);
@@ -136,10 +166,11 @@ int sim_print(FILE *f, int fmt, const char *path, const struct psiplace_sim_trac
 		print_table(f, path, t, nodes, pol, reps, np, o, site);
 		return 0;
 	}
-	fputs("policy,jobs,unplaceable,makespan,utilisation,wait_mean,wait_median,wait_p95,"
-	      "bounded_slowdown_mean,fragmentation,shape_waits,cpu_hours_saved", f);
+	fputs("policy,jobs,unplaceable,makespan,utilisation_allocated,wait_mean,wait_median,"
+	      "wait_p95,bounded_slowdown_mean,fragmentation,shape_waits,cpu_hours_saved", f);
 	fputs(o->trace_nodes ? ",decisions,decisions_same,decisions_same_share,decisions_no_room,"
-			       "decisions_untraced\n" : "\n", f);
+			       "decisions_untraced" : "", f);
+	fputs(",utilisation_used,overruns,trace_start_delays,trace_start_delay_max\n", f);
 	for (int i = 0; i < np; i++) {
 		const struct psiplace_sim_report *r = &reps[i];
 
@@ -151,7 +182,8 @@ int sim_print(FILE *f, int fmt, const char *path, const struct psiplace_sim_trac
 			fprintf(f, ",%zu,%zu,%.6f,%zu,%zu", r->decisions, r->decisions_same,
 				r->decisions ? (double)r->decisions_same / (double)r->decisions : 0,
 				r->decisions_noroom, r->decisions_untraced);
-		fputc('\n', f);
+		fprintf(f, ",%.6f,%zu,%zu,%lld\n", r->utilisation_used, r->overruns, r->start_delays,
+			(long long)r->start_delay_max);
 	}
 	return 0;
 }

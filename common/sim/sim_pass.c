@@ -1,5 +1,5 @@
 /* One EASY pass at an event time: jobs start in priority order until one
- * cannot; it gets a reservation (reserve(): the time T its nodes are free
+ * cannot; it gets a reservation (sim_reserve(): the time T its nodes are free
  * when running jobs end at their limits, and the nodes R the engine would
  * choose then); later jobs start now when they end by T, or else where
  * they leave R what it needs at T.  Node choice is psiplace_choose() over
@@ -17,7 +17,7 @@ static uint32_t bucket(const struct sim *s, uint32_t f)
 }
 
 /* Copy node i's state into both engine views and the counters. */
-void node_sync(struct sim *s, uint32_t i)
+void sim_node_sync(struct sim *s, uint32_t i)
 {
 	struct psiplace_node *v = &s->now[i];
 	uint32_t was = s->nodefree[i];
@@ -39,18 +39,18 @@ void node_sync(struct sim *s, uint32_t i)
 		s->free_partial += s->nodefree[i];
 	s->hist[bucket(s, was)]--;
 	s->hist[bucket(s, s->nodefree[i])]++;
-	room_move(s, i, was, s->nodefree[i]);
+	sim_room_move(s, i, was, s->nodefree[i]);
 }
 
-uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node)
+uint32_t sim_take_cpus(const struct sim *s, const struct sjob *j, uint32_t node)
 {
 	return j->excl ? s->now[node].cpus : j->ppn;
 }
 
-void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign)
+void sim_apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign)
 {
 	for (uint32_t i = 0; i < j->k; i++) {
-		uint32_t n = nodes[i], c = take_cpus(s, j, n);
+		uint32_t n = nodes[i], c = sim_take_cpus(s, j, n);
 
 		if (sign > 0) {
 			s->idle_nodes -= s->alloc[n] == 0;
@@ -63,11 +63,11 @@ void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign)
 			s->njobs[n]--;
 			s->idle_nodes += s->alloc[n] == 0;
 		}
-		node_sync(s, n);
+		sim_node_sync(s, n);
 	}
 }
 
-bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
+bool sim_choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
 	    int64_t start_in, uint32_t *out)
 {
 	struct psiplace_rank_opts o = s->opts->rank;
@@ -107,7 +107,7 @@ static void resv_patch(struct sim *s, bool on)
 		uint64_t mfree;
 
 		if (!on) {
-			node_sync(s, i);
+			sim_node_sync(s, i);
 			continue;
 		}
 		keep = s->resv.extra[r] < s->nodefree[i] ? s->resv.extra[r] : s->nodefree[i];
@@ -144,7 +144,7 @@ static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uin
 	double slow = INFINITY;
 	int64_t run = j->run;
 
-	apply(s, j, occupy, +1);
+	sim_apply(s, j, occupy, +1);
 	if (s->opts->speed_ref > 0) {
 		for (uint32_t i = 0; i < j->k; i++) {
 			double sp = s->now[nodes[i]].speed > 0 ? s->now[nodes[i]].speed : 1.0;
@@ -160,22 +160,23 @@ static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uin
 	res->nnodes = j->k;
 	for (uint32_t i = 0; i < j->k; i++) {
 		r->alloc[r->nalloc++] = nodes[i];
-		s->cpu_secs += (double)take_cpus(s, j, nodes[i]) * (double)run;
+		s->cpu_secs += (double)sim_take_cpus(s, j, nodes[i]) * (double)run;
 	}
+	s->used_secs += (double)j->cpus * (double)run;
 	j->end = res->end;
 	j->limit_end = s->t + j->limit;
-	heap_push(&s->ends, j->end, q);
-	running_add(s, q);
+	sim_heap_push(&s->ends, j->end, q);
+	sim_running_add(s, q);
 	if (++s->started % 10000 == 0 && s->opts->progress)
 		s->opts->progress(s->opts->progress_arg, s->started, s->njob);
 }
 
-void start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
+void sim_start_job(struct sim *s, uint32_t q, const uint32_t *nodes)
 {
 	start_on(s, q, nodes, nodes);
 }
 
-void start_traced(struct sim *s, uint32_t q, bool chose)
+void sim_start_traced(struct sim *s, uint32_t q, bool chose)
 {
 	struct sjob *j = &s->jobs[q];
 	const uint32_t *tn = s->tnodes + j->tfirst;
@@ -198,6 +199,23 @@ void start_traced(struct sim *s, uint32_t q, bool chose)
 	start_on(s, q, chose ? s->pick : tn, tn);
 }
 
+/* Count-based EASY: j, still running at the reserved time, starts if its
+ * CPUs fit in the CPUs left over then; 1 started, 0 no room, -1 not
+ * beside the reservation. */
+static int start_counted(struct sim *s, uint32_t q)
+{
+	struct sjob *j = &s->jobs[q];
+	int64_t cpus = (int64_t)j->k * j->ppn;
+
+	if (cpus > s->resv.cpus_extra)
+		return -1;
+	if (!sim_choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick))
+		return 0;
+	sim_start_job(s, q, s->pick);
+	s->resv.cpus_extra -= cpus;
+	return 1;
+}
+
 /* Try job q now; with a reservation, a job still running at T only where
  * the reservation leaves room.  1 started, 0 no room in its shape, -1 no
  * room beside the reservation. */
@@ -205,28 +223,30 @@ static int try_now(struct sim *s, uint32_t q)
 {
 	struct sjob *j = &s->jobs[q];
 	bool patch = s->resv.active && s->t + j->limit > s->resv.t, ok;
-	uint32_t room = fit_count(s, j->ppn, j->excl);
+	uint32_t room = sim_fit_count(s, j->ppn, j->excl);
 
-	if (room < j->k || failed_before(s, j, false))
+	if (room < j->k || sim_failed_before(s, j, false))
 		return 0;
-	if (patch && (failed_before(s, j, true) || room - resv_taken(s, j) < j->k))
+	if (patch && s->opts->reserve_count) /* textbook EASY: a count of processors */
+		return start_counted(s, q);
+	if (patch && (sim_failed_before(s, j, true) || room - resv_taken(s, j) < j->k))
 		return -1;
 	if (patch)
 		resv_patch(s, true);
-	ok = choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick);
+	ok = sim_choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick);
 	if (patch)
 		resv_patch(s, false);
 	if (!ok) {
-		if (patch) /* pass() remembers the others */
-			remember_fail(s, j, true);
+		if (patch) /* sim_pass() remembers the others */
+			sim_remember_fail(s, j, true);
 		return patch ? -1 : 0;
 	}
-	start_job(s, q, s->pick);
+	sim_start_job(s, q, s->pick);
 	if (patch) /* what it holds at T is not the reservation's */
 		for (uint32_t a = 0; a < j->k; a++)
 			for (uint32_t b = 0; b < s->resv.k; b++)
 				if (s->resv.nodes[b] == s->pick[a]) {
-					uint32_t c = take_cpus(s, j, s->pick[a]);
+					uint32_t c = sim_take_cpus(s, j, s->pick[a]);
 
 					s->resv.extra[b] -= c < s->resv.extra[b] ? c : s->resv.extra[b];
 					s->resv.extra_mem[b] -= j->mem < s->resv.extra_mem[b]
@@ -247,7 +267,7 @@ static int job_cmp(const struct sim *s, uint32_t a, uint32_t b)
 	return x->trace < y->trace ? -1 : x->trace > y->trace;
 }
 
-size_t queue_add(struct sim *s, uint32_t q)
+size_t sim_queue_add(struct sim *s, uint32_t q)
 {
 	size_t lo = 0, hi = s->nq;
 
@@ -281,11 +301,11 @@ static void walk(struct sim *s, size_t i0, size_t considered0, bool blocked0)
 		if (rc == 1)
 			continue;
 		if (rc == 0) {
-			remember_fail(s, j, false);
+			sim_remember_fail(s, j, false);
 			if (s->free_total >= (int64_t)j->k * j->ppn)
 				s->r->res[j->trace].shape_wait = true;
 		}
-		if (!blocked && reserve(s, q) < 0) { /* fits nowhere: never starts */
+		if (!blocked && sim_reserve(s, q) < 0) { /* fits nowhere: never starts */
 			s->r->unplaceable++;
 			continue;
 		}
@@ -302,10 +322,10 @@ static void walk(struct sim *s, size_t i0, size_t considered0, bool blocked0)
 	s->blocked = blocked;
 }
 
-void pass(struct sim *s)
+void sim_pass(struct sim *s)
 {
 	if (s->opts->plan_all || s->opts->trace_starts) {
-		pass_plan(s);
+		sim_pass_plan(s);
 		return;
 	}
 	s->resv.active = s->resv.found = false;
@@ -315,7 +335,7 @@ void pass(struct sim *s)
 
 /* Slurm's main scheduler between two backfill passes (opts->bf_interval):
  * jobs start in order until one cannot; nothing is reserved. */
-void pass_main(struct sim *s)
+void sim_pass_main(struct sim *s)
 {
 	size_t i = 0;
 
@@ -335,7 +355,7 @@ void pass_main(struct sim *s)
  * was given back) and the reservation stands, so only the new jobs are
  * walked — unless the last pass stopped before the queue's end, and then
  * a full pass would not reach them either. */
-void pass_arrivals(struct sim *s)
+void sim_pass_arrivals(struct sim *s)
 {
 	int64_t window = s->opts->bf_window > 0 ? s->opts->bf_window : 86400;
 	uint32_t depth = s->opts->bf_depth ? s->opts->bf_depth : 500;

@@ -28,7 +28,7 @@ static bool grow(void **p, size_t *cap, size_t need, size_t size)
 	return true;
 }
 
-void plan_free(struct sim *s)
+void sim_plan_free(struct sim *s)
 {
 	free(s->plans);
 	free(s->plan_nodes);
@@ -50,7 +50,7 @@ static void build_view(struct sim *s, const struct sjob *j, int64_t dt, size_t n
 
 		for (uint32_t a = 0; a < rj->k; a++) {
 			struct psiplace_node *v = &s->view[hn[a]];
-			uint32_t c = take_cpus(s, rj, hn[a]);
+			uint32_t c = sim_take_cpus(s, rj, hn[a]);
 
 			v->alloc_cpus -= c < v->alloc_cpus ? c : v->alloc_cpus;
 			v->alloc_memory -= rj->mem < v->alloc_memory ? rj->mem : v->alloc_memory;
@@ -111,7 +111,7 @@ static bool plan(struct sim *s, const struct sjob *j)
 		if (t - s->t > window)
 			break;
 		build_view(s, j, t - s->t, nrel);
-		if (choose(s, j, s->view, s->n, t - s->t, s->plan_nodes + s->nplan_nodes)) {
+		if (sim_choose(s, j, s->view, s->n, t - s->t, s->plan_nodes + s->nplan_nodes)) {
 			s->plans[s->nplans++] = (struct plan){ t, t + j->limit, s->nplan_nodes, j->k };
 			s->nplan_nodes += j->k;
 			return true;
@@ -123,7 +123,7 @@ static bool plan(struct sim *s, const struct sjob *j)
 /* With opts->trace_starts a job starts at its traced start (where no
  * plan of a job before it holds nodes, or else where it has room) and
  * before it is only planned: the plans Slurm's backfill made then. */
-void pass_plan(struct sim *s)
+void sim_pass_plan(struct sim *s)
 {
 	uint32_t depth = s->opts->bf_depth ? s->opts->bf_depth : 500;
 	size_t i, w = 0;
@@ -143,23 +143,27 @@ void pass_plan(struct sim *s)
 		if (j->tk && j->tstart >= 0) { /* trace_nodes: it starts now, where Slurm put it */
 			bool ok = false;
 
-			release_needed(s, j);
+			sim_release_needed(s, j);
 			if (s->free_total > 0) {
 				build_view(s, j, 0, 0);
-				ok = choose(s, j, s->view, s->n, 0, s->pick) ||
-				     choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick);
+				ok = sim_choose(s, j, s->view, s->n, 0, s->pick) ||
+				     sim_choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick);
 			}
-			start_traced(s, q, ok);
+			sim_start_traced(s, q, ok);
 			continue;
 		}
 		if (s->free_total > 0) {
 			build_view(s, j, 0, 0);
-			if (choose(s, j, s->view, s->n, 0, s->pick) ||
-			    (j->tstart >= 0 && choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick))) {
-				start_job(s, q, s->pick);
+			if (sim_choose(s, j, s->view, s->n, 0, s->pick) ||
+			    (j->tstart >= 0 && sim_choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick))) {
+				sim_start_job(s, q, s->pick);
 				continue;
 			}
-			if (s->free_total >= (int64_t)j->k * j->ppn)
+			/* Only a shape wait if the nodes withheld for plans are not
+			 * what holds it back: with them it would fit now. */
+			if (s->free_total >= (int64_t)j->k * j->ppn &&
+			    !(s->nplans > 0 &&
+			      sim_choose_room(s, j, j->excl ? s->idle : s->now, 0, NULL, 0, s->pick)))
 				s->r->res[j->trace].shape_wait = true;
 		}
 		plan(s, j);

@@ -10,7 +10,7 @@
 #include "psiplace/sim.h"
 #include "sim_run_internal.h"
 
-void heap_push(struct heap *h, int64_t key, uint32_t val)
+void sim_heap_push(struct heap *h, int64_t key, uint32_t val)
 {
 	size_t i = h->n++;
 
@@ -27,7 +27,7 @@ void heap_push(struct heap *h, int64_t key, uint32_t val)
 	h->val[i] = val;
 }
 
-void heap_pop(struct heap *h)
+void sim_heap_pop(struct heap *h)
 {
 	int64_t key = h->key[--h->n];
 	uint32_t val = h->val[h->n];
@@ -73,7 +73,7 @@ static size_t running_pos(const struct sim *s, uint32_t q)
 	return lo;
 }
 
-void running_add(struct sim *s, uint32_t q)
+void sim_running_add(struct sim *s, uint32_t q)
 {
 	size_t p = running_pos(s, q);
 
@@ -82,7 +82,7 @@ void running_add(struct sim *s, uint32_t q)
 	s->nrun++;
 }
 
-void running_remove(struct sim *s, uint32_t q)
+void sim_running_remove(struct sim *s, uint32_t q)
 {
 	size_t p = running_pos(s, q);
 
@@ -93,7 +93,7 @@ void running_remove(struct sim *s, uint32_t q)
 	}
 }
 
-bool failed_before(const struct sim *s, const struct sjob *j, bool patched)
+bool sim_failed_before(const struct sim *s, const struct sjob *j, bool patched)
 {
 	for (size_t i = 0; i < s->nfail; i++) {
 		const struct shape *f = &s->fail[i];
@@ -104,7 +104,7 @@ bool failed_before(const struct sim *s, const struct sjob *j, bool patched)
 	return false;
 }
 
-void remember_fail(struct sim *s, const struct sjob *j, bool patched)
+void sim_remember_fail(struct sim *s, const struct sjob *j, bool patched)
 {
 	if (s->nfail < SIM_MAXFAIL)
 		s->fail[s->nfail++] = (struct shape){ j->k, j->ppn, j->mem, j->excl, patched };
@@ -127,7 +127,7 @@ static void patch(struct sim *s, size_t ntouched, bool on)
 		uint32_t i = s->touched[t];
 
 		if (!on) {
-			node_sync(s, i);
+			sim_node_sync(s, i);
 			continue;
 		}
 		s->now[i].alloc_cpus = s->alloc[i] - s->rel[i];
@@ -147,7 +147,7 @@ static void set_resv(struct sim *s, const struct sjob *j, int64_t t)
 	s->resv.active = t - s->t <= window;
 	s->resv.found = true;
 	for (uint32_t r = 0; r < j->k; r++) {
-		uint32_t i = s->resv.nodes[r], c = take_cpus(s, j, i);
+		uint32_t i = s->resv.nodes[r], c = sim_take_cpus(s, j, i);
 		uint64_t mfree = s->now[i].real_memory > s->amem[i] - s->relmem[i]
 					 ? s->now[i].real_memory - (s->amem[i] - s->relmem[i])
 					 : 0;
@@ -155,16 +155,24 @@ static void set_resv(struct sim *s, const struct sjob *j, int64_t t)
 		s->resv.extra[r] = s->nodefree[i] + s->rel[i] - c;
 		s->resv.extra_mem[r] = mfree > j->mem ? mfree - j->mem : 0;
 	}
+	if (s->opts->reserve_count) {
+		int64_t total = 0;
+
+		for (uint32_t i = 0; i < s->n; i++)
+			if (s->now[i].power)
+				total += (int64_t)s->nodefree[i] + s->rel[i];
+		s->resv.cpus_extra = total - (int64_t)j->k * j->ppn;
+	}
 }
 
-int reserve(struct sim *s, uint32_t q)
+int sim_reserve(struct sim *s, uint32_t q)
 {
 	const struct sjob *j = &s->jobs[q];
 	size_t nt = 0, x;
 	uint32_t cnt = 0, base = 0; /* nodes that gain room; that have it now */
 	int found = -1;
 
-	base = fit_count(s, j->ppn, j->excl);
+	base = sim_fit_count(s, j->ppn, j->excl);
 
 	for (x = 0; x < s->nrun && found < 0; x++) {
 		const struct sjob *rj = &s->jobs[s->running[x]];
@@ -177,7 +185,7 @@ int reserve(struct sim *s, uint32_t q)
 
 			if (!s->rel[i] && !s->relmem[i])
 				s->touched[nt++] = i;
-			s->rel[i] += take_cpus(s, rj, i);
+			s->rel[i] += sim_take_cpus(s, rj, i);
 			s->relmem[i] += rj->mem;
 			cnt += !had && room(s, j, i);
 		}
@@ -186,7 +194,7 @@ int reserve(struct sim *s, uint32_t q)
 		if (base + cnt < j->k)
 			continue;
 		patch(s, nt, true);
-		if (choose_room(s, j, j->excl ? s->idle : s->now, t - s->t, s->touched, nt,
+		if (sim_choose_room(s, j, j->excl ? s->idle : s->now, t - s->t, s->touched, nt,
 				s->resv.nodes)) {
 			set_resv(s, j, t);
 			found = 0;

@@ -39,7 +39,7 @@ static bool unique_indexes(const struct sim *s)
 	return ok;
 }
 
-int room_setup(struct sim *s)
+int sim_room_setup(struct sim *s)
 {
 	uint32_t nb = s->maxcpus + 1, *fill;
 
@@ -68,7 +68,7 @@ int room_setup(struct sim *s)
 	return 0;
 }
 
-void room_free(struct sim *s)
+void sim_room_free(struct sim *s)
 {
 	free(s->border);
 	free(s->bpos);
@@ -87,7 +87,7 @@ static void swap_to(struct sim *s, uint32_t i, uint32_t p)
 	s->bpos[i] = p;
 }
 
-void room_move(struct sim *s, uint32_t i, uint32_t was, uint32_t now)
+void sim_room_move(struct sim *s, uint32_t i, uint32_t was, uint32_t now)
 {
 	uint32_t a = bucket(s, was), b = bucket(s, now);
 
@@ -99,7 +99,7 @@ void room_move(struct sim *s, uint32_t i, uint32_t was, uint32_t now)
 		swap_to(s, i, s->bstart[a]++);
 }
 
-uint32_t fit_count(const struct sim *s, uint32_t c, bool excl)
+uint32_t sim_fit_count(const struct sim *s, uint32_t c, bool excl)
 {
 	if (excl)
 		return s->idle_nodes;
@@ -107,17 +107,17 @@ uint32_t fit_count(const struct sim *s, uint32_t c, bool excl)
 	return c > s->maxcpus ? 0 : s->npow - s->bstart[c];
 }
 
-bool choose_room(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
+bool sim_choose_room(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
 		 int64_t start_in, const uint32_t *extra, size_t nextra, uint32_t *out)
 {
 	uint32_t c = j->ppn ? j->ppn : 1;
 	size_t lo, m = 0;
 
 	if (!s->compact || c > s->maxcpus)
-		return choose(s, j, view, s->n, start_in, out);
+		return sim_choose(s, j, view, s->n, start_in, out);
 	lo = s->bstart[c];
 	if (2 * (s->npow - lo + nextra) > s->n) /* most nodes: the copy would not pay */
-		return choose(s, j, view, s->n, start_in, out);
+		return sim_choose(s, j, view, s->n, start_in, out);
 	for (size_t p = lo; p < s->npow; p++) {
 		s->cmap[m] = s->border[p];
 		s->cview[m++] = view[s->border[p]];
@@ -127,7 +127,7 @@ bool choose_room(struct sim *s, const struct sjob *j, const struct psiplace_node
 			s->cmap[m] = extra[e];
 			s->cview[m++] = view[extra[e]];
 		}
-	if (m < j->k || !choose(s, j, s->cview, m, start_in, out))
+	if (m < j->k || !sim_choose(s, j, s->cview, m, start_in, out))
 		return false;
 	for (uint32_t i = 0; i < j->k; i++)
 		out[i] = s->cmap[out[i]];

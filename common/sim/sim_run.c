@@ -54,7 +54,8 @@ static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const u
 	for (size_t i = 0; i < t->n; i++) {
 		const struct psiplace_sim_job *tj = &t->jobs[i];
 		struct sjob *j = &s->jobs[i];
-		uint32_t cpus = tj->cpus ? tj->cpus : 1;
+		uint32_t cpus = s->opts->swf_requested && tj->req_cpus ? tj->req_cpus
+				: tj->cpus ? tj->cpus : 1;
 
 		j->id = tj->id;
 		j->trace = (uint32_t)i;
@@ -64,6 +65,11 @@ static int shape_jobs(struct sim *s, const struct psiplace_sim_trace *t, const u
 				    : -1;
 		j->run = tj->runtime;
 		j->limit = tj->limit > 0 ? tj->limit : tj->runtime;
+		if (j->run > j->limit) { /* Slurm ends it at its limit */
+			s->overruns++;
+			if (!s->opts->overrun_run)
+				j->run = j->limit;
+		}
 		j->cpus = cpus;
 		j->k = tj->nodes ? tj->nodes : (cpus + mincpus - 1) / mincpus;
 		j->ppn = (cpus + j->k - 1) / j->k;
@@ -138,9 +144,9 @@ static int setup(struct sim *s, const struct psiplace_sim_trace *t,
 		} else {
 			s->now[i].power = false;
 		}
-		node_sync(s, (uint32_t)i);
+		sim_node_sync(s, (uint32_t)i);
 	}
-	if (room_setup(s) < 0)
+	if (sim_room_setup(s) < 0)
 		return psiplace_seterr(err, "simulate: out of memory for %zu nodes", n);
 	return 0;
 }
@@ -247,8 +253,8 @@ static void sim_free(struct sim *s)
 	free(s->ends.key); free(s->ends.val); free(s->wakes.key); free(s->wakes.val);
 	free(s->resv.nodes); free(s->resv.extra); free(s->resv.extra_mem);
 	free(s->tnodes); free(s->mark); free(s->need); free(s->deferred);
-	plan_free(s);
-	room_free(s);
+	sim_plan_free(s);
+	sim_room_free(s);
 }
 
 static int by_elig(const void *a, const void *b, void *arg)
@@ -272,8 +278,8 @@ static void integrate(struct sim *s, int64_t t)
 
 static void release(struct sim *s, uint32_t q)
 {
-	apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
-	running_remove(s, q);
+	sim_apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
+	sim_running_remove(s, q);
 }
 
 /* trace_nodes: the export does not say whether a job that ended in this
@@ -287,10 +293,10 @@ static bool over(const struct sim *s, uint32_t n)
 	return s->need[n] && s->alloc[n] + s->need[n] > s->now[n].cpus;
 }
 
-void release_needed(struct sim *s, const struct sjob *j)
+void sim_release_needed(struct sim *s, const struct sjob *j)
 {
 	for (uint32_t a = 0; a < j->k; a++)
-		s->need[s->tnodes[j->tfirst + a]] += take_cpus(s, j, s->tnodes[j->tfirst + a]);
+		s->need[s->tnodes[j->tfirst + a]] += sim_take_cpus(s, j, s->tnodes[j->tfirst + a]);
 	for (;;) { /* the end that frees the over-committed nodes and the fewest others */
 		size_t best = SIZE_MAX;
 		uint32_t best_other = UINT32_MAX;
@@ -341,12 +347,12 @@ static void loop(struct sim *s, const uint32_t *arr)
 		tn = tw < tn ? tw : tn;
 		tn = tb < tn ? tb : tn;
 		while (s->wakes.n && s->wakes.key[0] <= tn)
-			heap_pop(&s->wakes);
+			sim_heap_pop(&s->wakes);
 
 		if (tn == INT64_MAX) {
 			if (!s->nq)
 				break;
-			pass(s); /* an empty cluster with jobs left beyond the depth */
+			sim_pass(s); /* an empty cluster with jobs left beyond the depth */
 			if (s->nq == nq && !s->ends.n)
 				break;
 			continue;
@@ -357,7 +363,7 @@ static void loop(struct sim *s, const uint32_t *arr)
 		while (s->ends.n && s->ends.key[0] == tn) {
 			uint32_t q = s->ends.val[0];
 
-			heap_pop(&s->ends);
+			sim_heap_pop(&s->ends);
 			if (s->opts->trace_nodes)
 				s->deferred[s->ndeferred++] = q;
 			else
@@ -369,33 +375,33 @@ static void loop(struct sim *s, const uint32_t *arr)
 				s->r->unplaceable++;
 				continue;
 			}
-			behind = queue_add(s, arr[ai]) >= nq && behind;
+			behind = sim_queue_add(s, arr[ai]) >= nq && behind;
 			if (s->jobs[arr[ai]].tstart > tn)
-				heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
+				sim_heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
 		}
 		if (s->opts->trace_nodes) {
 			size_t held_ends;
 
-			pass(s);
+			sim_pass(s);
 			held_ends = s->ndeferred;
 			release_deferred(s);
 			if (held_ends && s->nq) /* jobs without a traced placement */
-				pass(s);
+				sim_pass(s);
 			continue;
 		}
 		if (s->opts->bf_interval > 0 && tn < s->next_bf && !s->opts->trace_starts) {
-			pass_main(s);
+			sim_pass_main(s);
 			continue;
 		}
 		if (s->opts->bf_interval > 0) {
 			s->next_bf = tn + s->opts->bf_interval;
-			pass(s);
+			sim_pass(s);
 			if (tn == tb && !ended && ai == s->njob && !s->ends.n && s->nq == nq)
 				break; /* nothing will change: the rest never starts */
 		} else if (!ended && behind && !s->opts->plan_all && !s->opts->trace_starts) {
-			pass_arrivals(s);
+			sim_pass_arrivals(s);
 		} else {
-			pass(s);
+			sim_pass(s);
 		}
 	}
 }
@@ -421,8 +427,14 @@ static void figures(struct sim *s, struct psiplace_sim_report *r, double *waits)
 		first = j->elig < first ? j->elig : first;
 		last = res->end > last ? res->end : last;
 		r->shape_waits += res->shape_wait;
+		if (j->tstart >= 0 && res->start > j->tstart) {
+			r->start_delays++;
+			if (res->start - j->tstart > r->start_delay_max)
+				r->start_delay_max = res->start - j->tstart;
+		}
 	}
 	r->jobs = k;
+	r->overruns = s->overruns;
 	if (!k)
 		return;
 	qsort(waits, k, sizeof(*waits), cmp_double);
@@ -430,6 +442,9 @@ static void figures(struct sim *s, struct psiplace_sim_report *r, double *waits)
 	r->utilisation = r->makespan > 0 && s->total_cpus > 0
 				 ? s->cpu_secs / ((double)s->total_cpus * (double)r->makespan)
 				 : 0;
+	r->utilisation_used = r->makespan > 0 && s->total_cpus > 0
+				      ? s->used_secs / ((double)s->total_cpus * (double)r->makespan)
+				      : 0;
 	r->wait_mean = wsum / (double)k;
 	r->wait_median = k % 2 ? waits[k / 2] : (waits[k / 2 - 1] + waits[k / 2]) / 2;
 	r->wait_p95 = waits[(size_t)ceil(0.95 * (double)k) - 1]; /* nearest rank */

@@ -62,6 +62,7 @@ struct sim {
 		int64_t t;
 		uint32_t k, *nodes, *extra;
 		uint64_t *extra_mem;
+		int64_t cpus_extra; /* opts->reserve_count: CPUs free at t beyond the job's */
 	} resv;
 	struct shape fail[SIM_MAXFAIL];
 	size_t nfail;
@@ -75,44 +76,45 @@ struct sim {
 	uint8_t *mark;                    /* trace_nodes: scratch, per node */
 	uint32_t *need, *deferred;        /* trace_nodes: CPUs per node; ends held this second */
 	size_t ndeferred;
-	double cpu_secs, saved, frag_area, frag_time;
+	double cpu_secs, used_secs, saved, frag_area, frag_time;
+	size_t overruns; /* jobs whose traced run exceeds their limit */
 	size_t engine_calls;
 };
 
-void heap_push(struct heap *h, int64_t key, uint32_t val);
-void heap_pop(struct heap *h);
+void sim_heap_push(struct heap *h, int64_t key, uint32_t val);
+void sim_heap_pop(struct heap *h);
 
-void running_add(struct sim *s, uint32_t q);
-void running_remove(struct sim *s, uint32_t q);
+void sim_running_add(struct sim *s, uint32_t q);
+void sim_running_remove(struct sim *s, uint32_t q);
 
 /* The top blocked job's reservation (s->resv); -1 when it can never
  * start. */
-int reserve(struct sim *s, uint32_t q);
+int sim_reserve(struct sim *s, uint32_t q);
 
 /* A shape at least j's found no room in this pass (patched: beside the
  * reservation too). */
-bool failed_before(const struct sim *s, const struct sjob *j, bool patched);
-void remember_fail(struct sim *s, const struct sjob *j, bool patched);
+bool sim_failed_before(const struct sim *s, const struct sjob *j, bool patched);
+void sim_remember_fail(struct sim *s, const struct sjob *j, bool patched);
 
 /* sim_pass.c */
-void node_sync(struct sim *s, uint32_t i);
+void sim_node_sync(struct sim *s, uint32_t i);
 /* The engine's choice for j over view[0..n-1] (positions into out). */
-bool choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
+bool sim_choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
 	    int64_t start_in, uint32_t *out);
-uint32_t take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
-void apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
-size_t queue_add(struct sim *s, uint32_t q); /* its position */
-void pass(struct sim *s);
-void pass_arrivals(struct sim *s);
-void pass_main(struct sim *s);
-void start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
+uint32_t sim_take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
+void sim_apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
+size_t sim_queue_add(struct sim *s, uint32_t q); /* its position */
+void sim_pass(struct sim *s);
+void sim_pass_arrivals(struct sim *s);
+void sim_pass_main(struct sim *s);
+void sim_start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
 /* trace_nodes: job q starts now on its traced nodes; chose: the engine
  * chose s->pick (recorded and compared), else it found no room. */
-void start_traced(struct sim *s, uint32_t q, bool chose);
+void sim_start_traced(struct sim *s, uint32_t q, bool chose);
 
 /* trace_nodes: release the jobs that ended this second whose CPUs j's
  * traced nodes need (sim_run.c). */
-void release_needed(struct sim *s, const struct sjob *j);
+void sim_release_needed(struct sim *s, const struct sjob *j);
 
 /* The nodes a running job holds. */
 static inline const uint32_t *held(const struct sim *s, const struct sjob *j)
@@ -121,19 +123,19 @@ static inline const uint32_t *held(const struct sim *s, const struct sjob *j)
 }
 
 /* sim_room.c */
-int room_setup(struct sim *s); /* after the nodes' first node_sync; -1 out of memory */
-void room_free(struct sim *s);
-void room_move(struct sim *s, uint32_t i, uint32_t was, uint32_t now); /* free CPUs was -> now */
+int sim_room_setup(struct sim *s); /* after the nodes' first node_sync; -1 out of memory */
+void sim_room_free(struct sim *s);
+void sim_room_move(struct sim *s, uint32_t i, uint32_t was, uint32_t now); /* free CPUs was -> now */
 /* Nodes with at least c free CPUs (exclusive: idle nodes). */
-uint32_t fit_count(const struct sim *s, uint32_t c, bool excl);
-/* choose() over the full view (the nodes the state gives room to c =
+uint32_t sim_fit_count(const struct sim *s, uint32_t c, bool excl);
+/* sim_choose() over the full view (the nodes the state gives room to c =
  * j's CPUs per node, and extra[]: nodes with more room in view than
  * now), asking the engine over those nodes only. */
-bool choose_room(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
+bool sim_choose_room(struct sim *s, const struct sjob *j, const struct psiplace_node *view,
 		 int64_t start_in, const uint32_t *extra, size_t nextra, uint32_t *out);
 
 /* sim_plan.c: a pass as sched/backfill makes it (opts->plan_all). */
-void pass_plan(struct sim *s);
-void plan_free(struct sim *s);
+void sim_pass_plan(struct sim *s);
+void sim_plan_free(struct sim *s);
 
 #endif

@@ -10,7 +10,8 @@
 
 #include "psiplace/sim.h"
 #include "psiplace/textparse.h"
-#include "sim_internal.h"
+#include "sim_readers.h"
+#include "sim_rows.h"
 
 enum col { C_IDRAW, C_ID, C_SUBMIT, C_ELIGIBLE, C_START, C_END, C_LIMIT, C_NNODES, C_NCPUS,
 	   C_REQMEM, C_REQTRES, C_PARTITION, C_NODELIST, C_STATE, C_PRIORITY, C_COUNT };

@@ -8,7 +8,8 @@
 
 #include "psiplace/sim.h"
 #include "psiplace/textparse.h"
-#include "sim_internal.h"
+#include "sim_readers.h"
+#include "sim_rows.h"
 
 #define SWF_FIELDS 18
 
@@ -72,6 +73,7 @@ static int job_line(const double *v, struct psiplace_sim_trace *t, struct psipla
 	j->runtime = (int64_t)v[3];
 	j->start = whole(v[2], 1e12) ? j->submit + (int64_t)v[2] : -1; /* field 3: wait */
 	j->cpus = (uint32_t)procs;
+	j->req_cpus = whole(v[7], 1e8) && v[7] > 0 ? (uint32_t)v[7] : 0;
 	j->nodes = 0;
 	if (v[8] > 0 && v[8] <= 1e12) {
 		j->limit = (int64_t)v[8];

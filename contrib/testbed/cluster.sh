@@ -117,7 +117,7 @@ as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 packages=(slurmctld slurmd slurm-client munge libslurm-dev libhwloc-dev hwloc openmpi-bin libopenmpi-dev
           libmunge-dev libcriterion-dev meson ninja-build pkg-config gcc clang
           libclang-rt-14-dev dpkg-dev autoconf automake libtool make
-          librsvg2-bin python3 hyperfine bc curl libpmix-dev libjson-c-dev libjansson-dev
+          librsvg2-bin python3 hyperfine bc curl libpmix-dev libjson-c-dev libjansson-dev zlib1g-dev
           expect python3-pytest python3-pexpect mariadb-server slurmdbd libmariadb-dev)
 
 cmd_deps() {

@@ -34,7 +34,8 @@ struct psiplace_sim_job {
 	int64_t runtime;   /* traced elapsed time */
 	int64_t limit;     /* time limit (the backfill estimate); runtime when unknown */
 	uint32_t nodes;    /* node count; 0: from cpus and the cluster (SWF) */
-	uint32_t cpus;     /* CPUs of the whole job */
+	uint32_t cpus;     /* CPUs of the whole job (SWF: field 5, allocated, else 8) */
+	uint32_t req_cpus; /* SWF field 8 (requested processors); 0: not given */
 	uint64_t mem;      /* MB per node (nodes 0: per CPU); 0: unknown */
 	double priority;   /* higher first; equal: submit order */
 	bool exclusive;    /* whole nodes */
@@ -76,6 +77,14 @@ int psiplace_sim_trace_parse(const char *text, size_t len, const char *file,
 			     struct psiplace_sim_trace *t, psiplace_error_t *err);
 void psiplace_sim_trace_free(struct psiplace_sim_trace *t);
 
+/* A trace file's bytes start with gzip's magic (1f 8b). */
+bool psiplace_sim_is_gzip(const char *text, size_t len);
+/* Inflate a gzip file of len bytes (members one after another read on)
+ * into *out (malloc'ed, *outlen bytes, at most PSIPLACE_SIM_MAXBYTES);
+ * `file` names it in errors.  0, or -1 with err. */
+int psiplace_sim_gunzip(const char *in, size_t len, const char *file, char **out,
+			size_t *outlen, psiplace_error_t *err);
+
 /* A time limit as sacct prints it: [D-]HH:MM:SS, MM:SS, MM, D-HH,
  * D-HH:MM; "UNLIMITED", "Partition_Limit", "" and "INVALID" give 0
  * (unknown).  false when it is none of these. */
@@ -105,6 +114,13 @@ struct psiplace_sim_opts {
 	 * withheld whole from any job that would overlap the plan in time.
 	 * false: EASY, one reservation, later jobs may use the CPUs it leaves. */
 	bool plan_all;
+	/* EASY's reservation as a processor count (textbook EASY, as in the
+	 * literature): a later job that would still run at the reserved time
+	 * may start if its CPUs are no more than the CPUs free then beyond the
+	 * top job's, wherever they are.  false (the default): node-specific,
+	 * the reservation holds the very nodes the engine chose for it, as
+	 * Slurm's backfill plans specific nodes.  Not with plan_all. */
+	bool reserve_count;
 	/* Jobs start when the trace says they did (a job with no traced start,
 	 * or no room then, as soon as it has room): the queue model is
 	 * bypassed, and the replay checks node choice alone. */
@@ -115,6 +131,13 @@ struct psiplace_sim_opts {
 	 * occupies the traced nodes, so that every choice is made on the node
 	 * state Slurm had.  Implies trace_starts. */
 	bool trace_nodes;
+	/* A job that ran longer than its limit runs its whole traced time
+	 * (true), or is killed at its limit as Slurm does (false, the
+	 * default; OverTimeLimit is not modelled). */
+	bool overrun_run;
+	/* SWF: a job's processors from field 8 (requested) where given, not
+	 * field 5 (allocated, the default). */
+	bool swf_requested;
 	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
 	/* Called every 10,000 started jobs (a progress line); NULL: none. */
 	void (*progress)(void *arg, size_t started, size_t jobs);
@@ -136,7 +159,14 @@ struct psiplace_sim_report {
 	size_t jobs;            /* replayed */
 	size_t unplaceable;     /* asked more than the cluster has: never started */
 	int64_t makespan;       /* last end - first eligible */
-	double utilisation;     /* allocated CPU-seconds / (CPUs * makespan) */
+	double utilisation;     /* allocated CPU-seconds / (CPUs * makespan): whole
+				 * nodes' or ppn x nodes' CPUs, as the job held them */
+	double utilisation_used; /* the jobs' own CPU-seconds (CPUs asked x run) / (CPUs * makespan) */
+	size_t overruns;        /* jobs whose traced run exceeds their limit (killed or not: overrun_run) */
+	/* trace_starts: jobs that started after their traced start (the
+	 * recorded schedule over-subscribes the cluster), and the longest delay */
+	size_t start_delays;
+	int64_t start_delay_max;
 	double wait_mean, wait_median, wait_p95;
 	double bsld_mean;       /* bounded slowdown, tau = 10 s */
 	double frag;            /* time-averaged share of free CPUs on partly used nodes */

@@ -1,7 +1,9 @@
 /* libFuzzer: the simulation's readers (sacct export, SWF, scontrol show
- * node -o; the first byte chooses), then a replay of small traces that
- * parsed on a fixed three-node cluster. */
+ * node -o; the first byte chooses; gzip's magic after it: inflated
+ * first), then a replay of small traces that parsed on a fixed three-node
+ * cluster, under the model's flags the first byte also sets. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "psiplace/error.h"
@@ -18,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct psiplace_sim_report r;
 	psiplace_error_t err;
 	const char *text = (const char *)data + 1;
+	char *plain = NULL;
 	int mode;
 
 	if (size < 1)
@@ -29,13 +32,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			psiplace_nodetable_free(&nt);
 		return 0;
 	}
+	if (psiplace_sim_is_gzip(text, size)) {
+		if (psiplace_sim_gunzip(text, size, "fuzz", &plain, &size, &err) < 0)
+			return 0;
+		text = plain;
+	}
 	if (psiplace_sim_trace_parse(text, size, "fuzz", (enum psiplace_sim_format)mode,
-				     data[0] & 4, &t, &err) < 0)
+				     data[0] & 4, &t, &err) < 0) {
+		free(plain);
 		return 0;
+	}
+	free(plain);
 	if (t.n <= 64 && psiplace_nodetable_parse(nodes_csv, sizeof(nodes_csv) - 1, "n", &nt, &err) == 0) {
 		o.rank.policy = (enum psiplace_policy)(1 + (data[0] >> 4) % (PSIPLACE_POLICY_COUNT - 1));
 		o.speed_ref = data[0] & 8 ? 1.0 : 0;
 		o.exclusive = data[0] & 64;
+		o.overrun_run = data[0] & 32;
+		o.swf_requested = data[0] & 128;
+		o.reserve_count = (data[0] & 0x30) == 0x30;
 		if (psiplace_sim_run(&t, nt.nodes, nt.n, &o, &r, &err) == 0)
 			psiplace_sim_report_free(&r);
 		psiplace_nodetable_free(&nt);

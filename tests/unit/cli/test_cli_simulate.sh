@@ -81,16 +81,16 @@ check "--trace-starts: one choice differs, every later state with it (n1 n2 n3 .
 check "--trace-nodes: the engine's own choices, each on Slurm's node state (n1 n1 n3; job 4 waits for n3)" \
   "0:n1 10:n1 20:n3 60:n3" "$(tnjobs --trace-nodes)"
 check "--trace-nodes: csv, 3 decisions, 2 the same, none without room, 1 untraced" "3,2,0.666667,0,1" \
-  "$(tn --policy firstavailable --trace-nodes --format csv | sed -n 2p | cut -d, -f13-)"
+  "$(tn --policy firstavailable --trace-nodes --format csv | sed -n 2p | cut -d, -f13-17)"
 check "--trace-nodes: csv header names them" "decisions,decisions_same,decisions_same_share,decisions_no_room,decisions_untraced" \
-  "$(tn --trace-nodes --format csv | sed -n 1p | cut -d, -f13-)"
+  "$(tn --trace-nodes --format csv | sed -n 1p | cut -d, -f13-17)"
 check "--trace-nodes: the table's column" "3 66.7 0 1" \
-  "$(tn --trace-nodes --policy firstavailable | awk '$1 == "FIRSTAVAILABLE" { print $12, $13, $14, $15 }')"
+  "$(tn --trace-nodes --policy firstavailable | awk '$1 == "FIRSTAVAILABLE" { print $13, $14, $15, $16 }')"
 check "--trace-nodes: json" '"decisions": {"compared": 3, "same_nodes": 2' \
   "$(tn --policy firstavailable --trace-nodes --format json | grep -o '"decisions": {"compared": 3, "same_nodes": 2')"
 check "--trace-nodes: LASTAVAILABLE agrees only where one node is left" "3 33.3" \
-  "$(tn --trace-nodes --policy lastavailable | awk '$1 == "LASTAVAILABLE" { print $12, $13 }')"
-check "without --trace-nodes: no decision columns" "12" \
+  "$(tn --trace-nodes --policy lastavailable | awk '$1 == "LASTAVAILABLE" { print $13, $14 }')"
+check "without --trace-nodes: no decision columns (12, and 4 of utilisation_used and counts)" "16" \
   "$(tn --policy firstavailable --format csv | sed -n 1p | awk -F, '{ print NF }')"
 # The same second: A ends at 20 s; Slurm placed B (n2) before A's end was
 # processed, and C on A's node after it: A holds n1 for B's choice and
@@ -103,7 +103,7 @@ JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|NodeList
 X
 check "--trace-nodes: an end in the second of a start holds its CPUs unless that start's traced nodes need them" \
   "3,3,1.000000,0,0" \
-  "$("$psiplace" simulate --trace "$d/same.txt" --table "$d/nodes.csv" --policy firstavailable --trace-nodes --format csv | sed -n 2p | cut -d, -f13-)"
+  "$("$psiplace" simulate --trace "$d/same.txt" --table "$d/nodes.csv" --policy firstavailable --trace-nodes --format csv | sed -n 2p | cut -d, -f13-17)"
 check "--bf-interval 30: job 3 is backfilled at the pass of t=30, not on arrival (waits 0 90 10)" \
   "FIRSTAVAILABLE,3,0,200,0.883333,33.333,10.000,90.000" "$(csv --table "$d/nodes.csv" --policy firstavailable --bf-interval 30 | cut -d, -f1-8)"
 err=$("$psiplace" simulate --trace "$d/jobs.txt" --table "$d/nodes.csv" --bf-interval 1h 2>&1); rc=$?

@@ -1,7 +1,11 @@
 /* The trace readers (sacct export, SWF 2.2), time limits, and scontrol
- * show node -o as a node table: values, counts, one FILE:LINE error. */
+ * show node -o as a node table: values, counts, one FILE:LINE error;
+ * gzipped traces inflated. */
 #include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "psiplace/error.h"
 #include "psiplace/sim.h"
@@ -176,4 +180,40 @@ Test(sim_trace, scontrol_show_node_one_line_a_node)
 	cr_assert_eq(psiplace_sim_nodetable_from_scontrol("NodeName=n1\n", 12, "nodes.txt", &t,
 							  &err), -1);
 	cr_assert_str_eq(err.text, "nodes.txt:1: no CPUTot=");
+}
+
+/* gzip -c of s: one gzip member (zlib with gzip's header). */
+static size_t gz(const char *s, unsigned char *out, size_t cap)
+{
+	z_stream z = { 0 };
+
+	cr_assert_eq(deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = (unsigned char *)(uintptr_t)s;
+	z.avail_in = (unsigned)strlen(s);
+	z.next_out = out;
+	z.avail_out = (unsigned)cap;
+	cr_assert_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+	deflateEnd(&z);
+	return cap - z.avail_out;
+}
+
+Test(sim_gzip, members_one_after_another_read_as_one_text_truncated_is_one_error)
+{
+	const char *a = "1 0 0 100 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n";
+	const char *b = "2 10 0 50 2 -1 -1 2 100 -1 1 1 1 1 1 1 -1 -1\n";
+	unsigned char buf[512];
+	size_t na = gz(a, buf, sizeof(buf)), nb, len;
+	psiplace_error_t err;
+	char *out;
+
+	nb = gz(b, buf + na, sizeof(buf) - na);
+	cr_assert(psiplace_sim_is_gzip((char *)buf, na + nb));
+	cr_assert_not(psiplace_sim_is_gzip(a, strlen(a)));
+	cr_assert_eq(psiplace_sim_gunzip((char *)buf, na + nb, "t.swf.gz", &out, &len, &err), 0, "%s",
+		     err.text);
+	cr_assert_eq(len, strlen(a) + strlen(b));
+	cr_assert(!memcmp(out, a, strlen(a)) && !memcmp(out + strlen(a), b, strlen(b)));
+	free(out);
+	cr_assert_eq(psiplace_sim_gunzip((char *)buf, na - 4, "t.swf.gz", &out, &len, &err), -1);
+	cr_assert_str_eq(err.text, "t.swf.gz: not a complete gzip file (zlib: truncated)");
 }

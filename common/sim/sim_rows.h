@@ -1,6 +1,7 @@
-/* The trace readers' shared pieces (common/sim/). */
-#ifndef PSIPLACE_SIM_INTERNAL_H
-#define PSIPLACE_SIM_INTERNAL_H
+/* The rows of a trace (sim_rows.c): the helpers both readers use,
+ * below them (common/sim/). */
+#ifndef PSIPLACE_SIM_ROWS_H
+#define PSIPLACE_SIM_ROWS_H
 
 #include "psiplace/sim.h"
 
@@ -21,10 +22,5 @@ bool sim_parse_time(const char *s, size_t n, int64_t *out);
 int sim_malformed(struct psiplace_sim_trace *t, bool lenient, psiplace_error_t *err,
 		  const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
-
-int sim_sacct_parse(const char *text, size_t len, const char *file, bool lenient,
-		    struct psiplace_sim_trace *t, psiplace_error_t *err);
-int sim_swf_parse(const char *text, size_t len, const char *file, bool lenient,
-		  struct psiplace_sim_trace *t, psiplace_error_t *err);
 
 #endif
