@@ -190,8 +190,10 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 	}
 	if (a->speed_given) {
 		d = 1.0;
-		if (a->speed && (!psiplace_parse_double(a->speed, strlen(a->speed), &d) || !(d > 0)))
-			return cli_usage_error("--speed-scaling: '%s' is not a positive Speed", a->speed);
+		if (a->speed && (!psiplace_parse_double(a->speed, strlen(a->speed), &d) || !(d >= 1e-6) ||
+				 d > 1e6))
+			return cli_usage_error("--speed-scaling: '%s' is not a Speed; accepted: 0.000001..1000000",
+					       a->speed);
 		o->speed_ref = d;
 	}
 	if (a->seed && !psiplace_parse_u64(a->seed, strlen(a->seed), UINT64_MAX, &o->seed))

@@ -151,7 +151,11 @@ static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uin
 
 			slow = sp < slow ? sp : slow;
 		}
-		run = (int64_t)llround((double)j->run * s->opts->speed_ref / slow);
+		/* bounded before the conversion: a tiny node Speed or a huge
+		 * reference would overflow it (1e12 s is about 31,700 years) */
+		double scaled = (double)j->run * s->opts->speed_ref / slow;
+
+		run = scaled < 1e12 ? (int64_t)llround(scaled) : (int64_t)1e12;
 		s->saved += (double)j->cpus * (double)(j->run - run) / 3600.0;
 	}
 	res->start = s->t;

@@ -94,6 +94,8 @@ static int header(struct sacct *h, const char *const *f, const size_t *fl, int k
 
 /* Memory as sacct prints it: NUMBER[K|M|G|T][n|c], in MB per node or (c)
  * per CPU; *per_cpu says which. */
+#define SIM_MEM_MAX_MB 1e15
+
 static bool parse_mem(const char *s, size_t n, double *mb, bool *per_cpu)
 {
 	double scale = 1.0;
@@ -110,10 +112,12 @@ static bool parse_mem(const char *s, size_t n, double *mb, bool *per_cpu)
 		default: break;
 		}
 	}
-	if (!psiplace_parse_double(s, n, mb) || *mb < 0 || *mb > 1e15)
+	/* bounded after the unit (1e15 MB, about 1 EB): 999999999999999T would
+	 * overflow the conversion to an integer of MB */
+	if (!psiplace_parse_double(s, n, mb) || !(*mb >= 0))
 		return false;
 	*mb *= scale;
-	return true;
+	return *mb <= SIM_MEM_MAX_MB;
 }
 
 /* mem=SIZE of ReqTRES (the job's total), or false. */
@@ -215,9 +219,11 @@ static int job_line(const struct sacct *h, const char *const *f, const size_t *f
 		bool per_cpu;
 
 		if (!parse_mem(F(C_REQMEM), FL(C_REQMEM), &d, &per_cpu))
-			return *msg = "ReqMem is not a size (4000M, 4Gn, 2Gc)", -1;
+			return *msg = "ReqMem is not a size up to 1e15 MB (4000M, 4Gn, 2Gc)", -1;
 		if (per_cpu)
 			d *= (j->cpus + j->nodes - 1) / j->nodes;
+		if (d > SIM_MEM_MAX_MB)
+			return *msg = "ReqMem per node is above 1e15 MB", -1;
 		j->mem = (uint64_t)(d + 0.5);
 	}
 	if (FL(C_PRIORITY)) {

@@ -101,4 +101,20 @@ if [ -r "$kth" ]; then
 else
   echo "# SKIP KTH-SP2: $kth is absent (the Parallel Workloads Archive's log, not in the repository)"
 fi
+# bounded conversions (UBSan found them): a ReqMem whose unit takes it past
+# 1e15 MB, and a --speed-scaling reference far out of range
+{ echo 'JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|ReqMem|ReqTRES|Partition|NodeList|State|Priority'
+  echo '7|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:00|2026-01-01T00:02:00|00:10:00|1|4|999999999999999Tc||p|n1|COMPLETED|1'; } >"$d/mem.sacct"
+err=$(sim --trace "$d/mem.sacct" --table "$d/two4.csv"); rc=$?
+check "ReqMem 999999999999999Tc: one error line naming the field, exit 1" \
+  "1 ReqMem is not a size up to 1e15 MB" "$rc $(printf '%s' "$err" | grep -o 'ReqMem is not a size up to 1e15 MB' | head -1)"
+check "ReqMem 999999999999999Tc: nothing else printed" 1 "$(printf '%s\n' "$err" | wc -l)"
+err=$(sim --trace "$d/a.swf" --table "$d/two4.csv" --speed-scaling=1e300); rc=$?
+check "--speed-scaling=1e300 refused with what is accepted" \
+  "2 psiplace: error: --speed-scaling: '1e300' is not a Speed; accepted: 0.000001..1000000" "$rc $err"
+printf 'name,cpus,speed\nn1,4,0.000000001\nn2,4,1\n' >"$d/slow.csv"
+out=$(sim --trace "$d/a.swf" --table "$d/slow.csv" --speed-scaling=1000000); rc=$?
+check "a tiny node Speed with a large reference: a bounded makespan, exit 0" "0 yes" \
+  "$rc $(printf '%s' "$out" | col makespan | awk '{ print ($1 >= 0 && $1 <= 2e12) ? "yes" : "no: " $1 }')"
+
 tap_end
