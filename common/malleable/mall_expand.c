@@ -134,12 +134,23 @@ static void merge_table(unsigned char *dst, const unsigned char *src, size_t n)
 }
 
 /* Paper 4.3.  sub: my group's root and its spawners. */
+/* The first failed MPI call's code in *rc (MPI_ERRORS_RETURN). */
+static void keep_rc(int *rc, int r)
+{
+	if (*rc == MPI_SUCCESS && r != MPI_SUCCESS)
+		*rc = r;
+}
+
+/* Paper 4.3.  sub: my group's root and its spawners.  Every process goes
+ * through every step even after a failed call, so that no peer waits for
+ * it (the watchdog bounds each phase); a failure is reported at the end,
+ * and a failed receive merges only zeros (the buffers start zeroed). */
 static int synchronise(struct expand *x, psiplace_error_t *err)
 {
-	unsigned char *in = malloc(x->tlen * (size_t)(x->nkids ? x->nkids : 1));
+	unsigned char *in = calloc((size_t)(x->nkids ? x->nkids : 1), x->tlen);
 	MPI_Request *req = calloc((size_t)x->nkids + 1, sizeof(*req));
 	MPI_Comm sub = MPI_COMM_NULL;
-	int i, in_sub = x->lrank == 0 || x->nkids > 0;
+	int i, rc = MPI_SUCCESS, in_sub = x->lrank == 0 || x->nkids > 0;
 
 	if (!in || !req) {
 		free(in);
@@ -147,33 +158,45 @@ static int synchronise(struct expand *x, psiplace_error_t *err)
 		return psiplace_seterr(err, "malleable: out of memory");
 	}
 	mall_watchdog_phase(x->w, "the upside synchronisation");
-	MPI_Comm_split(x->world, in_sub ? 0 : MPI_UNDEFINED, x->lrank, &sub);
-	for (i = 0; i < x->nkids; i++)
-		MPI_Irecv(in + (size_t)i * x->tlen, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_UP,
-			  x->kids[i], &req[i]);
-	MPI_Waitall(x->nkids, req, MPI_STATUSES_IGNORE);
+	keep_rc(&rc, MPI_Comm_split(x->world, in_sub ? 0 : MPI_UNDEFINED, x->lrank, &sub));
+	for (i = 0; i < x->nkids; i++) {
+		req[i] = MPI_REQUEST_NULL;
+		keep_rc(&rc, MPI_Irecv(in + (size_t)i * x->tlen, (int)x->tlen, MPI_UNSIGNED_CHAR, 0,
+				       MALL_TAG_UP, x->kids[i], &req[i]));
+	}
+	keep_rc(&rc, MPI_Waitall(x->nkids, req, MPI_STATUSES_IGNORE));
 	for (i = 0; i < x->nkids; i++)
 		merge_table(x->table, in + (size_t)i * x->tlen, x->tlen);
 	if (sub != MPI_COMM_NULL)
-		MPI_Allreduce(MPI_IN_PLACE, x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, MPI_MAX, sub);
+		keep_rc(&rc, MPI_Allreduce(MPI_IN_PLACE, x->table, (int)x->tlen, MPI_UNSIGNED_CHAR,
+					   MPI_MAX, sub));
 	if (x->group >= 0 && x->lrank == 0)
-		MPI_Send(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_UP, x->parent);
+		keep_rc(&rc, MPI_Send(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_UP,
+				      x->parent));
 
 	mall_watchdog_phase(x->w, "the downside synchronisation");
 	if (x->group >= 0 && x->lrank == 0)
-		MPI_Recv(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_DOWN, x->parent,
-			 MPI_STATUS_IGNORE);
+		keep_rc(&rc, MPI_Recv(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_DOWN,
+				      x->parent, MPI_STATUS_IGNORE));
 	if (x->group >= 0 && sub != MPI_COMM_NULL)
-		MPI_Bcast(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, sub);
-	for (i = 0; i < x->nkids; i++)
-		MPI_Isend(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_DOWN, x->kids[i],
-			  &req[i]);
-	MPI_Waitall(x->nkids, req, MPI_STATUSES_IGNORE);
+		keep_rc(&rc, MPI_Bcast(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, sub));
+	for (i = 0; i < x->nkids; i++) {
+		req[i] = MPI_REQUEST_NULL;
+		keep_rc(&rc, MPI_Isend(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_DOWN,
+				       x->kids[i], &req[i]));
+	}
+	keep_rc(&rc, MPI_Waitall(x->nkids, req, MPI_STATUSES_IGNORE));
 	mall_release_comm(&sub);
 	free(in);
 	free(req);
 	/* Everyone (not only the root and the spawners) learns the outcome. */
-	MPI_Bcast(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, x->world);
+	keep_rc(&rc, MPI_Bcast(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, x->world));
+	/* a slot merged byte by byte from garbled input still ends */
+	for (i = -1; i < (int)x->plan->ngroups; i++)
+		slot_err(x, i)[SLOT - 1] = 0;
+	if (rc != MPI_SUCCESS)
+		return mall_mpi_err(err, rc, "malleable: expand to %zu nodes: synchronising the outcome",
+				    x->st->nnodes);
 	for (i = -1; i < (int)x->plan->ngroups; i++)
 		if (*slot_err(x, i))
 			return psiplace_seterr(err, "malleable: expand to %zu nodes: %s", x->st->nnodes,

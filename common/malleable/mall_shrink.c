@@ -127,15 +127,19 @@ int psiplace_mall_shrink_by(psiplace_mall_t *m, size_t nnodes, enum psiplace_mal
 		return psiplace_seterr(err, "malleable: shrink to %zu nodes: the job runs on %zu "
 				       "nodes (1..%zu accepted)", nnodes, cur, cur - 1);
 	snprintf(what, sizeof(what), "malleable: shrink to %zu nodes", nnodes);
+	/* The zombies wait, idle, for every other process of the job at its end
+	 * (mall_zombies_meet): a process that leaves by a later shrink would
+	 * wait there for the survivors, on a node given back.  Every process of
+	 * the job has the zombies' communicator, so all refuse alike. */
+	if (m->zombies != MPI_COMM_NULL)
+		return psiplace_seterr(err, "%s: the job has zombies from a zombie shrink, which wait "
+				       "for the whole job at its end; it shrinks no further", what);
 	switch (how) {
 	case PSIPLACE_MALL_SHRINK_TS:
 		if (split_world(m, nnodes, err) < 0)
 			return -1;
 		return shrink_split(m, nnodes, 0, what, err);
 	case PSIPLACE_MALL_SHRINK_ZOMBIE:
-		if (m->zombies != MPI_COMM_NULL)
-			return psiplace_seterr(err, "%s (zombie): the job already has zombies; one "
-					       "zombie shrink per job", what);
 		return shrink_split(m, nnodes, 1, what, err);
 	case PSIPLACE_MALL_SHRINK_BASELINE:
 		return shrink_respawn(m, nnodes, strategy, what, err);

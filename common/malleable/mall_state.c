@@ -378,18 +378,36 @@ int psiplace_mall_drop_nodes(psiplace_mall_t *m, size_t from, size_t to, psiplac
 
 /* Ibarrier and a sleeping test loop: a zombie waits without taking a core
  * (MPI's blocking calls busy-poll). */
+/* The zombies wait, idle, for the rest of the job at its end.  Everyone
+ * tests the barrier every 20 ms (MPI progress without busy-polling); a
+ * zombie waits as long as the job runs, every other process at most the
+ * operation timeout: when a zombie cannot come (its node was given back
+ * and the process died) the others leave without it, with one warning
+ * line, instead of hanging at the end. */
 void mall_zombies_meet(psiplace_mall_t *m)
 {
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = { 0, 20 * 1000 * 1000 }, now, end;
 	MPI_Request req;
 	int done = 0;
 
 	if (m->zombies == MPI_COMM_NULL)
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += m->timeout > 0 ? m->timeout : 60;
 	if (MPI_Ibarrier(m->zombies, &req) == MPI_SUCCESS) {
-		while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
-			if (m->zombie)
-				nanosleep(&ts, NULL);
+		while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+			nanosleep(&ts, NULL);
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (!m->zombie && (now.tv_sec > end.tv_sec ||
+					   (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))) {
+				fprintf(stderr, "psiplace: warning: malleable: the job's zombies did not "
+					"all meet at its end within %d s; leaving without them\n",
+					m->timeout > 0 ? m->timeout : 60);
+				/* the barrier stays pending: its communicator cannot be freed */
+				m->zombies = MPI_COMM_NULL;
+				return;
+			}
+		}
 	}
 	MPI_Comm_free(&m->zombies);
 	m->zombies = MPI_COMM_NULL;
