@@ -730,6 +730,16 @@ static bool greedy_settled(const struct call *a, const struct cands *c, uint32_t
 	if (a->will_run && a->will_run->start > time(NULL))
 		return false;
 #endif
+	/* GRES: cons_tres's first pass keeps only the cores on the sockets
+	 * that hold the requested GRES (22.05 gres_select_filter.c, "Remove
+	 * cores on not required sockets") and, when it fails with no node to
+	 * spare, passes again allowing non-local GRES (choose_nodes): offered
+	 * a tier or the first `need` nodes alone, that second pass succeeds on
+	 * a node the whole set passes over for one whose GRES sit beside its
+	 * cores.  Usability is then not per node: no shortcut for a GRES job
+	 * (--gres, --gpus, --gpus-per-*, --tres-per-task with a GRES). */
+	if (job_ptr->gres_list_req && list_count(job_ptr->gres_list_req) > 0)
+		return false;
 	if (d->req_node_bitmap || d->contiguous || job_ptr->req_switch ||
 	    (job_ptr->bit_flags & SPREAD_JOB) || PSIPLACE_FEATURE_COUNTS(d))
 		return false;
@@ -823,6 +833,30 @@ static bool exact_alone_ok(const struct call *a, const struct cands *c, uint32_t
 	       ctx.site.conf.ranked_tier < c->n && greedy_settled(a, c, need);
 }
 
+/* Is cons_tres's answer over the tier the first k nodes of the order (k the
+ * nodes it took)?  choose_nodes() (22.05 cons_tres/job_test.c; 23.11+ the
+ * same loop) retries a failed greedy pass with the low-CPU nodes removed:
+ * offered the tier alone it can fail its first pass and succeed on the
+ * retry inside the tier (A=8 B=2 E1..E17=6 then D=10, -N3 -n20: the tier
+ * gives A E1 E2 with B dropped, the whole set's first pass reaches D: A B
+ * D).  A retry only removes nodes, so an answer that is a prefix of the
+ * order came from the first pass (the first pass visits the same nodes in
+ * the same state, with more to choose the last one from, and would have
+ * succeeded), and the whole set's first pass, whose trailing nodes weigh
+ * more than every tier node, takes the same prefix.  Any other answer may
+ * be the retry's: the full decision. */
+static bool tier_prefix(const struct cands *c, const bitstr_t *chosen, uint32_t distinct)
+{
+	uint32_t k = (uint32_t)bit_set_count((bitstr_t *)chosen), i;
+
+	if (k > distinct)
+		return false;
+	for (i = 0; i < k; i++)
+		if (!bit_test((bitstr_t *)chosen, c->node_inx[c->order[i]]))
+			return false;
+	return true;
+}
+
 /* Offer cons_tres the first `distinct` nodes of the order only, weighted
  * in that order; only their records are written and restored.  Returns
  * cons_tres's answer, with bitmap set to its choice on success; on failure
@@ -851,6 +885,13 @@ static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, u
 	    a->job_ptr->start_time > time(NULL)) {
 		a->job_ptr->start_time = start;
 		rc = SLURM_ERROR;
+	}
+	if (rc == SLURM_SUCCESS && !tier_prefix(c, tier, distinct)) {
+		a->job_ptr->start_time = start;
+		log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes: not the first nodes of the order (cons_tres's retry may have chosen), deciding over all nodes",
+			 plugin_type, a->job_ptr, distinct, c->n);
+		FREE_NULL_BITMAP(tier);
+		return SLURM_ERROR;
 	}
 	/* DebugFlags=SelectType shows which way each decision went */
 	log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes offered first: %s",
@@ -1184,7 +1225,9 @@ static bitstr_t *count_first(const struct call *a, bitstr_t *work, struct call *
 	job_record_t *job_ptr = a->job_ptr;
 	struct call probe = *a;
 	bitstr_t *natural;
+	time_t start;
 	uint32_t k;
+	int rc;
 
 	*b = *a;
 	if (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN)
@@ -1198,7 +1241,14 @@ static bitstr_t *count_first(const struct call *a, bitstr_t *work, struct call *
 	probe.preemptee_candidates = NULL;
 	probe.preemptee_job_list = NULL;
 	natural = bit_copy(work);
-	if (cons_tres(&probe, natural) != SLURM_SUCCESS) {
+	/* A will-run answer writes the job's start_time: the policy must see
+	 * the start backfill planned (job.start), and the shortcuts restore
+	 * that one when they refuse an answer, so the probe leaves it as it
+	 * found it. */
+	start = job_ptr->start_time;
+	rc = cons_tres(&probe, natural);
+	job_ptr->start_time = start;
+	if (rc != SLURM_SUCCESS) {
 		FREE_NULL_BITMAP(natural);
 		return NULL;
 	}
@@ -1460,6 +1510,8 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 
 		job.future = true;
 		job.start = job_ptr->start_time > now ? (int64_t)(job_ptr->start_time - now) : 0;
+		log_flag(SELECT_TYPE, "%s: %pJ: will-run: the policy sees a start %" PRId64 " s from now",
+			 plugin_type, job_ptr, job.start);
 	}
 	job.seed = job_ptr->job_id;
 	job.priorityf = p.prio;

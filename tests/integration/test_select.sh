@@ -254,4 +254,26 @@ done
 check_eq "B8: the full decision gives LASTAVAILABLE's first node and first two" "n4 n[3-4]" \
   "${b8[1000000,1]} ${b8[1000000,2]}"
 
+# B9: a GRES job takes no shortcut (issue 30, finding 3): cons_tres's first
+# pass keeps only the cores beside the requested GRES and a second pass,
+# when no node is to spare, allows non-local GRES, so offered the first
+# `need` nodes alone (or the tier) it can succeed where the whole set takes
+# another node.  Will-run -N1 --gres=gpu:1 (candidates n3, n2): with
+# RankedTier=1 the plugin before offered n3 alone (exact_first, logged
+# "taken"); now neither exact_first nor the tier is offered, and the answer
+# is the full decision's.
+gres_taken() { grep -c "nodes of the order offered alone: taken\|ranked tier of [0-9]* of [0-9]* nodes offered first: taken" "$ctld_log"; }
+declare -A b9 b9t
+for tier in 1 1000000; do
+  set_tier "$tier"
+  scontrol setdebugflags +SelectType
+  settle
+  taken=$(gres_taken)
+  b9[$tier]=$(willrun_nodes -N1 -n1 --gres=gpu:1)
+  b9t[$tier]=$(( $(gres_taken) - taken ))
+done
+check_eq "B9: will-run -N1 --gres=gpu:1, RankedTier=1: the full decision's answer (${b9[1000000]})" \
+  "${b9[1000000]}" "${b9[1]}"
+check_eq "B9: a GRES job: no shortcut taken with RankedTier=1 (slurmctld log)" 0 "${b9t[1]}"
+
 tb_finish
