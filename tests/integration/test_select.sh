@@ -276,4 +276,28 @@ check_eq "B9: will-run -N1 --gres=gpu:1, RankedTier=1: the full decision's answe
   "${b9[1000000]}" "${b9[1]}"
 check_eq "B9: a GRES job: no shortcut taken with RankedTier=1 (slurmctld log)" 0 "${b9t[1]}"
 
+# B10: cons_tres's retry (issue 30, finding 2).  choose_nodes() retries a
+# failed greedy pass with the low-CPU nodes removed.  20 nodes in policy
+# order (FIRSTAVAILABLE: slurm.conf order) t01=8 CPUs, t02=2, t03..t19=6,
+# t20=10; -N3 -n20 with RankedTier=16 (tier = the first 19): over the tier
+# alone the first pass fails (8 + 2, then no node of 10) and the retry
+# without t02 gives t01 t03 t04; the whole set's first pass reaches t20:
+# t01 t02 t20.  The plugin before took the tier's answer (real start and
+# will-run: t[01,03-04]); now it takes the tier only when its answer is the
+# order's first nodes.
+table="t01:8 t02:2"
+for i in $(seq 3 19); do table="$table t$(printf %02d "$i"):6"; done
+export PSIPLACE_NODE_TABLE="$table t20:10"
+restart
+declare -A b10
+for tier in 16 1000000; do
+  "$cluster" plugstack NodeAllocationPolicy=FIRSTAVAILABLE "RankedTier=$tier" >/dev/null
+  scontrol setdebugflags +SelectType
+  b10[$tier]="$(willrun_nodes -N3 -n20) $(run_nodes -N3 -n20)"
+done
+unset PSIPLACE_NODE_TABLE
+check_eq "B10: -N3 -n20 over 8,2,6x17,10 CPUs, RankedTier=16: will-run and real start are the full decision's (${b10[1000000]})" \
+  "${b10[1000000]}" "${b10[16]}"
+check_eq "B10: the full decision's first pass takes t01 t02 t20" "t[01-02,20] t[01-02,20]" "${b10[1000000]}"
+
 tb_finish
