@@ -41,9 +41,11 @@
 #                            preempt/partition_prio)
 #   PSIPLACE_PARTITION_ARGS  further arguments of the debug partition (e.g. OverSubscribe=FORCE:2)
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
-#   PSIPLACE_NODE_TABLE      "NAME:CPUS ..." replaces n1..n4 with these nodes, in this order
-#                            (one socket of CPUS cores, 1000 MB each, no GRES), each a
-#                            slurmd -N on port 20000 + 40*instance + its position (1..39)
+#   PSIPLACE_NODE_TABLE      "NAME:CPUS[:SOCKETS[:gpu]] ..." replaces n1..n4 with these nodes,
+#                            in this order (SOCKETS sockets, default 1, of CPUS/SOCKETS cores,
+#                            1000 MB each; gpu: one fake GPU bound to the first socket's
+#                            cores, Cores=0-(CPUS/SOCKETS-1)), each a slurmd -N on port
+#                            20000 + 40*instance + its position (1..39)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
 #   PSIPLACE_SLURMD_TIMEOUT  SlurmdTimeout (default 30); slurmctld pings nodes every third of it
 #   PSIPLACE_MSG_TIMEOUT     MessageTimeout (default 10, Slurm's)
@@ -357,7 +359,13 @@ CONF
   if [ -z "${PSIPLACE_NODE_TABLE:-}" ]; then
     echo "NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]" >"$dir/etc/gres.conf"
   else
+    local e name cpus sockets gpu
     : >"$dir/etc/gres.conf"
+    for e in $PSIPLACE_NODE_TABLE; do
+      IFS=: read -r name cpus sockets gpu <<<"$e"
+      [ -n "$gpu" ] || continue
+      echo "NodeName=$name Name=gpu File=$dir/gpu/gpu0 Cores=0-$((cpus / ${sockets:-1} - 1))" >>"$dir/etc/gres.conf"
+    done
   fi
   plugstack_line "$so" >"$dir/etc/plugstack.conf"
   cat >"$dir/etc/psiplace.conf" <<CONF
@@ -382,7 +390,7 @@ CONF
 
 # The node lines of slurm.conf: n1..n4, or PSIPLACE_NODE_TABLE's nodes.
 node_lines() {
-  local p=$1 e i=0
+  local p=$1 e i=0 name cpus sockets gpu
   if [ -z "${PSIPLACE_NODE_TABLE:-}" ]; then
     cat <<LINES
 NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 1)) Sockets=1 CoresPerSocket=4 RealMemory=2000 TmpDisk=50 Features=arm
@@ -395,7 +403,9 @@ LINES
   for e in $PSIPLACE_NODE_TABLE; do
     i=$((i + 1))
     [ "$i" -le 39 ] || die "PSIPLACE_NODE_TABLE: at most 39 nodes"
-    echo "NodeName=${e%%:*} NodeHostname=$host NodeAddr=127.0.0.1 Port=$((20000 + 40 * instance + i)) Sockets=1 CoresPerSocket=${e#*:} RealMemory=1000"
+    IFS=: read -r name cpus sockets gpu <<<"$e"
+    sockets=${sockets:-1}
+    echo "NodeName=$name NodeHostname=$host NodeAddr=127.0.0.1 Port=$((20000 + 40 * instance + i)) Sockets=$sockets CoresPerSocket=$((cpus / sockets)) RealMemory=1000${gpu:+ Gres=gpu:1}"
   done
 }
 

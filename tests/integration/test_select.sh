@@ -300,4 +300,24 @@ check_eq "B10: -N3 -n20 over 8,2,6x17,10 CPUs, RankedTier=16: will-run and real 
   "${b10[1000000]}" "${b10[16]}"
 check_eq "B10: the full decision's first pass takes t01 t02 t20" "t[01-02,20] t[01-02,20]" "${b10[1000000]}"
 
+# B11: GRES beside the cores (issue 30, finding 3, the issue's shape).
+# ga, gb: 2 sockets x 8 cores, gpu:1 with Cores=0-7; gc: no GPU; gd: 1
+# socket x 16 cores, gpu:1.  -N1 -n12 --gres=gpu:1: cons_tres's first pass
+# keeps only the 8 cores beside each GPU, so over the whole set only gd
+# holds the job; offered ga alone (RankedTier=1) the second pass, allowing
+# non-local GRES, succeeds on ga.  The plugin before: ga with RankedTier=1
+# (will-run and real start), gd with 1000000.
+export PSIPLACE_NODE_TABLE="ga:16:2:gpu gb:16:2:gpu gc:16:2 gd:16:1:gpu"
+restart
+declare -A b11
+for tier in 1 1000000; do
+  "$cluster" plugstack NodeAllocationPolicy=FIRSTAVAILABLE "RankedTier=$tier" >/dev/null
+  scontrol setdebugflags +SelectType
+  b11[$tier]="$(willrun_nodes -N1 -n12 --gres=gpu:1) $(run_nodes -N1 -n12 --gres=gpu:1)"
+done
+unset PSIPLACE_NODE_TABLE
+check_eq "B11: -N1 -n12 --gres=gpu:1, GPUs on one of two sockets, RankedTier=1: will-run and real start are the full decision's (${b11[1000000]})" \
+  "${b11[1000000]}" "${b11[1]}"
+check_eq "B11: the full decision takes gd (16 cores beside its GPU)" "gd gd" "${b11[1000000]}"
+
 tb_finish
