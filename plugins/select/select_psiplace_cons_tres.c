@@ -1452,6 +1452,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	bitstr_t *work, *natural = NULL;
 	const struct topo_leaves *topo;
 	uint32_t need, offered;
+	time_t entry_start = job_ptr ? job_ptr->start_time : 0;
 	int rc;
 
 	if (!resolve())
@@ -1510,8 +1511,9 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 
 		job.future = true;
 		job.start = job_ptr->start_time > now ? (int64_t)(job_ptr->start_time - now) : 0;
-		log_flag(SELECT_TYPE, "%s: %pJ: will-run: the policy sees a start %" PRId64 " s from now",
-			 plugin_type, job_ptr, job.start);
+		log_flag(SELECT_TYPE, "%s: %pJ: will-run: the policy sees a start %" PRId64 " s from now (the job's start_time on entry: %" PRId64 " s from now)",
+			 plugin_type, job_ptr, job.start,
+			 entry_start > now ? (int64_t)(entry_start - now) : (int64_t)0);
 	}
 	job.seed = job_ptr->job_id;
 	job.priorityf = p.prio;

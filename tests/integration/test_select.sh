@@ -320,4 +320,28 @@ check_eq "B11: -N1 -n12 --gres=gpu:1, GPUs on one of two sockets, RankedTier=1: 
   "${b11[1000000]}" "${b11[1]}"
 check_eq "B11: the full decision takes gd (16 cores beside its GPU)" "gd gd" "${b11[1000000]}"
 
+# B12: the start a policy sees in will-run (issue 30, finding 4).  A job
+# whose range is open (-n36 alone) is probed by count_first() with a
+# will-run of cons_tres, which writes the job's start_time; the policy
+# must see the job's start_time as backfill left it on entry.  n4 held
+# (12 CPUs, 10 min), a -N4 job planned at its end, then -n36 -t 15: in
+# backfill's will-runs the probe answers "at n4's end" (~600 s).  The
+# plugin before: in 3 of 6 calls the policy saw 599 s where start_time on
+# entry was 0; now the two agree in every call.
+export PSIPLACE_SCHED_PARAMS=bf_interval=1
+restart
+unset PSIPLACE_SCHED_PARAMS
+scontrol setdebugflags +SelectType
+h=$(hold -w n4 -n12 -t 10)
+poll 30 job_running "$h" || not_ok "B12: the job holding n4 runs"
+hold -N4 -t 20 >/dev/null
+p=$(hold -n36 -t 15)
+sees() { grep "JobId=$p: will-run: the policy sees" "$ctld_log"; }
+enough_sees() { [ "$(sees | wc -l)" -ge 6 ]; }
+poll 60 enough_sees || not_ok "B12: backfill tried job $p six times"
+b12=$(sees | sed -n 's/.*sees a start \([0-9]*\) s from now (the job.s start_time on entry: \([0-9]*\) s.*/\1 \2/p' |
+  awk '$1 != $2' | wc -l)
+check_eq "B12: will-run of -n36 (count_first's probe): the policy's start is the job's start_time on entry in every call" 0 "$b12"
+scancel -u "$(id -un)"
+
 tb_finish
