@@ -276,6 +276,22 @@ check_eq "B9: will-run -N1 --gres=gpu:1, RankedTier=1: the full decision's answe
   "${b9[1000000]}" "${b9[1]}"
 check_eq "B9: a GRES job: no shortcut taken with RankedTier=1 (slurmctld log)" 0 "${b9t[1]}"
 
+# On a testbed of PSIPLACE_NODE_TABLE's nodes under FIRSTAVAILABLE (their
+# slurm.conf order): "WILL-RUN-NODES REAL-START-NODES" of the job with
+# RankedTier=TIER and with 1000000 (the full decision) into ARRAY[TIER].
+table_case() { # ARRAY TABLE TIER JOB...
+  local -n into=$1
+  local tier
+  export PSIPLACE_NODE_TABLE=$2
+  restart
+  for tier in "$3" 1000000; do
+    "$cluster" plugstack NodeAllocationPolicy=FIRSTAVAILABLE "RankedTier=$tier" >/dev/null
+    scontrol setdebugflags +SelectType
+    into[$tier]="$(willrun_nodes "${@:4}") $(run_nodes "${@:4}")"
+  done
+  unset PSIPLACE_NODE_TABLE
+}
+
 # B10: cons_tres's retry (issue 30, finding 2).  choose_nodes() retries a
 # failed greedy pass with the low-CPU nodes removed.  20 nodes in policy
 # order (FIRSTAVAILABLE: slurm.conf order) t01=8 CPUs, t02=2, t03..t19=6,
@@ -287,15 +303,8 @@ check_eq "B9: a GRES job: no shortcut taken with RankedTier=1 (slurmctld log)" 0
 # order's first nodes.
 table="t01:8 t02:2"
 for i in $(seq 3 19); do table="$table t$(printf %02d "$i"):6"; done
-export PSIPLACE_NODE_TABLE="$table t20:10"
-restart
-declare -A b10
-for tier in 16 1000000; do
-  "$cluster" plugstack NodeAllocationPolicy=FIRSTAVAILABLE "RankedTier=$tier" >/dev/null
-  scontrol setdebugflags +SelectType
-  b10[$tier]="$(willrun_nodes -N3 -n20) $(run_nodes -N3 -n20)"
-done
-unset PSIPLACE_NODE_TABLE
+declare -A b10 b11
+table_case b10 "$table t20:10" 16 -N3 -n20
 check_eq "B10: -N3 -n20 over 8,2,6x17,10 CPUs, RankedTier=16: will-run and real start are the full decision's (${b10[1000000]})" \
   "${b10[1000000]}" "${b10[16]}"
 check_eq "B10: the full decision's first pass takes t01 t02 t20" "t[01-02,20] t[01-02,20]" "${b10[1000000]}"
@@ -307,15 +316,7 @@ check_eq "B10: the full decision's first pass takes t01 t02 t20" "t[01-02,20] t[
 # holds the job; offered ga alone (RankedTier=1) the second pass, allowing
 # non-local GRES, succeeds on ga.  The plugin before: ga with RankedTier=1
 # (will-run and real start), gd with 1000000.
-export PSIPLACE_NODE_TABLE="ga:16:2:gpu gb:16:2:gpu gc:16:2 gd:16:1:gpu"
-restart
-declare -A b11
-for tier in 1 1000000; do
-  "$cluster" plugstack NodeAllocationPolicy=FIRSTAVAILABLE "RankedTier=$tier" >/dev/null
-  scontrol setdebugflags +SelectType
-  b11[$tier]="$(willrun_nodes -N1 -n12 --gres=gpu:1) $(run_nodes -N1 -n12 --gres=gpu:1)"
-done
-unset PSIPLACE_NODE_TABLE
+table_case b11 "ga:16:2:gpu gb:16:2:gpu gc:16:2 gd:16:1:gpu" 1 -N1 -n12 --gres=gpu:1
 check_eq "B11: -N1 -n12 --gres=gpu:1, GPUs on one of two sockets, RankedTier=1: will-run and real start are the full decision's (${b11[1000000]})" \
   "${b11[1000000]}" "${b11[1]}"
 check_eq "B11: the full decision takes gd (16 cores beside its GPU)" "gd gd" "${b11[1000000]}"
