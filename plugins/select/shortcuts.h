@@ -14,6 +14,11 @@
 #include "slurm_compat.h"
 #include "psiplace/policy.h"
 
+/* slurmctld's data is not exported by libslurm, and programs that load
+ * every select plugin (submit_raw, srun, sinfo) must be able to dlopen this
+ * one: the node table is a weak reference here too (site.h). */
+#pragma weak node_record_table_ptr
+
 /* The candidates of one decision and their records' saved weights. */
 struct cands {
 	uint32_t n, cap;
