@@ -41,6 +41,11 @@
 #                            preempt/partition_prio)
 #   PSIPLACE_PARTITION_ARGS  further arguments of the debug partition (e.g. OverSubscribe=FORCE:2)
 #   PSIPLACE_REAL_NODE=1     add node n5 declared exactly like this machine (slurmd -C)
+#   PSIPLACE_NODE_TABLE      "NAME:CPUS[:SOCKETS[:gpu]] ..." replaces n1..n4 with these nodes,
+#                            in this order (SOCKETS sockets, default 1, of CPUS/SOCKETS cores,
+#                            1000 MB each; gpu: one fake GPU bound to the first socket's
+#                            cores, Cores=0-(CPUS/SOCKETS-1)), each a slurmd -N on port
+#                            20000 + 40*instance + its position (1..39)
 #   PSIPLACE_EXTRA_NODES=N   declare N more nodes (x[1-N]) that are never started (scale benchmarks)
 #   PSIPLACE_SLURMD_TIMEOUT  SlurmdTimeout (default 30); slurmctld pings nodes every third of it
 #   PSIPLACE_MSG_TIMEOUT     MessageTimeout (default 10, Slurm's)
@@ -315,16 +320,14 @@ $jobcomp
 $(accounting_slurm_conf)
 GresTypes=gpu
 NodeName=DEFAULT State=UNKNOWN ThreadsPerCore=1
-NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 1)) Sockets=1 CoresPerSocket=4 RealMemory=2000 TmpDisk=50 Features=arm
-NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 2)) Sockets=2 CoresPerSocket=4 RealMemory=8000 TmpDisk=200 Features=intel,gpu Gres=gpu:2
-NodeName=n3 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 3)) Sockets=2 CoresPerSocket=8 RealMemory=16000 TmpDisk=400 Features=amd,gpu,fast Gres=gpu:2
-NodeName=n4 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 4)) Sockets=2 CoresPerSocket=6 RealMemory=4000 TmpDisk=100 Features=intel,fast
+$(node_lines "$p")
 CONF
   [ -n "${PSIPLACE_SCHED_PARAMS:-}" ] && echo "SchedulerParameters=$PSIPLACE_SCHED_PARAMS" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_MODE:-}" ] && echo "PreemptMode=$PSIPLACE_PREEMPT_MODE" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_TYPE:-}" ] && echo "PreemptType=$PSIPLACE_PREEMPT_TYPE" >>"$conf"
   [ -n "${PSIPLACE_MAX_NODE_COUNT:-}" ] && echo "MaxNodeCount=$PSIPLACE_MAX_NODE_COUNT" >>"$conf"
   local nodes="n[1-4]"
+  [ -z "${PSIPLACE_NODE_TABLE:-}" ] || nodes=$(node_names | tr ' ' ,)
   if [ "${PSIPLACE_REAL_NODE:-0}" = 1 ]; then
     # n5 is declared exactly like this machine, for real binding checks.
     local real
@@ -353,9 +356,17 @@ CONF
   power_save_config
   topology_config
   accounting_config
-  cat >"$dir/etc/gres.conf" <<CONF
-NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]
-CONF
+  if [ -z "${PSIPLACE_NODE_TABLE:-}" ]; then
+    echo "NodeName=n[2-3] Name=gpu File=$dir/gpu/gpu[0-1]" >"$dir/etc/gres.conf"
+  else
+    local e name cpus sockets gpu
+    : >"$dir/etc/gres.conf"
+    for e in $PSIPLACE_NODE_TABLE; do
+      IFS=: read -r name cpus sockets gpu <<<"$e"
+      [ -n "$gpu" ] || continue
+      echo "NodeName=$name Name=gpu File=$dir/gpu/gpu0 Cores=0-$((cpus / ${sockets:-1} - 1))" >>"$dir/etc/gres.conf"
+    done
+  fi
   plugstack_line "$so" >"$dir/etc/plugstack.conf"
   cat >"$dir/etc/psiplace.conf" <<CONF
 # per-node attributes Slurm lacks (see doc/psiplace.8)
@@ -374,7 +385,28 @@ CONF
   lstopo -f --input "pack:2 core:6 pu:1" --of xml "$dir/etc/topo/n4.xml" 2>/dev/null
   [ -z "${PSIPLACE_PSICONF_EXTRA:-}" ] || printf '%s\n' "$PSIPLACE_PSICONF_EXTRA" >>"$dir/etc/psiplace.conf"
   : >"$dir/etc/metrics"
-  for n in n1 n2 n3 n4; do echo "$n load1=0 load5=0 load15=0" >>"$dir/etc/metrics"; done
+  for n in $(node_names); do echo "$n load1=0 load5=0 load15=0" >>"$dir/etc/metrics"; done
+}
+
+# The node lines of slurm.conf: n1..n4, or PSIPLACE_NODE_TABLE's nodes.
+node_lines() {
+  local p=$1 e i=0 name cpus sockets gpu
+  if [ -z "${PSIPLACE_NODE_TABLE:-}" ]; then
+    cat <<LINES
+NodeName=n1 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 1)) Sockets=1 CoresPerSocket=4 RealMemory=2000 TmpDisk=50 Features=arm
+NodeName=n2 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 2)) Sockets=2 CoresPerSocket=4 RealMemory=8000 TmpDisk=200 Features=intel,gpu Gres=gpu:2
+NodeName=n3 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 3)) Sockets=2 CoresPerSocket=8 RealMemory=16000 TmpDisk=400 Features=amd,gpu,fast Gres=gpu:2
+NodeName=n4 NodeHostname=$host NodeAddr=127.0.0.1 Port=$((p + 4)) Sockets=2 CoresPerSocket=6 RealMemory=4000 TmpDisk=100 Features=intel,fast
+LINES
+    return
+  fi
+  for e in $PSIPLACE_NODE_TABLE; do
+    i=$((i + 1))
+    [ "$i" -le 39 ] || die "PSIPLACE_NODE_TABLE: at most 39 nodes"
+    IFS=: read -r name cpus sockets gpu <<<"$e"
+    sockets=${sockets:-1}
+    echo "NodeName=$name NodeHostname=$host NodeAddr=127.0.0.1 Port=$((20000 + 40 * instance + i)) Sockets=$sockets CoresPerSocket=$((cpus / sockets)) RealMemory=1000${gpu:+ Gres=gpu:1}"
+  done
 }
 
 power_save() { [ "${PSIPLACE_POWER_SAVE:-0}" = 1 ]; }
@@ -657,7 +689,12 @@ power_down_start_nodes() {
 }
 
 node_names() {
-  local n="n1 n2 n3 n4"
+  local n="n1 n2 n3 n4" e
+  if [ -n "${PSIPLACE_NODE_TABLE:-}" ]; then
+    n=""
+    for e in $PSIPLACE_NODE_TABLE; do n="$n ${e%%:*}"; done
+    n=${n# }
+  fi
   [ "${PSIPLACE_REAL_NODE:-0}" = 1 ] && n="$n n5"
   echo "$n"
 }

@@ -36,6 +36,7 @@
 #include "site_reader.h"
 #include "site.h"
 #include "topo_leaves.h"
+#include "shortcuts.h"
 
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
 const char plugin_type[] = "select/psiplace_cons_tres";
@@ -71,18 +72,9 @@ static struct {
 	 * serialized by the node write lock) */
 	uint32_t warned[WARNED_JOBS];
 	unsigned nwarned;
-	/* Candidate buffers, reused from one decision to the next (every call
-	 * runs under the node write lock, so there is one at a time). */
-	struct cands {
-		uint32_t n, cap;
-		struct psiplace_node *nodes;
-		uint32_t *node_inx;  /* slurm node index of each candidate */
-		uint64_t *saved;     /* its sched_weight before injection */
-		uint32_t *saved_weight; /* its node weight (will-run on 23.11+) */
-		uint32_t *order;     /* engine output: positions, best first */
-		int64_t *next_resv;  /* per slurm node index, or NULL */
-		int resv_cap;
-	} c, all; /* candidates; the whole cluster (PSI node choice) */
+	/* candidate buffers, reused from one decision to the next (every call
+	 * runs under the node write lock, so there is one at a time) */
+	struct cands c, all; /* candidates; the whole cluster (PSI node choice) */
 	uint32_t *all_pos; /* per slurm node index: its position in `all` */
 	int all_pos_cap;
 	/* What the site's files say about every node, kept between decisions
@@ -262,7 +254,7 @@ static const struct psiplace_node *cached_rows(unsigned fields)
 	return ctx.cache.rows;
 }
 
-/* What of tier_first_ok() slurm.conf decides. */
+/* What of psiplace_sel_tier_first_ok() slurm.conf decides. */
 static bool conf_greedy(void)
 {
 	const char *topo = slurm_conf.topology_plugin;
@@ -657,16 +649,6 @@ static void lln_note(void)
 	ctx.lln_noted = names;
 }
 
-/* The arguments of one select_p_job_test call, passed on to cons_tres. */
-struct call {
-	job_record_t *job_ptr;
-	uint32_t min_nodes, max_nodes, req_nodes;
-	uint16_t mode;
-	psiplace_list_t preemptee_candidates;
-	psiplace_list_t *preemptee_job_list;
-	PSIPLACE_JOB_TEST_TAIL_FIELDS
-};
-
 static int cons_tres(const struct call *a, bitstr_t *bitmap)
 {
 	return ctx.ops.job_test(a->job_ptr, bitmap, a->min_nodes, a->max_nodes, a->req_nodes,
@@ -681,185 +663,21 @@ static int cons_tres(const struct call *a, bitstr_t *bitmap)
 	);
 }
 
-/* cons_tres's _get_job_node_req(): may the job share cores with running
- * jobs (partition OverSubscribe=FORCE, or YES with --oversubscribe), or
- * does gang scheduling let it (PreemptMode=GANG)? */
-static bool job_may_share(const job_record_t *job_ptr)
+/* What shortcuts.c uses of this file: the call to cons_tres and the
+ * weights it reads. */
+int psiplace_sel_cons_tres(const struct call *a, bitstr_t *bitmap)
 {
-	const part_record_t *part = job_ptr->part_ptr;
-
-	if (slurm_conf.preempt_mode & PREEMPT_MODE_GANG)
-		return true;
-	if (!part)
-		return true; /* unknown: take the full decision */
-	if (part->max_share & SHARED_FORCE)
-		return true;
-	return part->max_share > 1 && job_ptr->details->share_res == 1;
+	return cons_tres(a, bitmap);
 }
 
-/* cons_tres's node choice over a set, in the one case where it is greedy
- * in sched_weight order (_eval_nodes_consec: no topology, no
- * LLN, spread, busy-first or serial packing, no required nodes, no
- * contiguity): then a ranked tier that holds enough yields the very nodes
- * the whole set would, and cons_tres, offered only the tier, does a
- * fraction of its per-node work (doc/select.md, "The ranked tier first").
- * Everything else about the job and the cluster must be settled now: no
- * preemption, no start in the future, tier nodes up, not rebooting or
- * completing, and (in will-run) without jobs. */
-static bool greedy_settled(const struct call *a, const struct cands *c, uint32_t upto)
+void psiplace_sel_inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t mode)
 {
-	job_record_t *job_ptr = a->job_ptr;
-	__typeof__(job_ptr->details) d = job_ptr->details; /* job_details_t from 23.02 */
-	uint64_t free_cpus = 0;
-	uint32_t i;
-
-	if (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN)
-		return false;
-	/* A node range: cons_tres's consecutive pass ends with _enough_nodes(),
-	 * which succeeds with min_nodes where the whole set gives req_nodes. */
-	if (a->min_nodes < a->req_nodes)
-		return false;
-	/* A job that may share or gang: cons_tres's steps 2 and 3 (sharing
-	 * cores with running jobs) succeed on the tier where the whole set
-	 * succeeds at step 1 elsewhere. */
-	if (job_may_share(job_ptr))
-		return false;
-	if (a->preemptee_candidates && list_count(a->preemptee_candidates) > 0)
-		return false;
-#if PSIPLACE_SLURM_AT_LEAST(24, 11)
-	if (a->will_run && a->will_run->start > time(NULL))
-		return false;
-#endif
-	if (d->req_node_bitmap || d->contiguous || job_ptr->req_switch ||
-	    (job_ptr->bit_flags & SPREAD_JOB) || PSIPLACE_FEATURE_COUNTS(d))
-		return false;
-	if (!ctx.conf_greedy || ctx.site.topology_yaml ||
-	    (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN)))
-		return false;
-	for (i = 0; i < upto; i++) {
-		uint32_t pos = c->order[i];
-		const struct psiplace_node *n = &c->nodes[pos];
-		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
-
-		if (((c->saved[pos] >> 40) & 0x3) || IS_NODE_POWERED_DOWN(node_ptr) ||
-		    IS_NODE_POWERING_DOWN(node_ptr) || IS_NODE_REBOOT_REQUESTED(node_ptr) ||
-		    IS_NODE_REBOOT_ISSUED(node_ptr) || IS_NODE_COMPLETING(node_ptr))
-			return false;
-		/* A suspended job holds memory and GRES on a node slurmctld calls
-		 * idle: the tier's "now" attempt may fail where the whole set's
-		 * succeeds elsewhere. */
-		if (node_ptr->sus_job_cnt)
-			return false;
-		if (a->mode == SELECT_MODE_WILL_RUN && (n->alloc_cpus || node_ptr->run_job_cnt))
-			return false;
-		if (n->cpus > n->alloc_cpus)
-			free_cpus += n->cpus - n->alloc_cpus;
-	}
-	return free_cpus >= d->min_cpus;
+	inject(c, upto, distinct, mode);
 }
 
-/* The tier: fewer nodes than the candidates, and greedy_settled() over it. */
-static bool tier_first_ok(const struct call *a, const struct cands *c, uint32_t distinct)
+void psiplace_sel_restore(struct cands *c, uint32_t upto)
 {
-	return distinct < c->n && greedy_settled(a, c, distinct);
-}
-
-/* Will-run only: offer cons_tres exactly the first `need` nodes of the
- * order, with one weight.  The tier's answer with distinct weights costs
- * cons_tres's _eval_nodes O(need x distinct) (every node a consecutive set
- * of its own, the best set searched again for each node taken): with
- * backfill's large jobs (thousands of nodes) this was most of a cycle.
- * Equality: tier_first_ok() holds, so min_nodes >= req_nodes and need is
- * min_nodes; cons_tres cannot succeed with fewer than min_nodes nodes nor
- * take nodes it is not offered, so success here means it took all `need`
- * nodes, each usable for the job (usability is per node: cons_tres's
- * available resources of one node do not depend on the others; no GRES
- * per job, no required nodes, no contiguity, no topology: tier_first_ok).
- * Over the tier, cons_tres is greedy in strictly increasing weight, i.e. in
- * the order: it takes these same `need` nodes first, each usable, and then
- * has its nodes and (the same nodes giving the same CPUs) its CPUs, so it
- * stops there: the same node set.  Will-run returns no job_resources,
- * only the node set and the start, so the order in which cons_tres took
- * them (which could change per-node CPU counts in a real start) does not
- * matter.  Any other outcome (failure, a start later than now) falls back
- * to the tier as before.  Returns SLURM_SUCCESS with bitmap set, or an
- * error with bitmap and the job's start_time unchanged. */
-static int exact_first(const struct call *a, struct cands *c, bitstr_t *bitmap, uint32_t need)
-{
-	bitstr_t *set = bit_alloc(bit_size(bitmap));
-	uint32_t i;
-	int rc;
-	time_t start = a->job_ptr->start_time;
-
-	for (i = 0; i < need; i++)
-		bit_set(set, c->node_inx[c->order[i]]);
-	inject(c, need, 0, a->mode);
-	rc = cons_tres(a, set);
-	restore(c, need);
-	if (rc == SLURM_SUCCESS && a->job_ptr->start_time > time(NULL))
-		rc = SLURM_ERROR;
-	if (rc != SLURM_SUCCESS)
-		a->job_ptr->start_time = start;
-	log_flag(SELECT_TYPE, "%s: %pJ: the first %u nodes of the order offered alone: %s",
-		 plugin_type, a->job_ptr, need, rc == SLURM_SUCCESS ? "taken" : "not now, the tier next");
-	if (rc == SLURM_SUCCESS)
-		bit_copybits(bitmap, set);
-	FREE_NULL_BITMAP(set);
-	return rc;
-}
-
-/* Will-run, when the tier is not offered (need + RankedTier reaches the
- * candidates, as for backfill's large jobs, or a node behind the first
- * `need` is not settled): exact_first() alone, before the full decision.
- * Its equality needs only what greedy_settled() says of the job and of
- * the first `need` nodes: the full decision is greedy over the same order
- * and takes those nodes first.  Its cost is cons_tres over `need` nodes,
- * where the full decision's _eval_nodes over `need + RankedTier` distinct
- * weights is O(need x distinct) (doc/select.md, "Backfill cycles").  A
- * RankedTier of at least the candidates asks for the full decision only. */
-static bool exact_alone_ok(const struct call *a, const struct cands *c, uint32_t need)
-{
-	return a->mode == SELECT_MODE_WILL_RUN && need > 0 && need < c->n &&
-	       ctx.site.conf.ranked_tier < c->n && greedy_settled(a, c, need);
-}
-
-/* Offer cons_tres the first `distinct` nodes of the order only, weighted
- * in that order; only their records are written and restored.  Returns
- * cons_tres's answer, with bitmap set to its choice on success; on failure
- * bitmap is unchanged and the caller decides over the whole set. */
-static int tier_first(const struct call *a, struct cands *c, bitstr_t *bitmap, uint32_t distinct,
-		      uint32_t need)
-{
-	bitstr_t *tier;
-	uint32_t i;
-	int rc;
-	time_t start = a->job_ptr->start_time;
-
-	if (a->mode == SELECT_MODE_WILL_RUN && need > 0 && need < distinct &&
-	    exact_first(a, c, bitmap, need) == SLURM_SUCCESS)
-		return SLURM_SUCCESS;
-	tier = bit_alloc(bit_size(bitmap));
-	for (i = 0; i < distinct; i++)
-		bit_set(tier, c->node_inx[c->order[i]]);
-	inject(c, distinct, distinct, a->mode);
-	rc = cons_tres(a, tier);
-	restore(c, distinct);
-	/* Now only: a will-run answer that starts later (cons_tres simulated
-	 * ending jobs on the tier) says nothing about the whole set, which may
-	 * start the job now elsewhere. */
-	if (rc == SLURM_SUCCESS && a->mode == SELECT_MODE_WILL_RUN &&
-	    a->job_ptr->start_time > time(NULL)) {
-		a->job_ptr->start_time = start;
-		rc = SLURM_ERROR;
-	}
-	/* DebugFlags=SelectType shows which way each decision went */
-	log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes offered first: %s",
-		 plugin_type, a->job_ptr, distinct, c->n,
-		 rc == SLURM_SUCCESS ? "taken" : "not enough or not now, deciding over all nodes");
-	if (rc == SLURM_SUCCESS)
-		bit_copybits(bitmap, tier);
-	FREE_NULL_BITMAP(tier);
-	return rc;
+	restore(c, upto);
 }
 
 /* Order the candidates as the PSI list says (its first entries distinct). */
@@ -884,7 +702,7 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 			c->order[k++] = i;
 	xfree(pos_of);
 	distinct = psiplace_select_distinct(need, ctx.site.conf.ranked_tier, c->n);
-	if (tier_first_ok(a, c, distinct) && tier_first(a, c, bitmap, distinct, need) == SLURM_SUCCESS)
+	if (psiplace_sel_tier_first_ok(a, c, distinct) && psiplace_sel_tier_first(a, c, bitmap, distinct, need) == SLURM_SUCCESS)
 		return SLURM_SUCCESS;
 	inject(c, c->n, distinct, a->mode);
 	rc = cons_tres(a, bitmap);
@@ -972,11 +790,11 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 		}
 		if (!tried_tier) {
 			tried_tier = true;
-			if (tier_first_ok(a, c, distinct)) {
-				if ((rc = tier_first(a, c, bitmap, distinct, need)) == SLURM_SUCCESS)
+			if (psiplace_sel_tier_first_ok(a, c, distinct)) {
+				if ((rc = psiplace_sel_tier_first(a, c, bitmap, distinct, need)) == SLURM_SUCCESS)
 					break;
-			} else if (exact_alone_ok(a, c, need) &&
-				   (rc = exact_first(a, c, bitmap, need)) == SLURM_SUCCESS) {
+			} else if (psiplace_sel_exact_alone_ok(a, c, need) &&
+				   (rc = psiplace_sel_exact_first(a, c, bitmap, need)) == SLURM_SUCCESS) {
 				break;
 			}
 		}
@@ -1169,51 +987,6 @@ static uint64_t job_mem(const job_record_t *job_ptr, uint32_t cpus)
 	return m;
 }
 
-/* How many nodes cons_tres gives a job whose node count a range leaves
- * open.  cons_tres takes nodes greedily by weight and, among nodes of
- * equal weight, the tightest single node that holds the job; the policy's
- * distinct weights would make it take the first-ranked node even when it
- * is too small, and then more (with --use-min-nodes, or -n alone, two
- * nodes where cons_tres gives one).  So cons_tres decides first in its own
- * order (without preemption: the count of a start that needs none), and
- * the policy then chooses that many nodes.  *b is a with the count fixed;
- * returns cons_tres's own choice (the caller frees it), or NULL when the
- * count is not open or cons_tres found none (b is then a). */
-static bitstr_t *count_first(const struct call *a, bitstr_t *work, struct call *b)
-{
-	job_record_t *job_ptr = a->job_ptr;
-	struct call probe = *a;
-	bitstr_t *natural;
-	uint32_t k;
-
-	*b = *a;
-	if (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN)
-		return NULL;
-	if (a->min_nodes >= a->max_nodes)
-		return NULL;
-	/* One CPU on one node, no GRES: one node whatever the order */
-	if (job_ptr->details->min_cpus <= 1 && a->min_nodes <= 1 && a->req_nodes <= 1 &&
-	    !job_ptr->gres_list_req)
-		return NULL;
-	probe.preemptee_candidates = NULL;
-	probe.preemptee_job_list = NULL;
-	natural = bit_copy(work);
-	if (cons_tres(&probe, natural) != SLURM_SUCCESS) {
-		FREE_NULL_BITMAP(natural);
-		return NULL;
-	}
-	k = (uint32_t)bit_set_count(natural);
-	if (k < a->min_nodes || k > a->max_nodes) { /* cannot happen; keep cons_tres's range */
-		FREE_NULL_BITMAP(natural);
-		return NULL;
-	}
-	b->min_nodes = b->max_nodes = b->req_nodes = k;
-	log_flag(SELECT_TYPE, "%s: %pJ: cons_tres gives %u node%s (range %u-%u, req %u)",
-		 plugin_type, job_ptr, k, k == 1 ? "" : "s", a->min_nodes, a->max_nodes,
-		 a->req_nodes);
-	return natural;
-}
-
 /* The leaves of the job's topology, rebuilt when the node table changed
  * (reconfigure, dynamic nodes); NULL without leaves.  With topology.yaml
  * that is its partition's topology (its Topology=, else the cluster
@@ -1391,9 +1164,9 @@ static const struct topo_leaves *topo_applies(const struct call *b, const struct
 
 extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
-	const struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
-				preemptee_candidates, preemptee_job_list,
-				PSIPLACE_JOB_TEST_TAIL_ARGS };
+	struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
+			  preemptee_candidates, preemptee_job_list,
+			  PSIPLACE_JOB_TEST_TAIL_ARGS, false, 0 };
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts opts = { 0 };
 	struct call b = a;
@@ -1402,11 +1175,16 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	bitstr_t *work, *natural = NULL;
 	const struct topo_leaves *topo;
 	uint32_t need, offered;
+	time_t entry_start = job_ptr ? job_ptr->start_time : 0;
 	int rc;
 
 	if (!resolve())
 		return SLURM_ERROR;
 	take_site();
+	/* the settings the shortcuts read, as this decision's take_site() left them */
+	a.greedy_conf = ctx.conf_greedy && !ctx.site.topology_yaml;
+	a.ranked_tier = ctx.site.conf.ranked_tier;
+	b = a;
 	/* cons_tres's allocated-CPU counts: refreshed by site_fill_node when
 	 * the first candidate with jobs needs them, once per decision */
 	site_alloc_reset(&ctx.site, ctx.ops.select_nodeinfo_set_all);
@@ -1442,7 +1220,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	/* The node count is cons_tres's, the policy only chooses which nodes:
 	 * b is the call with the count fixed when a node range leaves it
 	 * open (doc/select.md, "How many nodes"). */
-	natural = count_first(&a, work, &b);
+	natural = psiplace_sel_count_first(&a, work, &b);
 	need = b.req_nodes > b.min_nodes ? b.req_nodes : b.min_nodes;
 	if (need == 0)
 		need = 1;
@@ -1460,6 +1238,9 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 
 		job.future = true;
 		job.start = job_ptr->start_time > now ? (int64_t)(job_ptr->start_time - now) : 0;
+		log_flag(SELECT_TYPE, "%s: %pJ: will-run: the policy sees a start %" PRId64 " s from now (the job's start_time on entry: %" PRId64 " s from now)",
+			 plugin_type, job_ptr, job.start,
+			 entry_start > now ? (int64_t)(entry_start - now) : (int64_t)0);
 	}
 	job.seed = job_ptr->job_id;
 	job.priorityf = p.prio;
@@ -1473,15 +1254,8 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		 job_ptr->part_ptr ? job_ptr->part_ptr->name : "(none)",
 		 psiplace_policy_name(opts.policy), p.part ? " (its PartitionName line)" : "");
 
-	/* A will-run that needs every node offered (backfill's top job at the
-	 * time enough nodes free up) gets all of them or none, whatever the
-	 * order, and will-run returns only the node set and the start: cons_tres
-	 * decides with slurmctld's own weights.  With the policy's distinct
-	 * weight on every node, cons_tres's _eval_nodes made each node a set of
-	 * its own and searched them all for each node it took, O(n^2): seconds
-	 * per try for a 37,500-node job at 50,000 nodes (doc/select.md,
-	 * "Backfill cycles"). */
-	if (mode == SELECT_MODE_WILL_RUN && (offered = bit_set_count(work)) <= b.min_nodes) {
+	if (mode == SELECT_MODE_WILL_RUN &&
+	    psiplace_sel_every_node_ok(&b, (offered = bit_set_count(work)))) {
 		log_flag(SELECT_TYPE, "%s: %pJ: will-run needs every one of the %u nodes offered: cons_tres's own weights",
 			 plugin_type, job_ptr, offered);
 		rc = cons_tres(&b, work);

@@ -254,4 +254,95 @@ done
 check_eq "B8: the full decision gives LASTAVAILABLE's first node and first two" "n4 n[3-4]" \
   "${b8[1000000,1]} ${b8[1000000,2]}"
 
+# B9: a GRES job takes no shortcut (issue 30, finding 3): cons_tres's first
+# pass keeps only the cores beside the requested GRES and a second pass,
+# when no node is to spare, allows non-local GRES, so offered the first
+# `need` nodes alone (or the tier) it can succeed where the whole set takes
+# another node.  Will-run -N1 --gres=gpu:1 (candidates n3, n2): with
+# RankedTier=1 the plugin before offered n3 alone (exact_first, logged
+# "taken"); now neither exact_first nor the tier is offered, and the answer
+# is the full decision's.
+gres_taken() { grep -c "nodes of the order offered alone: taken\|ranked tier of [0-9]* of [0-9]* nodes offered first: taken" "$ctld_log"; }
+declare -A b9 b9t
+for tier in 1 1000000; do
+  set_tier "$tier"
+  scontrol setdebugflags +SelectType
+  settle
+  taken=$(gres_taken)
+  b9[$tier]=$(willrun_nodes -N1 -n1 --gres=gpu:1)
+  b9t[$tier]=$(( $(gres_taken) - taken ))
+done
+check_eq "B9: will-run -N1 --gres=gpu:1, RankedTier=1: the full decision's answer (${b9[1000000]})" \
+  "${b9[1000000]}" "${b9[1]}"
+check_eq "B9: a GRES job: no shortcut taken with RankedTier=1 (slurmctld log)" 0 "${b9t[1]}"
+
+# On a testbed of PSIPLACE_NODE_TABLE's nodes under FIRSTAVAILABLE (their
+# slurm.conf order): "WILL-RUN-NODES REAL-START-NODES" of the job with
+# RankedTier=TIER and with 1000000 (the full decision) into ARRAY[TIER].
+table_case() { # ARRAY TABLE TIER JOB...
+  local -n into=$1
+  local tier
+  export PSIPLACE_NODE_TABLE=$2
+  restart
+  for tier in "$3" 1000000; do
+    "$cluster" plugstack NodeAllocationPolicy=FIRSTAVAILABLE "RankedTier=$tier" >/dev/null
+    scontrol setdebugflags +SelectType
+    into[$tier]="$(willrun_nodes "${@:4}") $(run_nodes "${@:4}")"
+  done
+  unset PSIPLACE_NODE_TABLE
+}
+
+# B10: cons_tres's retry (issue 30, finding 2).  choose_nodes() retries a
+# failed greedy pass with the low-CPU nodes removed.  20 nodes in policy
+# order (FIRSTAVAILABLE: slurm.conf order) t01=8 CPUs, t02=2, t03..t19=6,
+# t20=10; -N3 -n20 with RankedTier=16 (tier = the first 19): over the tier
+# alone the first pass fails (8 + 2, then no node of 10) and the retry
+# without t02 gives t01 t03 t04; the whole set's first pass reaches t20:
+# t01 t02 t20.  The plugin before took the tier's answer (real start and
+# will-run: t[01,03-04]); now it takes the tier only when its answer is the
+# order's first nodes.
+table="t01:8 t02:2"
+for i in $(seq 3 19); do table="$table t$(printf %02d "$i"):6"; done
+declare -A b10 b11
+table_case b10 "$table t20:10" 16 -N3 -n20
+check_eq "B10: -N3 -n20 over 8,2,6x17,10 CPUs, RankedTier=16: will-run and real start are the full decision's (${b10[1000000]})" \
+  "${b10[1000000]}" "${b10[16]}"
+check_eq "B10: the full decision's first pass takes t01 t02 t20" "t[01-02,20] t[01-02,20]" "${b10[1000000]}"
+
+# B11: GRES beside the cores (issue 30, finding 3, the issue's shape).
+# ga, gb: 2 sockets x 8 cores, gpu:1 with Cores=0-7; gc: no GPU; gd: 1
+# socket x 16 cores, gpu:1.  -N1 -n12 --gres=gpu:1: cons_tres's first pass
+# keeps only the 8 cores beside each GPU, so over the whole set only gd
+# holds the job; offered ga alone (RankedTier=1) the second pass, allowing
+# non-local GRES, succeeds on ga.  The plugin before: ga with RankedTier=1
+# (will-run and real start), gd with 1000000.
+table_case b11 "ga:16:2:gpu gb:16:2:gpu gc:16:2 gd:16:1:gpu" 1 -N1 -n12 --gres=gpu:1
+check_eq "B11: -N1 -n12 --gres=gpu:1, GPUs on one of two sockets, RankedTier=1: will-run and real start are the full decision's (${b11[1000000]})" \
+  "${b11[1000000]}" "${b11[1]}"
+check_eq "B11: the full decision takes gd (16 cores beside its GPU)" "gd gd" "${b11[1000000]}"
+
+# B12: the start a policy sees in will-run (issue 30, finding 4).  A job
+# whose range is open (-n36 alone) is probed by count_first() with a
+# will-run of cons_tres, which writes the job's start_time; the policy
+# must see the job's start_time as backfill left it on entry.  n4 held
+# (12 CPUs, 10 min), a -N4 job planned at its end, then -n36 -t 15: in
+# backfill's will-runs the probe answers "at n4's end" (~600 s).  The
+# plugin before: in 3 of 6 calls the policy saw 599 s where start_time on
+# entry was 0; now the two agree in every call.
+export PSIPLACE_SCHED_PARAMS=bf_interval=1
+restart
+unset PSIPLACE_SCHED_PARAMS
+scontrol setdebugflags +SelectType
+h=$(hold -w n4 -n12 -t 10)
+poll 30 job_running "$h" || not_ok "B12: the job holding n4 runs"
+hold -N4 -t 20 >/dev/null
+p=$(hold -n36 -t 15)
+sees() { grep "JobId=$p: will-run: the policy sees" "$ctld_log"; }
+enough_sees() { [ "$(sees | wc -l)" -ge 6 ]; }
+poll 60 enough_sees || not_ok "B12: backfill tried job $p six times"
+b12=$(sees | sed -n 's/.*sees a start \([0-9]*\) s from now (the job.s start_time on entry: \([0-9]*\) s.*/\1 \2/p' |
+  awk '$1 != $2' | wc -l)
+check_eq "B12: will-run of -n36 (count_first's probe): the policy's start is the job's start_time on entry in every call" 0 "$b12"
+scancel -u "$(id -un)"
+
 tb_finish
