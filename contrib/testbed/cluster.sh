@@ -14,6 +14,10 @@
 #   cluster.sh status      report what runs
 #   cluster.sh env         print the export lines a shell needs
 #   cluster.sh restart-ctld [SIG]  kill slurmctld with SIG (TERM), start it on its saved state
+#   cluster.sh stop-ctld | restart-slurmds | start-ctld
+#                          a SelectType switch in the documented order (doc/upgrade.md):
+#                          slurmctld stopped, every slurmd restarted on the edited
+#                          configuration, slurmctld started on its saved state
 #   cluster.sh accounting-support  exit 0 when this release can run PSIPLACE_ACCOUNTING=dbd,
 #                          else print why not and exit 1
 #
@@ -878,6 +882,37 @@ cmd_restart_ctld() {
   wait_ctld " after restart"
 }
 
+# Stop the recorded daemon NAME with SIGTERM and wait until it is gone (30 s).
+stop_daemon() { # NAME
+  local pid deadline
+  pid=$(cat "$dir/pids/$1" 2>/dev/null) || die "no $1 of instance $instance"
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + 30))
+  while kill -0 "$pid" 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || die "$1 ($pid) still runs 30 s after SIGTERM"
+    sleep 0.05
+  done
+  rm -f "$dir/pids/$1"
+}
+
+# A change of SelectType in the documented order (doc/upgrade.md), in three
+# steps a test can put checks between: slurmctld stopped on its saved state,
+# every slurmd restarted on the edited configuration (running jobs' stepds
+# go on), slurmctld started again.
+cmd_stop_ctld() { stop_daemon slurmctld; }
+cmd_restart_slurmds() {
+  local n
+  for n in $(node_names); do
+    stop_daemon "slurmd-$n"
+    spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
+  done
+}
+cmd_start_ctld() {
+  alive "$dir/pids/slurmctld" && die "slurmctld of instance $instance runs"
+  spawn slurmctld slurmctld -D -f "$conf"
+  wait_ctld " after start on saved state"
+}
+
 # Lines the select plugin logs when it has (re)read its configuration: the
 # site reader thread after a reconfigure in place (22.05-23.02), or the
 # plugin's start in a re-executed slurmctld (23.11+).
@@ -919,6 +954,9 @@ case ${1:-} in
   env) use_release_prefix; cmd_env ;;
   plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;
   restart-ctld) use_release_prefix; shift; cmd_restart_ctld "$@" ;;
+  stop-ctld) use_release_prefix; cmd_stop_ctld ;;
+  restart-slurmds) use_release_prefix; cmd_restart_slurmds ;;
+  start-ctld) use_release_prefix; cmd_start_ctld ;;
   accounting-support) use_release_prefix; cmd_accounting_support ;;
   *) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 2 ;;
 esac
