@@ -38,7 +38,11 @@ none_left() { [ -z "$(squeue -h -o %j 2>/dev/null | grep "^$1_" | grep -v "_held
 comp_state() { # NAME: end states of the jobcomp records of that job name
   grep -o " Name=$1 .*" "$jobcomp" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' '
 }
-slurmd_errors() { cat "$PSIPLACE_TESTBED_DIR"/log/slurmd-n*.log 2>/dev/null | grep -cE 'unknown select plugin id|jobinfo_unpack: unpack error|Malformed RPC' || true; }
+# (psiplace's own start-up line names the first error; it is not one)
+slurmd_errors() {
+  cat "$PSIPLACE_TESTBED_DIR"/log/slurmd-n*.log 2>/dev/null | grep -v 'psiplace_cons_tres: plugin_id 180:' |
+    grep -cE 'unknown select plugin id|jobinfo_unpack: unpack error|Malformed RPC' || true
+}
 
 # switch LABEL SELECTTYPE PLUGSTACK_ARGS: the documented order.
 switch() {
@@ -105,7 +109,14 @@ round() {
 # Plain cons_tres puts a one-core job on the tightest idle node (n1, 4
 # cores); the LASTAVAILABLE policy on the last one (n4).
 round sw1 "enable" select/psiplace_cons_tres NodeAllocationPolicy=LASTAVAILABLE n4
-check_match "enable: slurmctld logs the restart rule" "plugin_id 180: slurmctld and every slurmd" \
-  "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+# (the line names plugin_id 180, which psiplace has up to 24.11; from 25.05
+# it has cons_tres's 109 and Slurm loads only the configured select plugin)
+case $PSIPLACE_SLURM in
+  22.05|23.02|23.11|24.05|24.11)
+    check_match "enable: slurmctld logs the restart rule" "plugin_id 180: slurmctld and every slurmd" \
+      "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")" ;;
+  *) check_eq "enable: no plugin_id 180 line from $PSIPLACE_SLURM (id 109)" 0 \
+       "$(grep -c 'plugin_id 180' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")" ;;
+esac
 round sw2 "roll back" select/cons_tres "" n1
 tb_finish
