@@ -806,19 +806,32 @@ cmd_start() {
 # start of the same instance (the next test) is never touched.
 guard() {
   [ -n "${PSIPLACE_STOP_WITH:-}" ] || return 0
-  local pids
-  pids=$(cat "$dir"/pids/* 2>/dev/null | paste -sd' ')
-  [ -n "$pids" ] || return 0
+  local f p ids=()
+  # each daemon as PID:STARTTIME (/proc/PID/stat field 22): PIDs come round
+  # again within minutes on a busy machine (pid_max 32768), and the
+  # guardian must end this start's daemons only, never a later process
+  # that got one of their PIDs
+  for f in "$dir"/pids/*; do
+    p=$(cat "$f" 2>/dev/null) || continue
+    [ -n "$p" ] && [ -r "/proc/$p/stat" ] || continue
+    ids+=("$p:$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$p/stat")")
+  done
+  [ ${#ids[@]} -gt 0 ] || return 0
+  local test=$PSIPLACE_STOP_WITH
+  [ -r "/proc/$test/stat" ] || return 0
+  test=$test:$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$test/stat")
   setsid bash -c '
-    while kill -0 "$1" 2>/dev/null; do sleep 1; done  # a supervisor: polls its test
+    same() { [ -r "/proc/${1%%:*}/stat" ] &&
+      [ "$(awk "{ sub(/^.*\\) /, \"\"); print \$20 }" "/proc/${1%%:*}/stat" 2>/dev/null)" = "${1#*:}" ]; }
+    while same "$1"; do sleep 1; done  # a supervisor: polls its test
     shift; left=()
-    for p in "$@"; do kill -TERM "$p" 2>/dev/null && left+=("$p"); done
+    for id in "$@"; do same "$id" && kill -TERM "${id%%:*}" 2>/dev/null && left+=("$id"); done
     end=$((SECONDS + 10))
     while [ ${#left[@]} -gt 0 ] && [ $SECONDS -lt $end ]; do
-      sleep 0.1; l=(); for p in "${left[@]}"; do kill -0 "$p" 2>/dev/null && l+=("$p"); done; left=("${l[@]}")
+      sleep 0.1; l=(); for id in "${left[@]}"; do same "$id" && l+=("$id"); done; left=("${l[@]}")
     done
-    [ ${#left[@]} -eq 0 ] || kill -KILL "${left[@]}" 2>/dev/null
-    exit 0' _ "$PSIPLACE_STOP_WITH" $pids </dev/null >/dev/null 2>&1 &
+    for id in "${left[@]}"; do same "$id" && kill -KILL "${id%%:*}" 2>/dev/null; done
+    exit 0' _ "$test" "${ids[@]}" </dev/null >/dev/null 2>&1 &
 }
 
 cmd_stop() {
