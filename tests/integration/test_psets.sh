@@ -282,7 +282,7 @@ export -f stepds
 inside=$(timeout -k 10 60 srun --mpi=pmix_v4 -n1 -w n1 --psi-pset=a:0 bash -c stepds 2>/dev/null)
 check_eq "a running step's slurmstepd is seen" 1 "$([ "${inside:-0}" -ge 1 ] && echo 1 || echo 0)"
 none_left() { [ "$(stepds)" = 0 ]; }
-poll 30 none_left
+poll 90 none_left
 check_eq "no slurmstepd left behind" 0 "$(stepds)"
 
 tb_finish
