@@ -24,7 +24,9 @@ count() { [ -n "$1" ] && scontrol show hostnames "$1" 2>/dev/null | wc -l || ech
 # The nodes of a real start and of a will-run answer: "RUN WILLRUN"
 run_nodes() { settle; timeout 60 salloc -Q "$@" printenv SLURM_JOB_NODELIST 2>/dev/null | tail -1; }
 willrun() { timeout 60 sbatch --test-only "$@" --wrap true 2>&1; }
-willrun_nodes() { willrun "$@" | sed -n 's/.* on nodes \([^ ]*\) .*/\1/p'; }
+# (settled first: the real start just before it may still hold its node
+# COMPLETING on a loaded machine, and the will-run then plans around it)
+willrun_nodes() { settle; willrun "$@" | sed -n 's/.* on nodes \([^ ]*\) .*/\1/p'; }
 # "RUN-COUNT WILLRUN-COUNT" of each job, one line per job
 counts() {
   local j
