@@ -882,27 +882,20 @@ cmd_env() {
 # Stop slurmctld with SIGNAL (default TERM), wait until it is gone, start it
 # again on the saved state and wait until it answers (fault tests).
 cmd_restart_ctld() {
-  local sig=${1:-TERM} pid deadline
-  pid=$(cat "$dir/pids/slurmctld" 2>/dev/null) || die "no slurmctld of instance $instance"
-  kill -"$sig" "$pid" 2>/dev/null || true
-  deadline=$((SECONDS + 30))
-  while kill -0 "$pid" 2>/dev/null; do
-    [ $SECONDS -lt $deadline ] || die "slurmctld ($pid) still runs 30 s after SIG$sig"
-    sleep 0.05
-  done
-  rm -f "$dir/pids/slurmctld"
+  stop_daemon slurmctld "${1:-TERM}"
   spawn slurmctld slurmctld -D -f "$conf"
   wait_ctld " after restart"
 }
 
-# Stop the recorded daemon NAME with SIGTERM and wait until it is gone (30 s).
-stop_daemon() { # NAME
-  local pid deadline
+# Stop the recorded daemon NAME with SIGNAL (default TERM) and wait until it
+# is gone (30 s).
+stop_daemon() { # NAME [SIGNAL]
+  local pid deadline sig=${2:-TERM}
   pid=$(cat "$dir/pids/$1" 2>/dev/null) || die "no $1 of instance $instance"
-  kill -TERM "$pid" 2>/dev/null || true
+  kill -"$sig" "$pid" 2>/dev/null || true
   deadline=$((SECONDS + 30))
   while kill -0 "$pid" 2>/dev/null; do
-    [ $SECONDS -lt $deadline ] || die "$1 ($pid) still runs 30 s after SIGTERM"
+    [ $SECONDS -lt $deadline ] || die "$1 ($pid) still runs 30 s after SIG$sig"
     sleep 0.05
   done
   rm -f "$dir/pids/$1"
