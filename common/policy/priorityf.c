@@ -341,7 +341,7 @@ static void plan_columns(struct psiplace_priorityf *f)
 }
 
 /* Split the terms by how they are evaluated (see the file comment). */
-static void plan(struct psiplace_priorityf *f)
+static void plan_terms(struct psiplace_priorityf *f)
 {
 	size_t i;
 
@@ -411,7 +411,7 @@ int psiplace_priorityf_compile(const char *expr, const char *what,
 		psiplace_priorityf_free(p.f);
 		return -1;
 	}
-	plan(p.f);
+	plan_terms(p.f);
 	plan_columns(p.f);
 	*out = p.f;
 	return 0;
