@@ -80,16 +80,14 @@ poll() {
 
 # Replace the testbed's metrics file and wait until slurmctld's reader
 # thread has published it (one "metrics file ...: N nodes" log line per
-# read, after it): a decision right after the write may still see the old
-# loads.
+# read): a decision right after the write may still see the old loads.
 metrics_reads() { grep -c 'psiplace_cons_tres: metrics file .*: [0-9]* nodes' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log"; }
 reads_above() { [ "$(metrics_reads)" -gt "$1" ]; }
 set_metrics() { # LINE...
   local before m=$PSIPLACE_TESTBED_DIR/etc/metrics
   before=$(metrics_reads)
   printf '%s\n' "$@" >"$m.new" && mv "$m.new" "$m"
-  # two reads: one that began before the write may be logged after it
-  poll 30 reads_above "$((before + 1))" || not_ok "slurmctld read the new metrics file within 30 s"
+  poll 30 reads_above "$before" || not_ok "slurmctld read the new metrics file within 30 s"
 }
 
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
