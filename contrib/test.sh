@@ -129,6 +129,8 @@ await_stage() { # NAME DEADLINE_S
   done
 }
 
+stage_passed() { case $(cut -d' ' -f3 "$ci/$1.result" 2>/dev/null) in pass*) return 0 ;; *) return 1 ;; esac; }
+
 # After a meson test run: show the pass count and every failed TAP check
 # with its details, from the run's own log (--logbase NAME).
 meson_summary() { # BUILD_DIR NAME
@@ -312,8 +314,18 @@ st_release() { # REL INSTANCE
 # (the lanes below see the release settings too)
 lane() { setsid bash -c "$(declare -f); $(declare -p ci cg_base cg_kind repo fuzz_seconds releases_compiled releases_run tarballs); cd \"\$repo\"; $1" & lane_pids+=($!); }
 
-stages+=(unit unit-sanitizers fuzz compile-releases packages-built)
-lane 'run_stage unit st_unit; run_stage unit-sanitizers st_sanitizers; run_stage fuzz st_fuzz; run_stage compile-releases st_releases; run_stage packages-built st_packages_built'
+# The release builds after the first are CPU work too: they run in this lane
+# while the release lane tests the first release (saving their build time on
+# the longest lane); the release lane waits for each before testing it.
+first_rel=${releases_run%% *} more_builds=""
+stages+=(unit)
+for rel in $releases_run; do
+  [ "$rel" = "$first_rel" ] && continue
+  stages+=("build-$rel")
+  more_builds+="run_stage build-$rel st_release_build $rel; "
+done
+stages+=(unit-sanitizers fuzz compile-releases packages-built)
+lane "run_stage unit st_unit; $more_builds run_stage unit-sanitizers st_sanitizers; run_stage fuzz st_fuzz; run_stage compile-releases st_releases; run_stage packages-built st_packages_built"
 
 stages+=(packages integration-22.05)
 lane 'run_stage packages st_packages; run_stage integration-22.05 st_integration_2205'
@@ -330,8 +342,13 @@ lane 'await_stage packages 3600; run_stage integration-22.05-long st_integration
 # down late); the run stays within about 35 minutes warm.
 inst=2 rel_lane=""
 for rel in $releases_run; do
-  stages+=("build-$rel" "integration-$rel")
-  rel_lane+="if run_stage build-$rel st_release_build $rel; then run_stage integration-$rel st_release $rel $inst; else skip_stage integration-$rel 'build-$rel failed'; fi; "
+  if [ "$rel" = "$first_rel" ]; then
+    stages+=("build-$rel" "integration-$rel")
+    rel_lane+="if run_stage build-$rel st_release_build $rel; then run_stage integration-$rel st_release $rel $inst; else skip_stage integration-$rel 'build-$rel failed'; fi; "
+  else
+    stages+=("integration-$rel")
+    rel_lane+="if await_stage build-$rel 5400 && stage_passed build-$rel; then run_stage integration-$rel st_release $rel $inst; else skip_stage integration-$rel 'build-$rel failed'; fi; "
+  fi
   inst=$((inst + 1))
 done
 [ -z "$rel_lane" ] || lane "$rel_lane"
