@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # libpsiplace_mpi.so as an application sees it: its soname, exactly the
 # public API exported (psiplace_mall_* and psiplace_release_*, every
-# function malleable.h and resize.h declare, nothing else), and each
-# installed header compiling on its own.
-# Usage: mpi_library.sh LIB.so INCLUDE_DIR CC [MPICC]
+# function malleable.h and resize.h declare, nothing else), each
+# installed header compiling on its own, and the example program of
+# doc/malleability.md building and linking against the exports alone.
+# Usage: mpi_library.sh LIB.so INCLUDE_DIR EXAMPLE.c CC [MPICC]
 set -uo pipefail
-so=$1 inc=$2 cc=$3 mpicc=${4:-}
+so=$1 inc=$2 example=$3 cc=$4 mpicc=${5:-}
 bad=0
 fail() { echo "mpi_library: $*"; bad=1; }
 
@@ -33,6 +34,10 @@ done
 if [ -n "$mpicc" ]; then
   printf '#include "psiplace/malleable.h"\nint main(void) { return 0; }\n' |
     "$mpicc" -std=c11 -Wall -Werror -fsyntax-only -I"$inc" -x c - || fail "psiplace/malleable.h does not compile on its own"
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  "$mpicc" -std=c11 -Wall -Wextra -Werror -I"$inc" -o "$tmp/hello" "$example" \
+    -L"$(dirname "$so")" -lpsiplace_mpi -Wl,--no-undefined ||
+    fail "$(basename "$example") does not build against $(basename "$so")"
 fi
 [ "$bad" -eq 0 ] && echo "mpi_library: $soname exports $(wc -l <<<"$exported") functions, all of malleable.h and resize.h, nothing else"
 exit "$bad"
