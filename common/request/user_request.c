@@ -8,6 +8,7 @@
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
 #include "psiplace/user_request.h"
+#include "psiplace/textparse.h"
 
 void psiplace_user_request_init(struct psiplace_user_request *r)
 {
@@ -424,22 +425,6 @@ int psiplace_user_request_check_malleable(const struct psiplace_user_request *r,
 	return 0;
 }
 
-static bool in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	while (p && *p) {
-		const char *c = strchr(p, ',');
-		size_t l = c ? (size_t)(c - p) : strlen(p);
-
-		if (l == n && !strncmp(p, name, n))
-			return true;
-		p = c ? c + 1 : NULL;
-	}
-	return false;
-}
-
 uint32_t psiplace_partition_node_limit(const char *want, const struct psiplace_partition_size *p,
 				       size_t n, const char **which)
 {
@@ -450,7 +435,7 @@ uint32_t psiplace_partition_node_limit(const char *want, const struct psiplace_p
 	for (i = 0; i < n; i++) {
 		uint32_t lim = p[i].total_nodes;
 
-		if (!p[i].name || !(want && *want ? in_list(want, p[i].name) : p[i].is_default))
+		if (!p[i].name || !(want && *want ? psiplace_word_in_list(want, p[i].name) : p[i].is_default))
 			continue;
 		if (p[i].max_nodes && p[i].max_nodes != UINT32_MAX && p[i].max_nodes < lim)
 			lim = p[i].max_nodes;

@@ -307,20 +307,29 @@ Test(request, sbatch_tpp_without_cpus_per_task_is_refused)
 /* -c smaller than the CPUs per task fails every step as surely as no -c
  * (RELIABILITY R7: sbatch -c1 --psi-tpp=2 was accepted); -c from the
  * script counts unless the command line gave one. */
-static int check_cmdline(const char *const *env, const char *const *argv, const char *script)
+/* What the SPANK plugin learns of Slurm's own options: the command line,
+ * then the script's #SBATCH directives. */
+static void scan_slurm(const char *const *argv, const char *script, struct psiplace_slurm_cmdline *sl)
 {
-	struct psiplace_user_request r;
-	struct psiplace_slurm_cmdline sl;
 	struct psiplace_opts o;
-	int argc = 0, rc;
+	int argc = 0;
 
 	while (argv[argc])
 		argc++;
 	psiplace_opts_init(&o);
-	cr_assert_eq(psiplace_cmdline_scan(argc, (char *const *)argv, &o, &sl, &err), 0);
+	cr_assert_eq(psiplace_cmdline_scan(argc, (char *const *)argv, &o, sl, &err), 0);
 	if (script)
-		cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+		cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, sl, &err), 0);
 	psiplace_opts_free(&o);
+}
+
+static int check_cmdline(const char *const *env, const char *const *argv, const char *script)
+{
+	struct psiplace_user_request r;
+	struct psiplace_slurm_cmdline sl;
+	int rc;
+
+	scan_slurm(argv, script, &sl);
 	cr_assert_eq(gather(env, argv, NULL, true, &r), 0, "%s", err.text);
 	rc = psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, fake_getenv,
 					      (void *)env, &err);
@@ -443,17 +452,10 @@ static const char *malleable_gres(const char *const *env, enum psiplace_client c
 {
 	struct psiplace_user_request r;
 	struct psiplace_slurm_cmdline sl;
-	struct psiplace_opts o;
-	int argc = 0, rc;
+	int rc;
 
-	while (argv[argc])
-		argc++;
-	psiplace_opts_init(&o);
-	cr_assert_eq(psiplace_cmdline_scan(argc, (char *const *)argv, &o, &sl, &err), 0);
-	if (script)
-		cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+	scan_slurm(argv, script, &sl);
 	psiplace_slurm_cmdline_env_gres(&sl, client, fake_getenv, (void *)env);
-	psiplace_opts_free(&o);
 	cr_assert_eq(gather(NULL, ENV("sbatch", "--psi-malleable=1-4", "job.sh"), NULL, true, &r), 0);
 	sl.nnodes = 2;
 	rc = psiplace_user_request_check_malleable(&r, true, &sl, &err);
