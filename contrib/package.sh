@@ -2,7 +2,8 @@
 # Build psiplace's packages for the Slurm they will be loaded into.
 #
 #   contrib/package.sh deb [--slurm-src DIR] [--version V] [--out DIR]
-#       Debian packages psiplace-plugins and psiplace-tools with
+#       Debian packages psiplace-plugins, psiplace-tools, libpsiplace-mpi0 and
+#       libpsiplace-mpi-dev with
 #       dpkg-buildpackage -us -uc -b, then lintian (fails on errors).
 #   contrib/package.sh rpm [--slurm-src DIR] [--out DIR]
 #       the RPM from psiplace.spec with rpmbuild -bb --define 'slurm_src DIR'
@@ -97,7 +98,8 @@ build_deb() {
   echo "package.sh: lintian" >&2
   lintian --display-info "$out/$(basename "$changes")" | tee "$out/psiplace_${version}.lintian" >&2 \
     || die "lintian reports errors (above; accepted warnings: doc/packaging.md)"
-  ls "$out"/psiplace-plugins_"$version"_*.deb "$out"/psiplace-tools_"$version"_*.deb
+  ls "$out"/psiplace-plugins_"$version"_*.deb "$out"/psiplace-tools_"$version"_*.deb \
+    "$out"/libpsiplace-mpi0_"$version"_*.deb "$out"/libpsiplace-mpi-dev_"$version"_*.deb
 }
 
 build_rpm() {
@@ -121,7 +123,7 @@ build_rpm() {
     echo "== $(basename "$r"): files"; rpm -qlp "$r"
     echo "== $(basename "$r"): requires"; rpm -qp --requires "$r"
   done >&2
-  ls "$out"/psiplace-"$version"-*.rpm
+  ls "$out"/psiplace-*"$version"-*.rpm
 }
 
 case $kind in

@@ -14,6 +14,7 @@
 #include "engine_internal.h"
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
+#include "psiplace/textparse.h"
 #include "psiplace/priorityf.h"
 
 enum comp {
@@ -446,23 +447,6 @@ double psiplace_random01(uint64_t seed, uint32_t index)
 	return (double)(splitmix64(splitmix64(seed) ^ index) >> 11) * 0x1p-53;
 }
 
-/* Whole-word membership in a comma-separated list (Slurm's features). */
-static bool in_list(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	const char *p = list;
-
-	while (p && *p) {
-		const char *e = strchr(p, ',');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-
-		if (l == n && !memcmp(p, word, n))
-			return true;
-		p = e ? e + 1 : NULL;
-	}
-	return false;
-}
-
 static double gmetric(const struct psiplace_node *n, const char *name)
 {
 	size_t i;
@@ -495,7 +479,7 @@ static double special(const struct term *t, const struct psiplace_node *n, uint6
 
 	switch (t->def->comp) {
 	case C_FEATURE:
-		v = in_list(n->features, t->arg) ? 1.0 : 0.0;
+		v = psiplace_word_in_list(n->features, t->arg) ? 1.0 : 0.0;
 		break;
 	case C_GMETRIC:
 		v = gmetric(n, t->arg);

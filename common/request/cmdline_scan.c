@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "psiplace/textparse.h"
 #include "psiplace/error.h"
@@ -94,8 +95,9 @@ int psiplace_cmdline_split(const char *buf, size_t len, int *argc, char ***argv,
 	return 0;
 }
 
-/* Long options of srun/sbatch/salloc (Slurm 22.05 slurm_opt.c) that take
- * a required value: their value may be the next word. */
+/* Long options of srun/sbatch/salloc (Slurm 22.05 slurm_opt.c; tres-bind
+ * and tres-per-task from later releases) that take a required value:
+ * their value may be the next word. */
 static const char *const slurm_long_with_arg[] = {
 	"accel-bind", "account", "acctg-freq", "argv", "array", "batch", "bb", "bbf",
 	"bcast-exclude", "begin", "chdir", "cluster", "cluster-constraint", "clusters",
@@ -112,7 +114,7 @@ static const char *const slurm_long_with_arg[] = {
 	"priority", "profile", "prolog", "qos", "relative", "reservation", "signal",
 	"slurmd-debug", "sockets-per-node", "switches", "task-epilog", "task-prolog",
 	"tasks-per-node", "thread-spec", "threads", "threads-per-core", "time", "time-min",
-	"tmp", "uid", "wait", "wait-all-nodes", "wckey", "wrap", NULL,
+	"tmp", "tres-bind", "tres-per-task", "uid", "wait", "wait-all-nodes", "wckey", "wrap", NULL,
 };
 static const char slurm_short_with_arg[] = "ABCDFGJLMNSTWabcdeimnopqrtwx";
 
@@ -204,10 +206,45 @@ static long count_of(const char *v)
 	return v && psiplace_parse_u64(v, strlen(v), 100000000, &n) ? (long)n : -1;
 }
 
+/* A GRES request (cons_tres cannot expand such a job): the option as the
+ * user wrote it, for the error line. */
+static bool is_gres_option(const char *name, size_t len, const char *value)
+{
+	static const char *const g[] = { "gres", "gpus", "gpus-per-node", "gpus-per-socket",
+					 "gpus-per-task", "G", NULL };
+	const char *const *p;
+
+	if (!value || !*value || !strcasecmp(value, "none"))
+		return false;
+	if (len == 13 && !strncmp(name, "tres-per-task", 13))
+		return strstr(value, "gres/") != NULL;
+	for (p = g; *p; p++)
+		if (strlen(*p) == len && !strncmp(name, *p, len))
+			return true;
+	return false;
+}
+
+static void note_gres_partition(struct psiplace_slurm_cmdline *sl, const char *name, size_t len,
+				const char *value)
+{
+	if (is_gres_option(name, len, value)) {
+		sl->set |= PSIPLACE_SLURM_GRES;
+		if (!sl->gres[0])
+			snprintf(sl->gres, sizeof(sl->gres), "%s%.*s=%.40s", len == 1 ? "-" : "--",
+				 (int)(len < 20 ? len : 20), name, value);
+	} else if ((len == 9 && !strncmp(name, "partition", 9)) || (len == 1 && *name == 'p')) {
+		if (strlen(value) < sizeof(sl->partition))
+			strcpy(sl->partition, value);
+		else
+			sl->partition[0] = '\0';
+	}
+}
+
 /* Remember -n/-N values: the balanced allocation of loop-nodes-first. */
 static void note_count(struct psiplace_slurm_cmdline *sl, const char *name, size_t len,
 		       const char *value)
 {
+	note_gres_partition(sl, name, len, value);
 	if ((len == 6 && !strncmp(name, "ntasks", 6)) || (len == 1 && *name == 'n'))
 		sl->ntasks = count_of(value);
 	else if ((len == 5 && !strncmp(name, "nodes", 5)) || (len == 1 && *name == 'N'))
@@ -227,6 +264,7 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 	slurm->ntasks = slurm->nnodes = slurm->cpus_per_task = -1;
 	slurm->operand = argc;
 	slurm->wrap = false;
+	slurm->gres[0] = slurm->partition[0] = '\0';
 	prog = prog ? prog + 1 : (argc > 0 && argv[0] ? argv[0] : "");
 	sbatch = !strcmp(prog, "sbatch");
 	for (i = 1; i < argc && argv[i]; i++) {
@@ -268,6 +306,38 @@ int psiplace_cmdline_scan(int argc, char *const argv[], struct psiplace_opts *op
 		}
 	}
 	return 0;
+}
+
+void psiplace_slurm_cmdline_env_gres(struct psiplace_slurm_cmdline *sl, enum psiplace_client client,
+				     psiplace_getenv_fn get, void *arg)
+{
+	static const struct {
+		const char *var, *opt;
+	} m[] = {
+		{ "GRES", "gres" },
+		{ "GPUS", "G" },
+		{ "GPUS_PER_NODE", "gpus-per-node" },
+		{ "GPUS_PER_SOCKET", "gpus-per-socket" },
+		{ "GPUS_PER_TASK", "gpus-per-task" },
+		{ "TRES_PER_TASK", "tres-per-task" },
+	};
+	const char *prefix = client == PSIPLACE_CLIENT_SRUN	   ? "SLURM_"
+			     : client == PSIPLACE_CLIENT_SALLOC ? "SALLOC_"
+								 : "SBATCH_";
+	char name[32];
+	const char *v;
+	size_t i;
+
+	if (sl->gres[0])
+		return;
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", prefix, m[i].var);
+		if ((v = get(name, arg)) && is_gres_option(m[i].opt, strlen(m[i].opt), v)) {
+			sl->set |= PSIPLACE_SLURM_GRES;
+			snprintf(sl->gres, sizeof(sl->gres), "%s=%.40s", name, v);
+			return;
+		}
+	}
 }
 
 /* SPANK's environment name of an option: plugin and option name with
@@ -363,6 +433,7 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 	 * beat earlier ones) */
 	bool cmdline_cpt = slurm->set & PSIPLACE_SLURM_CPUS_PER_TASK;
 	bool cmdline_n = slurm->ntasks >= 0, cmdline_N = slurm->nnodes >= 0;
+	bool cmdline_gres = slurm->gres[0], cmdline_p = slurm->partition[0];
 	struct psiplace_lines it;
 	const char *line;
 	size_t l;
@@ -401,6 +472,10 @@ int psiplace_batch_script_scan(const char *text, size_t len, struct psiplace_opt
 			slurm->nnodes = sl.nnodes;
 		if ((sl.set & PSIPLACE_SLURM_CPUS_PER_TASK) && !cmdline_cpt)
 			slurm->cpus_per_task = sl.cpus_per_task;
+		if (sl.gres[0] && !cmdline_gres && !slurm->gres[0])
+			memcpy(slurm->gres, sl.gres, sizeof(sl.gres));
+		if (sl.partition[0] && !cmdline_p)
+			memcpy(slurm->partition, sl.partition, sizeof(sl.partition));
 	}
 	slurm->set = set;
 	return 0;

@@ -8,6 +8,7 @@
 #include "psiplace/error.h"
 #include "psiplace/ctld_request.h"
 #include "psiplace/user_request.h"
+#include "psiplace/textparse.h"
 
 void psiplace_user_request_init(struct psiplace_user_request *r)
 {
@@ -414,5 +415,48 @@ int psiplace_user_request_check_malleable(const struct psiplace_user_request *r,
 				       "%s=%u-%u: the job starts at -N %ld, outside the range; accepted: "
 				       "-N from %u to %u",
 				       what, lo, hi, slurm->nnodes, lo, hi);
+	/* cons_tres's select_p_job_expand refuses to merge a job with GRES */
+	if (slurm->set & PSIPLACE_SLURM_GRES)
+		return psiplace_seterr(err,
+				       "%s=%u-%u: %s asks for GRES, and Slurm cannot grow a job with "
+				       "GRES; accepted: a malleable job without --gres/--gpus*, or a "
+				       "GRES job without %s",
+				       what, lo, hi, slurm->gres[0] ? slurm->gres : "the job", what);
 	return 0;
+}
+
+uint32_t psiplace_partition_node_limit(const char *want, const struct psiplace_partition_size *p,
+				       size_t n, const char **which)
+{
+	uint32_t best = 0;
+	size_t i;
+
+	*which = NULL;
+	for (i = 0; i < n; i++) {
+		uint32_t lim = p[i].total_nodes;
+
+		if (!p[i].name || !(want && *want ? psiplace_word_in_list(want, p[i].name) : p[i].is_default))
+			continue;
+		if (p[i].max_nodes && p[i].max_nodes != UINT32_MAX && p[i].max_nodes < lim)
+			lim = p[i].max_nodes;
+		if (!*which || lim > best) {
+			best = lim;
+			*which = p[i].name;
+		}
+	}
+	return *which ? best : 0;
+}
+
+int psiplace_user_request_check_malleable_limit(const struct psiplace_user_request *r, bool new_job,
+						uint32_t limit, const char *part,
+						psiplace_error_t *err)
+{
+	if (!r->mall_max || !new_job || !limit || r->mall_max <= limit)
+		return 0;
+	return psiplace_seterr(err,
+			       "%s=%u-%u: MAX %u is above the %u nodes partition %s can give a job "
+			       "(its MaxNodes and node count); accepted: MAX from %u to %u",
+			       r->malleable_from, r->mall_min, r->mall_max, r->mall_max, limit,
+			       part ? part : "(default)", r->mall_min <= limit ? r->mall_min : 1,
+			       limit);
 }

@@ -148,3 +148,19 @@ int psiplace_split_words(char *line, char **words, int max, int *nwords, psiplac
 	*nwords = n;
 	return 0;
 }
+
+bool psiplace_word_in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && !memcmp(p, word, n))
+			return true;
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}

@@ -65,9 +65,10 @@ int psiplace_ctld_request_set_priority(struct psiplace_ctld_request *r, const ch
 
 /* --psi-malleable's value: MIN-MAX, decimal digits only, 1 <= MIN <= MAX
  * <= PSIPLACE_MALLEABLE_MAX_NODES and, when limit is not 0, MAX <= limit
- * (the partition's node limit: the SPANK side does not know it yet, see
- * doc/malleability.md).  -1 with one line naming `what`, the value and
- * what is accepted. */
+ * (a node limit; the SPANK plugin checks the partition's with
+ * psiplace_user_request_check_malleable_limit, whose line names the
+ * partition).  -1 with one line naming `what`, the value and what is
+ * accepted. */
 #define PSIPLACE_MALLEABLE_MAX_NODES 1048576
 int psiplace_malleable_parse(const char *value, const char *what, uint32_t limit, uint32_t *min,
 			     uint32_t *max, psiplace_error_t *err);

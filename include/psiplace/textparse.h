@@ -43,4 +43,8 @@ char *psiplace_next_word(char **cursor);
  * than MAX words"). */
 int psiplace_split_words(char *line, char **words, int max, int *n, psiplace_error_t *err);
 
+/* Whole-word membership in a comma-separated list (Slurm's features, a
+ * job's partitions "a,b"); a NULL list has no word. */
+bool psiplace_word_in_list(const char *list, const char *word);
+
 #endif

@@ -55,6 +55,9 @@ enum {
 	PSIPLACE_SLURM_NODELIST = 1 << 5,      /* -w, --nodelist, -F, --nodefile */
 	PSIPLACE_SLURM_CPU_BIND = 1 << 6,      /* --cpu-bind */
 	PSIPLACE_SLURM_NTASKS_PER_NODE = 1 << 7, /* --ntasks-per-node */
+	/* --gres (not "none"), -G/--gpus, --gpus-per-node/-socket/-task,
+	 * --tres-per-task naming a gres/ */
+	PSIPLACE_SLURM_GRES = 1 << 8,
 };
 
 /* What a client's command line says to Slurm itself. */
@@ -65,6 +68,8 @@ struct psiplace_slurm_cmdline {
 	int operand;   /* index of the first operand (command, batch script); argc if none */
 	bool wrap;     /* sbatch --wrap: no script file */
 	long cpus_per_task; /* -c/--cpus-per-task value; -1 (or 0) not given or not a number */
+	char gres[96];      /* the first GRES option as written ("--gpus=1"); "" none */
+	char partition[256]; /* -p/--partition value; "" not given (or longer) */
 };
 
 /* Split a NUL-separated command line (/proc/self/cmdline) into a
@@ -223,15 +228,44 @@ int psiplace_user_request_check_cpus(const struct psiplace_user_request *r,
 				     void *arg, psiplace_error_t *err);
 
 /* --psi-malleable is for a new job (sbatch, salloc, srun outside a job),
- * which starts at -N/--nodes (one number, given) within MIN-MAX; a step
- * (new_job false) inherits it from its job and it is not looked at.  -1 with
- * one line naming the option, the value and what is accepted.  Not yet
- * checked here (doc/malleability.md): MAX against the partition's limits
- * (slurmctld's partition record; psiplace_malleable_parse takes the limit)
- * and a GRES request (cons_tres cannot expand such a job). */
+ * which starts at -N/--nodes (one number, given) within MIN-MAX and asks
+ * for no GRES (slurm->set & PSIPLACE_SLURM_GRES: cons_tres's job expand
+ * refuses a job with any); a step (new_job false) inherits it from its
+ * job and it is not looked at.  -1 with one line naming the option, the
+ * value and what is accepted.  MAX against the partition's limits:
+ * psiplace_user_request_check_malleable_limit. */
 int psiplace_user_request_check_malleable(const struct psiplace_user_request *r, bool new_job,
 					  const struct psiplace_slurm_cmdline *slurm,
 					  psiplace_error_t *err);
+
+/* The client's GRES variables (SBATCH_GRES, SALLOC_GPUS, SLURM_GPUS_PER_TASK,
+ * ...: what sbatch, salloc and srun read as --gres, --gpus...), when the
+ * command line and the script name no GRES: they set PSIPLACE_SLURM_GRES
+ * and sl->gres ("SBATCH_GPUS=1"). */
+void psiplace_slurm_cmdline_env_gres(struct psiplace_slurm_cmdline *sl, enum psiplace_client client,
+				     psiplace_getenv_fn get, void *arg);
+
+/* A partition as slurmctld describes it (partition_info_t's fields). */
+struct psiplace_partition_size {
+	const char *name;
+	uint32_t max_nodes;   /* MaxNodes; 0 or UINT32_MAX: unlimited */
+	uint32_t total_nodes; /* its nodes */
+	bool is_default;
+};
+
+/* The most nodes a job submitted to `want` (a comma list of partitions;
+ * NULL or "" the default partition) can ever be given: for each partition
+ * named, min(MaxNodes, its node count); the largest over the list (the job
+ * runs in one of them).  *which: the partition that gives it.  0 when none
+ * of them is known (slurmctld refuses an unknown partition itself). */
+uint32_t psiplace_partition_node_limit(const char *want, const struct psiplace_partition_size *p,
+				       size_t n, const char **which);
+
+/* MAX of a new job's --psi-malleable within `limit` nodes (0: not known,
+ * not checked), the message naming the partition `part`.  -1 with one line. */
+int psiplace_user_request_check_malleable_limit(const struct psiplace_user_request *r, bool new_job,
+						uint32_t limit, const char *part,
+						psiplace_error_t *err);
 
 /* A heterogeneous job or step: srun/sbatch/salloc ... : ... (Slurm
  * splits the components at a lone ':' argument), or srun with

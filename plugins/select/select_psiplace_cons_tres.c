@@ -487,6 +487,7 @@ struct plan {
 	bitstr_t *only;                  /* PSI node set: the allowed nodes; NULL: all */
 	uint32_t *fixed;                 /* PSI order (slurm node indexes), final; NULL: none */
 	size_t nfixed;
+	bool malleable;                  /* PSIPLACE_MALLEABLE: a range was declared */
 };
 
 static void plan_free(struct plan *p)
@@ -607,6 +608,7 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
 		return;
 	}
+	p->malleable = req.mall_max != 0;
 	if (req.priority[0] &&
 	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, &p->prio, &err) < 0) {
 		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
@@ -1178,6 +1180,25 @@ static const struct topo_leaves *topo_applies(const struct call *b, const struct
 	return b->preemptee_candidates && list_count(b->preemptee_candidates) > 0 ? NULL : t;
 }
 
+/* A malleable job must not ask for GRES: cons_tres's select_p_job_expand
+ * refuses to merge a job with any, so it could never grow.  The SPANK
+ * plugin refuses the forms it can see on the client's command line, script
+ * and environment; this catches the rest (an abbreviated option, a
+ * submission without the plugin, GRES added by scontrol update or a
+ * job_submit plugin): the job can run nowhere, its submission fails
+ * ("Requested node configuration is not available") and the reason is in
+ * slurmctld's log.  Only the job record is read: no lock taken, no wait. */
+static bool malleable_with_gres(job_record_t *job_ptr, const struct plan *p)
+{
+	if (!p->malleable || !job_ptr->gres_list_req || !list_count(job_ptr->gres_list_req))
+		return false;
+	job_warn(job_ptr, "--psi-malleable (PSIPLACE_MALLEABLE)",
+		 "the job asks for GRES, and Slurm cannot grow a job with GRES (cons_tres's job "
+		 "expand refuses it): the job can run on no node; submit it without --gres/--gpus* "
+		 "or without --psi-malleable");
+	return true;
+}
+
 extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
 	struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
@@ -1215,6 +1236,10 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	if (ctx.lln_note_due)
 		lln_note();
 	plan_job(job_ptr, &p);
+	if (malleable_with_gres(job_ptr, &p)) {
+		plan_free(&p);
+		return SLURM_ERROR;
+	}
 	if (p.policy != PSIPLACE_POLICY_NONE && job_lln(job_ptr)) {
 		log_flag(SELECT_TYPE, "%s: %pJ: LLN: cons_tres's least-loaded order, not %s",
 			 plugin_type, job_ptr, psiplace_policy_name(p.policy));

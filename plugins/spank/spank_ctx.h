@@ -39,6 +39,7 @@ struct psiplace_spank_ctx {
 	bool het;       /* a heterogeneous job or step (components split by ':') */
 	unsigned slurm_release;           /* the running Slurm, PSIPLACE_SLURM_RELEASE(major, minor) */
 	char hostfile[256];              /* temporary SLURM_HOSTFILE; "" none */
+	char partition[256];             /* the job's -p (command line, env, script); "" default */
 
 	/* slurmstepd */
 	bool place;                      /* psiplace binds this step's tasks */

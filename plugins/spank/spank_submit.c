@@ -207,6 +207,16 @@ static void drop_overridden_inherited(const struct psiplace_opts *own)
 	}
 }
 
+static void partition_from_env(struct psiplace_slurm_cmdline *sl, enum psiplace_client client)
+{
+	const char *v = getenv(client == PSIPLACE_CLIENT_SRUN     ? "SLURM_PARTITION"
+			       : client == PSIPLACE_CLIENT_SALLOC ? "SALLOC_PARTITION"
+								  : "SBATCH_PARTITION");
+
+	if (!sl->partition[0] && v && strlen(v) < sizeof(sl->partition))
+		strcpy(sl->partition, v);
+}
+
 int spank_submit_init(spank_t sp)
 {
 	psiplace_error_t err;
@@ -214,7 +224,7 @@ int spank_submit_init(spank_t sp)
 	struct psiplace_opts opts;
 	struct psiplace_user_request_src src = { real_getenv, NULL, &opts, &ctx.site, true };
 	enum psiplace_client client;
-	struct psiplace_slurm_cmdline slurm = { 0, -1, -1, 0, false, -1 };
+	struct psiplace_slurm_cmdline slurm = { .ntasks = -1, .nnodes = -1, .cpus_per_task = -1 };
 	enum psiplace_lama_dist dist;
 	int argc = 0, rc = -1;
 
@@ -243,9 +253,13 @@ int spank_submit_init(spank_t sp)
 	}
 	client = client_of(argc > 0 ? argv[0] : NULL);
 	ctx.het = psiplace_cmdline_is_het(argc, argv);
+	/* the partition: command line > environment > #SBATCH */
+	partition_from_env(&slurm, client);
 	if (client == PSIPLACE_CLIENT_SBATCH && !slurm.wrap && slurm.operand < argc &&
 	    script_options(argv[slurm.operand], &opts, &slurm, &err) < 0)
 		goto out;
+	psiplace_slurm_cmdline_env_gres(&slurm, client, real_getenv, NULL);
+	memcpy(ctx.partition, slurm.partition, sizeof(ctx.partition));
 	ctx.new_job = client != PSIPLACE_CLIENT_SRUN || !getenv("SLURM_JOB_ID");
 	if (psiplace_user_request_gather(&src, &ctx.req, &err) < 0)
 		goto out;
@@ -350,6 +364,39 @@ static int check_node_set(const struct psiplace_user_request *r, psiplace_error_
 	return 0;
 }
 
+/* MAX within what the job's partition can give (slurmctld's partition
+ * records; sbatch/salloc/srun are clients, asking blocks no daemon).  When
+ * they cannot be read, submission fails or succeeds on its own. */
+static int check_malleable_limit(const struct psiplace_user_request *r, psiplace_error_t *err)
+{
+	partition_info_msg_t *msg = NULL;
+	struct psiplace_partition_size *p;
+	const char *which;
+	uint32_t limit;
+	size_t i;
+	int rc;
+
+	if (!r->mall_max || slurm_load_partitions((time_t)0, &msg, SHOW_ALL) != SLURM_SUCCESS || !msg)
+		return 0;
+	if (!(p = calloc(msg->record_count ? msg->record_count : 1, sizeof(*p)))) {
+		slurm_free_partition_info_msg(msg);
+		return psiplace_seterr(err, "out of memory");
+	}
+	for (i = 0; i < msg->record_count; i++) {
+		const partition_info_t *q = &msg->partition_array[i];
+
+		p[i].name = q->name;
+		p[i].max_nodes = q->max_nodes == INFINITE ? 0 : q->max_nodes;
+		p[i].total_nodes = q->total_nodes;
+		p[i].is_default = q->flags & PART_FLAG_DEFAULT;
+	}
+	limit = psiplace_partition_node_limit(ctx.partition, p, msg->record_count, &which);
+	rc = psiplace_user_request_check_malleable_limit(r, true, limit, which, err);
+	free(p);
+	slurm_free_partition_info_msg(msg);
+	return rc;
+}
+
 static int send_malleable(spank_t sp, const struct psiplace_user_request *r)
 {
 	char v[32];
@@ -386,7 +433,7 @@ int spank_submit_post_opt(spank_t sp)
 	}
 	psiplace_user_request_free(&ctx.req);
 	ctx.req = r;
-	if (ctx.new_job && check_node_set(&ctx.req, &err) < 0) {
+	if (ctx.new_job && (check_node_set(&ctx.req, &err) < 0 || check_malleable_limit(&ctx.req, &err) < 0)) {
 		spank_user_error("%s", err.text);
 		return -1;
 	}

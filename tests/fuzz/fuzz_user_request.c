@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n, i;
 
 	if (size && data[0] == '#') { /* a batch script's directives */
-		struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false, -1 };
+		struct psiplace_slurm_cmdline sl = { .ntasks = -1, .nnodes = -1, .cpus_per_task = -1 };
 
 		psiplace_opts_init(&opts);
 		psiplace_batch_script_scan((const char *)data, size, &opts, &sl, &err);

@@ -4,7 +4,9 @@
  *
  * usage: submit_raw OUTFILE [NAME=VALUE ...]   prints the job id
  * SUBMIT_RAW_HOLD=1 in the environment submits the job held,
- * SUBMIT_RAW_NODES=LIST asks for those nodes (-w). */
+ * SUBMIT_RAW_NODES=LIST asks for those nodes (-w),
+ * SUBMIT_RAW_TRES_PER_NODE=STRING sets the GRES request as the release's
+ * sbatch writes it (22.05, 23.02: "gres:gpu:1"; 23.11+: "gres/gpu:1"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
 		d.priority = 0;
 	if (getenv("SUBMIT_RAW_NODES"))
 		d.req_nodes = getenv("SUBMIT_RAW_NODES");
+	if (getenv("SUBMIT_RAW_TRES_PER_NODE"))
+		d.tres_per_node = getenv("SUBMIT_RAW_TRES_PER_NODE");
 	if (slurm_submit_batch_job(&d, &resp) != SLURM_SUCCESS) {
 		slurm_perror("submit_raw");
 		return 1;

@@ -2,10 +2,13 @@
 # psiplace as a site installs it (TAP): the .debs installed with dpkg -i,
 # the testbed started on the installed plugins only (PluginDir = Slurm's
 # plugin directory, the plugstack line naming the installed psiplace.so), the
-# foundation suite run against them, an upgrade to the next build with a job
-# running, then apt-get remove and Slurm's own files checked untouched.
-# Needs root.  PSIPLACE_PKG_DIR: a directory with psiplace-plugins_V_*.deb and
-# psiplace-tools_V_*.deb already built (contrib/package.sh deb); else built here.
+# foundation suite run against them, a malleable MPI program built out of
+# tree against the installed libpsiplace-mpi-dev (mpicc $(pkg-config
+# --cflags --libs psiplace-mpi)) and run, an upgrade to the next build with
+# a job running, then apt-get remove and Slurm's own files checked untouched.
+# Needs root.  PSIPLACE_PKG_DIR: a directory with the four .debs of version V
+# (psiplace-plugins, psiplace-tools, libpsiplace-mpi0, libpsiplace-mpi-dev)
+# already built (contrib/package.sh deb); else built here.
 set -uo pipefail
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP dpkg -i needs root"; exit 77; }
 export PSIPLACE_TEST_INSTANCE=${PSIPLACE_TEST_INSTANCE:-8}
@@ -13,13 +16,14 @@ export PSIPLACE_INSTALLED=1 PSIPLACE_SLURM=22.05
 source "$(dirname "$0")/../integration/lib.sh"
 work=$(mktemp -d)
 installed=0
+pkgs=(psiplace-plugins psiplace-tools libpsiplace-mpi0 libpsiplace-mpi-dev)
 # Whatever ends the test (a bail-out, meson's timeout), the daemons stop and
 # the packages it installed go: the machine is left as it was found.
 cleanup() {
   "$cluster" stop >/dev/null 2>&1
   if [ "$installed" = 1 ] &&
-     dpkg-query -W -f='${db:Status-Abbrev}\n' psiplace-plugins psiplace-tools 2>/dev/null | grep -q '^i'; then
-    DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-tools >/dev/null 2>&1
+     dpkg-query -W -f='${db:Status-Abbrev}\n' "${pkgs[@]}" 2>/dev/null | grep -q '^i'; then
+    DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "${pkgs[@]}" >/dev/null 2>&1
   fi
   rm -rf "$work"
 }
@@ -55,13 +59,13 @@ if busy=$(others_using_sysdir) && [ -n "$busy" ]; then
   echo "1..0 # SKIP other Slurm daemons load plugins from $sysdir: $(echo $busy)"
   exit 77
 fi
-if dpkg-query -W -f='${Status}' psiplace-plugins psiplace-tools 2>/dev/null | grep -q installed; then
+if dpkg-query -W -f='${Status}' "${pkgs[@]}" 2>/dev/null | grep -q installed; then
   echo "1..0 # SKIP psiplace packages were installed before this test: not touching them"
   exit 77
 fi
 
 # --- the packages: version N (given or built) and N+1
-debs_of() { ls "$1"/psiplace-plugins_"$2"_*.deb "$1"/psiplace-tools_"$2"_*.deb 2>/dev/null; }
+debs_of() { local p; for p in "${pkgs[@]}"; do ls "$1/${p}_$2"_*.deb 2>/dev/null; done; }
 pkg_n=${PSIPLACE_PKG_DIR:-$work/n}
 if [ -z "$(debs_of "$pkg_n" "$version")" ]; then
   DEB_BUILD_OPTIONS=nocheck timeout 1200 "$src_dir/contrib/package.sh" deb --out "$pkg_n" >"$work/build-n.log" 2>&1 \
@@ -69,8 +73,8 @@ if [ -z "$(debs_of "$pkg_n" "$version")" ]; then
 fi
 DEB_BUILD_OPTIONS=nocheck timeout 1200 "$src_dir/contrib/package.sh" deb --version "$next" --out "$work/n1" >"$work/build-n1.log" 2>&1 \
   || { tail -30 "$work/build-n1.log" | sed 's/^/# /'; bail "contrib/package.sh deb --version $next failed"; }
-check_eq "version N: two packages" 2 "$(debs_of "$pkg_n" "$version" | wc -l)"
-check_eq "version N+1: two packages" 2 "$(debs_of "$work/n1" "$next" | wc -l)"
+check_eq "version N: four packages" 4 "$(debs_of "$pkg_n" "$version" | wc -l)"
+check_eq "version N+1: four packages" 4 "$(debs_of "$work/n1" "$next" | wc -l)"
 
 # --- Slurm's own files before: dpkg -V and a checksum of every file
 slurm_state() {
@@ -78,7 +82,7 @@ slurm_state() {
   dpkg -L "${slurm_pkgs[@]}" | while read -r f; do [ -f "$f" ] && [ ! -L "$f" ] && echo "$f"; done \
     | sort | xargs -d '\n' sha256sum
 }
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-tools >/dev/null 2>&1
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "${pkgs[@]}" >/dev/null 2>&1
 slurm_state >"$work/slurm-before"
 
 # --- install N
@@ -117,6 +121,29 @@ check_match "slurmctld start-up line names version N and the Slurm release" \
 check_match "slurmd start-up line names version N and the Slurm release" \
   "psiplace: psiplace $version built for Slurm $slurm_version loaded" "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmd-n1.log")"
 
+# --- a malleable MPI program built out of tree against the installed -dev
+# package, run on the installed plugins: it grows from 1 process to 2 nodes
+example=/usr/share/doc/libpsiplace-mpi-dev/examples/malleable_hello.c
+check_eq "pkg-config psiplace-mpi (installed)" "-lpsiplace_mpi" "$(pkg-config --cflags --libs psiplace-mpi | xargs)"
+check_eq "pkg-config --modversion psiplace-mpi is version N" "${version%%+*}" "$(pkg-config --modversion psiplace-mpi)"
+mkdir -p "$work/app" && cp "$example" "$work/app/" 2>/dev/null
+if (cd "$work/app" && mpicc -o malleable_hello malleable_hello.c $(pkg-config --cflags --libs psiplace-mpi)) >"$work/app/build.log" 2>&1; then
+  ok "mpicc \$(pkg-config --cflags --libs psiplace-mpi) builds the installed example out of tree"
+else
+  not_ok "mpicc \$(pkg-config --cflags --libs psiplace-mpi) builds the installed example out of tree" "$(cat "$work/app/build.log")"
+fi
+check_eq "the program loads the installed libpsiplace_mpi.so.0" "/usr/lib/x86_64-linux-gnu/libpsiplace_mpi.so.0" \
+  "$(ldd "$work/app/malleable_hello" 2>/dev/null | awk '$1 == "libpsiplace_mpi.so.0" { print $3 }')"
+if command -v mpirun >/dev/null; then
+  out=$(cd "$work/app" && settle && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader,tcp \
+    timeout 150 salloc -N2 -n2 timeout 120 mpirun --oversubscribe -np 1 ./malleable_hello 2 2>&1)
+  ranks=$(printf '%s\n' "$out" | sed -n 's/^rank \([01]\) of 2 on \(n[1-4]\)$/\1 \2/p' | sort)
+  check_eq "the out-of-tree program grows from 1 process to 2 nodes (rank 0 and 1 on two nodes)" "0 1 2" \
+    "$(cut -d' ' -f1 <<<"$ranks" | paste -sd' ') $(cut -d' ' -f2 <<<"$ranks" | sort -u | wc -l)" "$out"
+else
+  skip "the out-of-tree program runs" "no mpirun (openmpi-bin) on this machine"
+fi
+
 release=$work/release
 # The job waits (at most 10 minutes) until the test releases it.
 cat >"$work/hold.sh" <<HOLD
@@ -147,9 +174,10 @@ check_eq "job $job started under N completed under N+1" finished "$(cat "$work/j
 check_no_stepds "upgrade"
 
 # --- roll back: remove the packages, Slurm's files as before
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq psiplace-plugins psiplace-tools >"$work/remove.log" 2>&1
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "${pkgs[@]}" >"$work/remove.log" 2>&1
 check_eq "apt-get remove: packages gone" "" \
-  "$(dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' psiplace-plugins psiplace-tools 2>/dev/null | grep '^ii')"
+  "$(dpkg-query -W -f='${db:Status-Abbrev}${Package}\n' "${pkgs[@]}" 2>/dev/null | grep '^ii')"
+check_eq "apt-get remove: no libpsiplace_mpi left" "" "$(ls /usr/lib/x86_64-linux-gnu | grep psiplace)"
 check_eq "apt-get remove: no psiplace file left in the plugin directory" "" "$(ls "$sysdir" | grep psiplace)"
 check_eq "apt-get remove: Slurm packages still installed" "ii ii ii" \
   "$(dpkg-query -W -f='${db:Status-Abbrev}' "${slurm_pkgs[@]}" | tr -s ' ' ' ' | sed 's/ $//')"

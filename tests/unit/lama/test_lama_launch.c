@@ -129,7 +129,7 @@ Test(lama_step, submission_sets_the_distribution_unless_the_user_did)
 {
 	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
-	struct psiplace_slurm_cmdline m = { PSIPLACE_SLURM_DISTRIBUTION, 4, 2, 1, false, -1 };
+	struct psiplace_slurm_cmdline m = { .set = PSIPLACE_SLURM_DISTRIBUTION, .ntasks = 4, .nnodes = 2, .operand = 1, .cpus_per_task = -1 };
 
 	request(NULL, ENV("--psi-lama-map=nsbch"), &r);
 	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, PSIPLACE_SLURM_RELEASE(22, 5), true, false, NULL, fake_getenv, NULL, NULL, &e);

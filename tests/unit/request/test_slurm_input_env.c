@@ -90,7 +90,7 @@ Test(request_slurm_env, loop_nodes_first_balances_a_new_allocation)
 {
 	struct psiplace_user_request r;
 	struct psiplace_slurm_env e;
-	struct psiplace_slurm_cmdline sl = { 0, 5, 2, 0, false, -1 };
+	struct psiplace_slurm_cmdline sl = { .ntasks = 5, .nnodes = 2, .cpus_per_task = -1 };
 
 	cr_assert_eq(gather(ENV("PSI_LOOP_NODES_FIRST="), NULL, NULL, true, &r), 0);
 	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, PSIPLACE_SLURM_RELEASE(22, 5), true, false, &sl, fake_getenv, NULL, NULL, &e);
@@ -108,7 +108,7 @@ Test(request_slurm_env, user_choice_wins)
 	const char *const *env = ENV("PSI_LOOP_NODES_FIRST=", "PSI_TPP=2", "SLURM_DISTRIBUTION=block");
 
 	cr_assert_eq(gather(env, NULL, NULL, true, &r), 0);
-	struct psiplace_slurm_cmdline sl = { PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_CPU_BIND, -1, -1, 0, false, -1 };
+	struct psiplace_slurm_cmdline sl = { .set = PSIPLACE_SLURM_CPUS_PER_TASK | PSIPLACE_SLURM_CPU_BIND, .ntasks = -1, .nnodes = -1, .cpus_per_task = -1 };
 
 	psiplace_user_request_slurm_env(&r, PSIPLACE_CLIENT_SRUN, PSIPLACE_SLURM_RELEASE(22, 5), true, false, &sl, fake_getenv, (void *)env, NULL, &e);
 	cr_assert_str_eq(slurm_env_line(&e), "");

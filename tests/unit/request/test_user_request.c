@@ -287,7 +287,7 @@ Test(request, default_placement_psi_and_no_flags_alone)
 Test(request, sbatch_tpp_without_cpus_per_task_is_refused)
 {
 	struct psiplace_user_request r;
-	struct psiplace_slurm_cmdline sl = { 0, -1, -1, 0, false, -1 };
+	struct psiplace_slurm_cmdline sl = { .ntasks = -1, .nnodes = -1, .cpus_per_task = -1 };
 
 	cr_assert_eq(gather(NULL, ENV("sbatch", "-n2", "--psi-tpp=2", "job.sh"), NULL, true, &r), 0);
 	cr_assert_eq(psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, NULL, NULL, &err), -1);
@@ -307,20 +307,29 @@ Test(request, sbatch_tpp_without_cpus_per_task_is_refused)
 /* -c smaller than the CPUs per task fails every step as surely as no -c
  * (RELIABILITY R7: sbatch -c1 --psi-tpp=2 was accepted); -c from the
  * script counts unless the command line gave one. */
-static int check_cmdline(const char *const *env, const char *const *argv, const char *script)
+/* What the SPANK plugin learns of Slurm's own options: the command line,
+ * then the script's #SBATCH directives. */
+static void scan_slurm(const char *const *argv, const char *script, struct psiplace_slurm_cmdline *sl)
 {
-	struct psiplace_user_request r;
-	struct psiplace_slurm_cmdline sl;
 	struct psiplace_opts o;
-	int argc = 0, rc;
+	int argc = 0;
 
 	while (argv[argc])
 		argc++;
 	psiplace_opts_init(&o);
-	cr_assert_eq(psiplace_cmdline_scan(argc, (char *const *)argv, &o, &sl, &err), 0);
+	cr_assert_eq(psiplace_cmdline_scan(argc, (char *const *)argv, &o, sl, &err), 0);
 	if (script)
-		cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+		cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, sl, &err), 0);
 	psiplace_opts_free(&o);
+}
+
+static int check_cmdline(const char *const *env, const char *const *argv, const char *script)
+{
+	struct psiplace_user_request r;
+	struct psiplace_slurm_cmdline sl;
+	int rc;
+
+	scan_slurm(argv, script, &sl);
 	cr_assert_eq(gather(env, argv, NULL, true, &r), 0, "%s", err.text);
 	rc = psiplace_user_request_check_cpus(&r, PSIPLACE_CLIENT_SBATCH, &sl, fake_getenv,
 					      (void *)env, &err);
@@ -430,8 +439,134 @@ Test(request, malleable_bad_values_one_line_each)
 			     -1, "%s", cases[i][0]);
 		cr_assert_str_eq(err.text, cases[i][1]);
 	}
-	/* the partition's limit is not known at this point (doc/malleability.md) */
+	/* the partition's limit is the SPANK plugin's, after the options are parsed */
 	cr_assert_eq(psiplace_user_request_check_option(PSIPLACE_OPT_MALLEABLE, "1-100000", NULL,
 							&err),
 		     0, "%s", err.text);
+}
+
+/* cons_tres's select_p_job_expand refuses a job with GRES: every form sbatch,
+ * salloc and srun read a GRES request from is found at submission. */
+static const char *malleable_gres(const char *const *env, enum psiplace_client client,
+				  const char *const *argv, const char *script)
+{
+	struct psiplace_user_request r;
+	struct psiplace_slurm_cmdline sl;
+	int rc;
+
+	scan_slurm(argv, script, &sl);
+	psiplace_slurm_cmdline_env_gres(&sl, client, fake_getenv, (void *)env);
+	cr_assert_eq(gather(NULL, ENV("sbatch", "--psi-malleable=1-4", "job.sh"), NULL, true, &r), 0);
+	sl.nnodes = 2;
+	rc = psiplace_user_request_check_malleable(&r, true, &sl, &err);
+	psiplace_user_request_free(&r);
+	return rc < 0 ? err.text : "";
+}
+
+#define GRES_LINE(opt)                                                                             \
+	"--psi-malleable=1-4: " opt " asks for GRES, and Slurm cannot grow a job with GRES; "     \
+	"accepted: a malleable job without --gres/--gpus*, or a GRES job without --psi-malleable"
+
+Test(request, malleable_job_with_gres_is_refused_in_every_form)
+{
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "--gpus=1", "j"), NULL),
+			 GRES_LINE("--gpus=1"));
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "-G", "2", "j"), NULL),
+			 GRES_LINE("-G=2"));
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SALLOC, ENV("salloc", "-G2", "true"), NULL),
+			 GRES_LINE("-G=2"));
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "--gres", "gpu:1", "j"), NULL),
+			 GRES_LINE("--gres=gpu:1"));
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH,
+					ENV("sbatch", "--gpus-per-task=1", "j"), NULL),
+			 GRES_LINE("--gpus-per-task=1"));
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH,
+					ENV("sbatch", "--tres-per-task", "cpu:2,gres/gpu:1", "j"), NULL),
+			 GRES_LINE("--tres-per-task=cpu:2,gres/gpu:1"));
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "j"),
+					"#!/bin/sh\n#SBATCH --gpus-per-node=1\ntrue\n"),
+			 GRES_LINE("--gpus-per-node=1"));
+	cr_assert_str_eq(malleable_gres(ENV("SBATCH_GPUS=1"), PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "j"), NULL),
+			 GRES_LINE("SBATCH_GPUS=1"));
+	cr_assert_str_eq(malleable_gres(ENV("SALLOC_GRES=gpu"), PSIPLACE_CLIENT_SALLOC, ENV("salloc", "x"), NULL),
+			 GRES_LINE("SALLOC_GRES=gpu"));
+	cr_assert_str_eq(malleable_gres(ENV("SLURM_GPUS_PER_NODE=1"), PSIPLACE_CLIENT_SRUN, ENV("srun", "x"), NULL),
+			 GRES_LINE("SLURM_GPUS_PER_NODE=1"));
+	/* the command line's GRES is the one named */
+	cr_assert_str_eq(malleable_gres(ENV("SBATCH_GPUS=1"), PSIPLACE_CLIENT_SBATCH,
+					ENV("sbatch", "--gres=gpu:2", "j"), NULL),
+			 GRES_LINE("--gres=gpu:2"));
+}
+
+Test(request, malleable_job_without_gres_passes)
+{
+	/* none, a CPU-only --tres-per-task, another client's variable, a
+	 * value of a word after the script */
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "--gres=none", "j"), NULL), "");
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH,
+					ENV("sbatch", "--tres-per-task=cpu:2", "j"), NULL), "");
+	cr_assert_str_eq(malleable_gres(ENV("SALLOC_GPUS=1"), PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "j"), NULL), "");
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "j", "--gpus=1"), NULL), "");
+	cr_assert_str_eq(malleable_gres(NULL, PSIPLACE_CLIENT_SBATCH, ENV("sbatch", "--gpu-bind=closest", "j"), NULL), "");
+}
+
+Test(request, partition_scan_command_line_beats_script)
+{
+	struct psiplace_slurm_cmdline sl;
+	struct psiplace_opts o;
+	const char *script = "#!/bin/sh\n#SBATCH -p big\n";
+
+	psiplace_opts_init(&o);
+	cr_assert_eq(psiplace_cmdline_scan(4, (char *const[]){ "sbatch", "-p", "small", "j", NULL }, &o, &sl, &err), 0);
+	cr_assert_str_eq(sl.partition, "small");
+	cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+	cr_assert_str_eq(sl.partition, "small");
+	cr_assert_eq(psiplace_cmdline_scan(2, (char *const[]){ "sbatch", "j", NULL }, &o, &sl, &err), 0);
+	cr_assert_str_eq(sl.partition, "");
+	cr_assert_eq(psiplace_batch_script_scan(script, strlen(script), &o, &sl, &err), 0);
+	cr_assert_str_eq(sl.partition, "big");
+	cr_assert_eq(psiplace_cmdline_scan(3, (char *const[]){ "salloc", "--partition=a,b", "x", NULL }, &o, &sl, &err), 0);
+	cr_assert_str_eq(sl.partition, "a,b");
+	psiplace_opts_free(&o);
+}
+
+Test(request, partition_node_limit_is_maxnodes_capped_by_size)
+{
+	const struct psiplace_partition_size p[] = {
+		{ "batch", 0, 4, true },         /* unlimited: its 4 nodes */
+		{ "small", 2, 4, false },        /* MaxNodes=2 */
+		{ "wide", UINT32_MAX, 8, false }, /* INFINITE */
+		{ "big", 100, 6, false },        /* MaxNodes above its size */
+	};
+	const char *which;
+
+	cr_assert_eq(psiplace_partition_node_limit(NULL, p, 4, &which), 4);
+	cr_assert_str_eq(which, "batch");
+	cr_assert_eq(psiplace_partition_node_limit("", p, 4, &which), 4);
+	cr_assert_eq(psiplace_partition_node_limit("small", p, 4, &which), 2);
+	cr_assert_str_eq(which, "small");
+	cr_assert_eq(psiplace_partition_node_limit("wide", p, 4, &which), 8);
+	cr_assert_eq(psiplace_partition_node_limit("big", p, 4, &which), 6);
+	/* a list: the job runs in one of them, the largest limit counts */
+	cr_assert_eq(psiplace_partition_node_limit("small,big", p, 4, &which), 6);
+	cr_assert_str_eq(which, "big");
+	cr_assert_eq(psiplace_partition_node_limit("sm", p, 4, &which), 0);
+	cr_assert_null(which);
+	cr_assert_eq(psiplace_partition_node_limit("nope", p, 4, &which), 0);
+	cr_assert_eq(psiplace_partition_node_limit(NULL, p + 1, 3, &which), 0); /* no default */
+}
+
+Test(request, malleable_max_above_the_partition_is_refused)
+{
+	struct psiplace_user_request r;
+
+	cr_assert_eq(gather(NULL, ENV("sbatch", "--psi-malleable=1-100000", "job.sh"), NULL, true, &r), 0);
+	cr_assert_eq(psiplace_user_request_check_malleable_limit(&r, true, 4, "batch", &err), -1);
+	cr_assert_str_eq(err.text, "--psi-malleable=1-100000: MAX 100000 is above the 4 nodes "
+				   "partition batch can give a job (its MaxNodes and node count); "
+				   "accepted: MAX from 1 to 4");
+	cr_assert_eq(psiplace_user_request_check_malleable_limit(&r, true, 0, NULL, &err), 0); /* unknown */
+	cr_assert_eq(psiplace_user_request_check_malleable_limit(&r, false, 4, "batch", &err), 0); /* a step */
+	cr_assert_eq(psiplace_user_request_check_malleable_limit(&r, true, 100000, "batch", &err), 0);
+	psiplace_user_request_free(&r);
 }
