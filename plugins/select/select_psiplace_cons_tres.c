@@ -1182,13 +1182,13 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
 	struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
 			  preemptee_candidates, preemptee_job_list,
-			  PSIPLACE_JOB_TEST_TAIL_ARGS, false, 0 };
+			  PSIPLACE_JOB_TEST_TAIL_ARGS, false, 0, false };
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts opts = { 0 };
 	struct call b = a;
 	struct cands *c = &ctx.c;
 	struct plan p;
-	bitstr_t *work, *natural = NULL;
+	bitstr_t *work, *natural = NULL, *offered_all = NULL;
 	const struct topo_leaves *topo;
 	uint32_t need, offered;
 	time_t entry_start = job_ptr ? job_ptr->start_time : 0;
@@ -1237,6 +1237,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	 * b is the call with the count fixed when a node range leaves it
 	 * open (doc/select.md, "How many nodes"). */
 	natural = psiplace_sel_count_first(&a, work, &b);
+	offered_all = b.count_of_few ? bit_copy(work) : NULL;
 	need = b.req_nodes > b.min_nodes ? b.req_nodes : b.min_nodes;
 	if (need == 0)
 		need = 1;
@@ -1296,11 +1297,16 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 			 * wins, cons_tres decides in its own order. */
 			log_flag(SELECT_TYPE, "%s: %pJ: no %u nodes in policy order, cons_tres's own order",
 				 plugin_type, job_ptr, b.min_nodes);
-			bit_copybits(work, natural);
+			if (offered_all) { /* its answer over all candidates, not over a few */
+				FREE_NULL_BITMAP(natural);
+				natural = psiplace_sel_count_probe(&a, offered_all, false);
+			}
+			bit_copybits(work, natural ? natural : offered_all);
 			rc = cons_tres(&a, work);
 		}
 		FREE_NULL_BITMAP(natural);
 	}
+	FREE_NULL_BITMAP(offered_all);
 out:
 	if (work != node_bitmap) {
 		if (rc == SLURM_SUCCESS)

@@ -6,6 +6,7 @@
  *
  * | shortcut            | where                      | equality test        |
  * | count_first         | node range left open       | A (counts), B12      |
+ * | count of a few      | the same, identical nodes  | B13                  |
  * | tier_first          | real start, will-run       | B1-B5, B9-B11        |
  * | exact_first         | will-run, inside the tier  | B8, B9               |
  * | exact_first alone   | will-run, no tier offered  | B6, B9               |
@@ -249,6 +250,144 @@ int psiplace_sel_tier_first(const struct call *a, struct cands *c, bitstr_t *bit
 	return rc;
 }
 
+/* cons_tres's answer over `set` with the call's range, without preemption
+ * (the count of a start that needs none), leaving the job's start_time as
+ * it found it: a will-run answer writes it, the policy must see the start
+ * backfill planned (job.start), and the shortcuts restore that one when
+ * they refuse an answer.  With now_only, a will-run answer that starts
+ * later is refused.  Returns the nodes taken or NULL. */
+bitstr_t *psiplace_sel_count_probe(const struct call *a, const bitstr_t *set, bool now_only)
+{
+	struct call probe = *a;
+	bitstr_t *natural = bit_copy((bitstr_t *)set);
+	time_t start = a->job_ptr->start_time;
+	int rc;
+
+	probe.preemptee_candidates = NULL;
+	probe.preemptee_job_list = NULL;
+	rc = psiplace_sel_cons_tres(&probe, natural);
+	if (rc == SLURM_SUCCESS && now_only && a->mode == SELECT_MODE_WILL_RUN &&
+	    a->job_ptr->start_time > time(NULL))
+		rc = SLURM_ERROR;
+	a->job_ptr->start_time = start;
+	if (rc != SLURM_SUCCESS)
+		FREE_NULL_BITMAP(natural);
+	return natural;
+}
+
+/* Two nodes cons_tres cannot tell apart for a job: the same configuration
+ * of every field its per-node availability reads (CPUs, boards, sockets,
+ * cores, threads and threads in use, memory and its specialisation,
+ * specialised cores, configured GRES). */
+static bool same_node(const node_record_t *x, const node_record_t *y)
+{
+	return x->cpus == y->cpus && x->boards == y->boards && x->tot_sockets == y->tot_sockets &&
+	       x->cores == y->cores && x->threads == y->threads && x->tpc == y->tpc &&
+	       x->real_memory == y->real_memory && x->mem_spec_limit == y->mem_spec_limit &&
+	       x->core_spec_cnt == y->core_spec_cnt && !xstrcmp(x->cpu_spec_list, y->cpu_spec_list) &&
+	       !xstrcmp(x->gres, y->gres);
+}
+
+/* A node with nothing on it that cons_tres could see: no job running,
+ * completing or suspended, none that keeps it whole, up and not booting. */
+static bool idle_settled(const node_record_t *n)
+{
+	return !n->run_job_cnt && !n->comp_job_cnt && !n->sus_job_cnt && !n->no_share_job_cnt &&
+	       !((n->sched_weight >> 40) & 0x3) && !IS_NODE_POWERED_DOWN(n) &&
+	       !IS_NODE_POWERING_DOWN(n) && !IS_NODE_REBOOT_REQUESTED(n) &&
+	       !IS_NODE_REBOOT_ISSUED(n) && !IS_NODE_COMPLETING(n);
+}
+
+/* The count of a few (will-run and real start, the range left open, as
+ * for `-n 64` alone): where every candidate is the same node, idle, and
+ * the job has nothing that makes cons_tres look beyond one node at a time,
+ * the probe is offered only the first `m` candidates, not all of them.
+ * Equality: cons_tres first builds each node's available resources from
+ * that node and the job alone (22.05 cons_tres/job_test.c _get_res_avail,
+ * can_job_run_on_node; no core exclusion by a reservation, no GRES, no
+ * sharing of cores with other jobs), so here every node offers the same.
+ * _eval_nodes (no required nodes, no contiguity, spread, LLN, busy-first,
+ * serial packing or topology: greedy_conf) then takes nodes one at a time
+ * from its sets of equal weight; the sets decide which nodes, and the
+ * state it counts down (CPUs, nodes and maximum still wanted) moves the
+ * same way with each node taken, whichever it is.  Its one look across
+ * nodes, the tightest single node when one node is still wanted, finds one
+ * exactly when the next node taken in order would hold the rest.  So the
+ * count is a function of the number of nodes taken: the same over the
+ * first `m` as over all, when over the first `m` it stops before running
+ * out (k < m; else a range with req_nodes above min_nodes could end
+ * early with fewer than over all) and in its first "now" attempt (a start
+ * now: every node idle, the whole set's will-run decides now as well).
+ * choose_nodes()'s retry only follows a failed pass, which falls back to
+ * the probe over all candidates.  A RankedTier of at least the candidates
+ * asks for the full decision only.  Test: integration_select B13 (the
+ * counts and nodes against RankedTier=1000000; B10's and B11's tables,
+ * a busy node: no shortcut). */
+static bitstr_t *few_probe(const struct call *a, const bitstr_t *work, uint32_t *taken)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	__typeof__(job_ptr->details) d = job_ptr->details;
+	const node_record_t *first = NULL;
+	uint32_t n = 0, m, cap, k;
+	bitstr_t *few, *natural;
+	int i, size = (int)bit_size((bitstr_t *)work);
+
+	if (!a->greedy_conf || job_may_share(job_ptr) ||
+	    (job_ptr->gres_list_req && list_count(job_ptr->gres_list_req) > 0) ||
+	    d->req_node_bitmap || d->contiguous || job_ptr->req_switch ||
+	    (job_ptr->bit_flags & SPREAD_JOB) || PSIPLACE_FEATURE_COUNTS(d) ||
+	    (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN)))
+		return NULL;
+#if PSIPLACE_SLURM_AT_LEAST(24, 11)
+	if (a->will_run && a->will_run->start > time(NULL))
+		return NULL;
+#endif
+#if PSIPLACE_SLURM_AT_LEAST(23, 11)
+	if (a->resv_exc && a->resv_exc->exc_cores)
+		return NULL;
+#else
+	if (a->exc_core_bitmap)
+		return NULL;
+#endif
+	for (i = 0; i < size; i++) {
+		const node_record_t *node_ptr;
+
+		if (!bit_test((bitstr_t *)work, i))
+			continue;
+		node_ptr = node_record_table_ptr[i];
+		if (!node_ptr || !idle_settled(node_ptr) || (first && !same_node(first, node_ptr)))
+			return NULL;
+		if (!first)
+			first = node_ptr;
+		n++;
+	}
+	/* choose_nodes() takes at most MAX(tasks, min_nodes) nodes (22.05;
+	 * req_nodes above them ends with _enough_nodes() there); one more, so
+	 * that stopping before the last says it did not run out */
+	cap = d->num_tasks && a->max_nodes > d->num_tasks
+		      ? (d->num_tasks > a->min_nodes ? d->num_tasks : a->min_nodes)
+		      : a->max_nodes;
+	if (n < 2 || cap >= n - 1 || a->ranked_tier >= n)
+		return NULL;
+	m = cap + 1;
+	few = bit_alloc(bit_size((bitstr_t *)work));
+	for (i = 0, k = 0; i < size && k < m; i++)
+		if (bit_test((bitstr_t *)work, i)) {
+			bit_set(few, i);
+			k++;
+		}
+	natural = psiplace_sel_count_probe(a, few, true);
+	FREE_NULL_BITMAP(few);
+	k = natural ? (uint32_t)bit_set_count(natural) : 0;
+	log_flag(SELECT_TYPE, "%s: %pJ: count of a few: cons_tres over the first %u of %u identical idle nodes: %s",
+		 plugin_type, job_ptr, m, n,
+		 natural && k < m ? "taken" : "not now or ran out, over all nodes");
+	if (natural && k >= m)
+		FREE_NULL_BITMAP(natural);
+	*taken = k;
+	return natural;
+}
+
 /* How many nodes cons_tres gives a job whose node count a range leaves
  * open.  cons_tres takes nodes greedily by weight and, among nodes of
  * equal weight, the tightest single node that holds the job; the policy's
@@ -264,11 +403,8 @@ int psiplace_sel_tier_first(const struct call *a, struct cands *c, bitstr_t *bit
 bitstr_t *psiplace_sel_count_first(const struct call *a, bitstr_t *work, struct call *b)
 {
 	job_record_t *job_ptr = a->job_ptr;
-	struct call probe = *a;
 	bitstr_t *natural;
-	time_t start;
 	uint32_t k;
-	int rc;
 
 	*b = *a;
 	if (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN)
@@ -279,23 +415,14 @@ bitstr_t *psiplace_sel_count_first(const struct call *a, bitstr_t *work, struct 
 	if (job_ptr->details->min_cpus <= 1 && a->min_nodes <= 1 && a->req_nodes <= 1 &&
 	    !job_ptr->gres_list_req)
 		return NULL;
-	probe.preemptee_candidates = NULL;
-	probe.preemptee_job_list = NULL;
-	natural = bit_copy(work);
-	/* A will-run answer writes the job's start_time: the policy must see
-	 * the start backfill planned (job.start), and the shortcuts restore
-	 * that one when they refuse an answer, so the probe leaves it as it
-	 * found it. */
-	start = job_ptr->start_time;
-	rc = psiplace_sel_cons_tres(&probe, natural);
-	job_ptr->start_time = start;
-	if (rc != SLURM_SUCCESS) {
-		FREE_NULL_BITMAP(natural);
+	if ((natural = few_probe(a, work, &k)))
+		b->count_of_few = true;
+	else if (!(natural = psiplace_sel_count_probe(a, work, false)))
 		return NULL;
-	}
 	k = (uint32_t)bit_set_count(natural);
 	if (k < a->min_nodes || k > a->max_nodes) { /* cannot happen; keep cons_tres's range */
 		FREE_NULL_BITMAP(natural);
+		b->count_of_few = false;
 		return NULL;
 	}
 	b->min_nodes = b->max_nodes = b->req_nodes = k;

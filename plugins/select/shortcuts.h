@@ -44,6 +44,9 @@ struct call {
 	 * psiplace's RankedTier */
 	bool greedy_conf;
 	uint32_t ranked_tier;
+	/* the count was cons_tres's over a few identical nodes (count_first):
+	 * cons_tres's own answer over all of them is still to be asked */
+	bool count_of_few;
 };
 
 
@@ -72,7 +75,12 @@ int psiplace_sel_exact_first(const struct call *a, struct cands *c, bitstr_t *bi
  * weights give the same answer. */
 bool psiplace_sel_every_node_ok(const struct call *b, uint32_t offered);
 /* The node count a range leaves open, decided by cons_tres first: *b is a
- * with the count fixed; returns cons_tres's own choice or NULL. */
+ * with the count fixed; returns cons_tres's own choice or NULL (with
+ * b->count_of_few, its choice over a few identical nodes only). */
 bitstr_t *psiplace_sel_count_first(const struct call *a, bitstr_t *work, struct call *b);
+/* cons_tres's own choice over `set` with a's range and no preemption, the
+ * job's start_time left as it was (NULL: none; now_only: nor a later
+ * will-run start). */
+bitstr_t *psiplace_sel_count_probe(const struct call *a, const bitstr_t *set, bool now_only);
 
 #endif
