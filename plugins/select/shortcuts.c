@@ -18,8 +18,6 @@
 
 #include "shortcuts.h"
 
-extern const char plugin_type[];
-
 /* cons_tres's _get_job_node_req(): may the job share cores with running
  * jobs (partition OverSubscribe=FORCE, or YES with --oversubscribe), or
  * does gang scheduling let it (PreemptMode=GANG)? */
@@ -145,7 +143,7 @@ int psiplace_sel_exact_first(const struct call *a, struct cands *c, bitstr_t *bi
 
 	for (i = 0; i < need; i++)
 		bit_set(set, c->node_inx[c->order[i]]);
-	psiplace_sel_inject(c, need, 0, a->mode);
+	psiplace_sel_inject(a, c, need, 0);
 	rc = psiplace_sel_cons_tres(a, set);
 	psiplace_sel_restore(c, need);
 	if (rc == SLURM_SUCCESS && a->job_ptr->start_time > time(NULL))
@@ -153,7 +151,7 @@ int psiplace_sel_exact_first(const struct call *a, struct cands *c, bitstr_t *bi
 	if (rc != SLURM_SUCCESS)
 		a->job_ptr->start_time = start;
 	log_flag(SELECT_TYPE, "%s: %pJ: the first %u nodes of the order offered alone: %s",
-		 plugin_type, a->job_ptr, need, rc == SLURM_SUCCESS ? "taken" : "not now, the tier next");
+		 PSIPLACE_SEL_TYPE, a->job_ptr, need, rc == SLURM_SUCCESS ? "taken" : "not now, the tier next");
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, set);
 	FREE_NULL_BITMAP(set);
@@ -222,7 +220,7 @@ int psiplace_sel_tier_first(const struct call *a, struct cands *c, bitstr_t *bit
 	tier = bit_alloc(bit_size(bitmap));
 	for (i = 0; i < distinct; i++)
 		bit_set(tier, c->node_inx[c->order[i]]);
-	psiplace_sel_inject(c, distinct, distinct, a->mode);
+	psiplace_sel_inject(a, c, distinct, distinct);
 	rc = psiplace_sel_cons_tres(a, tier);
 	psiplace_sel_restore(c, distinct);
 	/* Now only: a will-run answer that starts later (cons_tres simulated
@@ -236,13 +234,13 @@ int psiplace_sel_tier_first(const struct call *a, struct cands *c, bitstr_t *bit
 	if (rc == SLURM_SUCCESS && !tier_prefix(c, tier, distinct)) {
 		a->job_ptr->start_time = start;
 		log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes: not the first nodes of the order (cons_tres's retry may have chosen), deciding over all nodes",
-			 plugin_type, a->job_ptr, distinct, c->n);
+			 PSIPLACE_SEL_TYPE, a->job_ptr, distinct, c->n);
 		FREE_NULL_BITMAP(tier);
 		return SLURM_ERROR;
 	}
 	/* DebugFlags=SelectType shows which way each decision went */
 	log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes offered first: %s",
-		 plugin_type, a->job_ptr, distinct, c->n,
+		 PSIPLACE_SEL_TYPE, a->job_ptr, distinct, c->n,
 		 rc == SLURM_SUCCESS ? "taken" : "not enough or not now, deciding over all nodes");
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, tier);
@@ -380,7 +378,7 @@ static bitstr_t *few_probe(const struct call *a, const bitstr_t *work, uint32_t 
 	FREE_NULL_BITMAP(few);
 	k = natural ? (uint32_t)bit_set_count(natural) : 0;
 	log_flag(SELECT_TYPE, "%s: %pJ: count of a few: cons_tres over the first %u of %u identical idle nodes: %s",
-		 plugin_type, job_ptr, m, n,
+		 PSIPLACE_SEL_TYPE, job_ptr, m, n,
 		 natural && k < m ? "taken" : "not now or ran out, over all nodes");
 	if (natural && k >= m)
 		FREE_NULL_BITMAP(natural);
@@ -427,7 +425,7 @@ bitstr_t *psiplace_sel_count_first(const struct call *a, bitstr_t *work, struct 
 	}
 	b->min_nodes = b->max_nodes = b->req_nodes = k;
 	log_flag(SELECT_TYPE, "%s: %pJ: cons_tres gives %u node%s (range %u-%u, req %u)",
-		 plugin_type, job_ptr, k, k == 1 ? "" : "s", a->min_nodes, a->max_nodes,
+		 PSIPLACE_SEL_TYPE, job_ptr, k, k == 1 ? "" : "s", a->min_nodes, a->max_nodes,
 		 a->req_nodes);
 	return natural;
 }

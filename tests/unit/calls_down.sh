@@ -3,7 +3,7 @@
 # part"): no object file of the table below uses a symbol that a file on its
 # own level or above defines.  Read from the built objects with nm, so a
 # call through a header counts as much as one in the source.
-# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable or spank)
+# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable, spank or select)
 # A LIB.a is read member by member; a DIR holds the objects (a plugin's
 # meson private directory, NAME.so.p).  An object the table does not know
 # fails the check: a new file must be given its level here.
@@ -19,6 +19,10 @@ case $part in
   spank) # plugins/spank/, psiplace.so
     level=([spank_ctx]=0 [spank_options]=0 [spank_psets]=1 [spank_submit]=1
            [spank_step]=2 [psiplace_spank]=3) ;;
+  select) # plugins/select/, select_psiplace_cons_tres.so: the site below the
+    # call to cons_tres, the shortcuts on it, the entry points on top
+    level=([site_files]=0 [topo_leaves]=0 [site_reader]=1 [site]=2 [cons_tres_call]=3
+           [shortcuts]=4 [select_psiplace_cons_tres]=5) ;;
   *) echo "calls_down: unknown part '$part'"; exit 2 ;;
 esac
 
