@@ -6,7 +6,7 @@
  *
  * | shortcut            | where                      | equality test        |
  * | count_first         | node range left open       | A (counts), B12      |
- * | count of a few      | the same, identical nodes  | B13                  |
+ * | count of a few      | the same, an idle tail     | B13                  |
  * | tier_first          | real start, will-run       | B1-B5, B9-B11        |
  * | exact_first         | will-run, inside the tier  | B8, B9               |
  * | exact_first alone   | will-run, no tier offered  | B6, B9               |
@@ -297,38 +297,45 @@ static bool idle_settled(const node_record_t *n)
 }
 
 /* The count of a few (will-run and real start, the range left open, as
- * for `-n 64` alone): where every candidate is the same node, idle, and
- * the job has nothing that makes cons_tres look beyond one node at a time,
- * the probe is offered only the first `m` candidates, not all of them.
- * Equality: cons_tres first builds each node's available resources from
- * that node and the job alone (22.05 cons_tres/job_test.c _get_res_avail,
- * can_job_run_on_node; no core exclusion by a reservation, no GRES, no
- * sharing of cores with other jobs), so here every node offers the same.
- * _eval_nodes (no required nodes, no contiguity, spread, LLN, busy-first,
- * serial packing or topology: greedy_conf) then takes nodes one at a time
- * from its sets of equal weight; the sets decide which nodes, and the
- * state it counts down (CPUs, nodes and maximum still wanted) moves the
- * same way with each node taken, whichever it is.  Its one look across
- * nodes, the tightest single node when one node is still wanted, finds one
- * exactly when the next node taken in order would hold the rest.  So the
- * count is a function of the number of nodes taken: the same over the
- * first `m` as over all, when over the first `m` it stops before running
- * out (k < m; else a range with req_nodes above min_nodes could end
- * early with fewer than over all) and in its first "now" attempt (a start
- * now: every node idle, the whole set's will-run decides now as well).
- * choose_nodes()'s retry only follows a failed pass, which falls back to
- * the probe over all candidates.  A RankedTier of at least the candidates
- * asks for the full decision only.  Test: integration_select B13 (the
- * counts and nodes against RankedTier=1000000; B10's and B11's tables,
- * a busy node: no shortcut). */
+ * for `-n 64` alone): where the candidates end in a long run of the same
+ * node, idle (the tail), cons_tres is asked for the count over the nodes
+ * before the tail (the head: any nodes) and the first t nodes of the tail
+ * only, t = MAX(M, the head's CPUs) + 1, M the most nodes it may take.
+ * Equality (22.05 cons_tres/job_test.c): each node's available resources
+ * come from that node and the job alone (_get_res_avail,
+ * can_job_run_on_node: no reservation's core exclusion, no GRES, no
+ * sharing), so the head's nodes offer the same in both calls and every
+ * tail node the same.  _eval_nodes (no required nodes, contiguity,
+ * spread, LLN, busy-first, serial packing or topology: greedy_conf) cuts
+ * the candidates into sets of consecutive usable nodes of equal weight;
+ * with one weight and no gap of non-candidates between them, both calls
+ * have the same sets but the last, L, which holds the tail and is longer
+ * over all.  Its choice of set prefers a sufficient one, among them the
+ * tightest (fewest CPUs, the first of equals): L offered t tail nodes is
+ * sufficient (t > M >= the job's CPUs and nodes) and has more CPUs than
+ * any set of the head (t > the head's CPUs), so both calls choose alike
+ * at every step: the same set of the head, or L.  In L it takes nodes in
+ * index order, or the tightest single node when one node is still
+ * wanted (the earliest of equals: in both the same); the state it counts
+ * down moves alike, and it cannot run out of L offered t > M nodes.  M =
+ * choose_nodes()'s bound, MAX(tasks, min_nodes), at least the job's CPUs
+ * and min_nodes: every node taken gives a CPU, so the first pass cannot
+ * fail (its retry, which removes nodes by count, never runs).  The answer
+ * stands when it starts now (the whole set's first "now" attempt then
+ * decides alike) and L's last offered node is not taken.  RankedTier at
+ * least the candidates asks for the full decision only.  Test:
+ * integration_select B13 (counts against plain cons_tres, nodes of
+ * will-run and real start against RankedTier=1000000, with a busy node in
+ * the head; none for a GRES job or without a tail). */
 static bitstr_t *few_probe(const struct call *a, const bitstr_t *work, uint32_t *taken)
 {
 	job_record_t *job_ptr = a->job_ptr;
 	__typeof__(job_ptr->details) d = job_ptr->details;
-	const node_record_t *first = NULL;
-	uint32_t n = 0, m, cap, k;
+	const node_record_t *last_ptr;
+	uint64_t head_cpus = 0, weight;
+	uint32_t n, head, tail, m, t, lim, k;
 	bitstr_t *few, *natural;
-	int i, size = (int)bit_size((bitstr_t *)work);
+	int i, first, last;
 
 	if (!a->greedy_conf || job_may_share(job_ptr) ||
 	    (job_ptr->gres_list_req && list_count(job_ptr->gres_list_req) > 0) ||
@@ -347,41 +354,49 @@ static bitstr_t *few_probe(const struct call *a, const bitstr_t *work, uint32_t 
 	if (a->exc_core_bitmap)
 		return NULL;
 #endif
-	for (i = 0; i < size; i++) {
-		const node_record_t *node_ptr;
-
-		if (!bit_test((bitstr_t *)work, i))
-			continue;
-		node_ptr = node_record_table_ptr[i];
-		if (!node_ptr || !idle_settled(node_ptr) || (first && !same_node(first, node_ptr)))
-			return NULL;
-		if (!first)
-			first = node_ptr;
-		n++;
-	}
-	/* choose_nodes() takes at most MAX(tasks, min_nodes) nodes (22.05;
-	 * req_nodes above them ends with _enough_nodes() there); one more, so
-	 * that stopping before the last says it did not run out */
-	cap = d->num_tasks && a->max_nodes > d->num_tasks
+	/* M: choose_nodes() takes at most MAX(tasks, min_nodes) nodes */
+	lim = d->num_tasks && a->max_nodes > d->num_tasks
 		      ? (d->num_tasks > a->min_nodes ? d->num_tasks : a->min_nodes)
 		      : a->max_nodes;
-	if (n < 2 || cap >= n - 1 || a->ranked_tier >= n)
+	if (lim < d->min_cpus || lim < a->min_nodes)
 		return NULL;
-	m = cap + 1;
+	first = bit_ffs((bitstr_t *)work);
+	last = bit_fls((bitstr_t *)work);
+	n = (uint32_t)bit_set_count((bitstr_t *)work);
+	if (first < 0 || n != (uint32_t)(last - first + 1) || a->ranked_tier >= n)
+		return NULL; /* a gap: sets that differ */
+	last_ptr = node_record_table_ptr[last];
+	weight = last_ptr->sched_weight;
+	for (i = last; i >= first; i--) {
+		const node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (!node_ptr || !idle_settled(node_ptr) || !same_node(last_ptr, node_ptr) ||
+		    node_ptr->sched_weight != weight)
+			break;
+	}
+	tail = (uint32_t)(last - i);
+	head = n - tail;
+	for (; i >= first; i--) {
+		const node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (!node_ptr || node_ptr->sched_weight != weight)
+			return NULL;
+		head_cpus += node_ptr->cpus;
+	}
+	t = (uint32_t)((head_cpus > lim ? head_cpus : lim) + 1);
+	if (head_cpus >= UINT32_MAX - 1 || t >= tail)
+		return NULL;
+	m = head + t;
 	few = bit_alloc(bit_size((bitstr_t *)work));
-	for (i = 0, k = 0; i < size && k < m; i++)
-		if (bit_test((bitstr_t *)work, i)) {
-			bit_set(few, i);
-			k++;
-		}
+	bit_nset(few, first, first + (int)m - 1);
 	natural = psiplace_sel_count_probe(a, few, true);
 	FREE_NULL_BITMAP(few);
 	k = natural ? (uint32_t)bit_set_count(natural) : 0;
-	log_flag(SELECT_TYPE, "%s: %pJ: count of a few: cons_tres over the first %u of %u identical idle nodes: %s",
-		 PSIPLACE_SEL_TYPE, job_ptr, m, n,
-		 natural && k < m ? "taken" : "not now or ran out, over all nodes");
-	if (natural && k >= m)
+	if (natural && bit_test(natural, first + (int)m - 1))
 		FREE_NULL_BITMAP(natural);
+	log_flag(SELECT_TYPE, "%s: %pJ: count of a few: cons_tres over %u of %u nodes (a head of %u, %u of a tail of %u identical idle nodes): %s",
+		 PSIPLACE_SEL_TYPE, job_ptr, m, n, head, t, tail,
+		 natural ? "taken" : "not now or ran out, over all nodes");
 	*taken = k;
 	return natural;
 }

@@ -348,19 +348,22 @@ check_eq "B12: will-run of -n36 (count_first's probe): the policy's start is the
 scancel -u "$(id -un)"
 
 # B13: the count of a few (issue 30, finding 8).  A range left open (-n
-# alone, -N2-10) on identical idle nodes: count_first() offers cons_tres
-# only the first MAX(tasks, min_nodes) + 1 candidates for the count, not
-# all of them (shortcuts.c, few_probe).  12 nodes of 2 CPUs under
-# LASTAVAILABLE: the counts are plain cons_tres's, the nodes of will-run and
-# real start with RankedTier=1 are the full decision's (RankedTier=1000000,
-# which never takes it), and the slurmctld log shows it taken.  Then where
-# it must not be taken, the answers are the full decision's and the log
-# shows none: a node busy (-w u01), every node with a GPU and a GRES job
-# (finding 3: only the job's GRES tells), and B10's table, where
-# cons_tres's retry decides (finding 2: -N3-4 -n20 leaves 3-4 open).
-few_line() { grep -c "count of a few: .* identical idle nodes: taken" "$ctld_log"; }
-u_table=""
-for i in $(seq 1 12); do u_table="$u_table u$(printf %02d "$i"):2"; done
+# alone, -N2-10) where the candidates end in a tail of identical idle
+# nodes: count_first() asks cons_tres for the count over the head and the
+# first MAX(M, head CPUs) + 1 tail nodes only, not all (shortcuts.c,
+# few_probe).  h1 (4 CPUs), h2 (2), then u01..u16 (2 each) under
+# LASTAVAILABLE: the counts are plain cons_tres's, the nodes of will-run
+# and real start with RankedTier=1 are the full decision's
+# (RankedTier=1000000, which never takes it), and the slurmctld log shows
+# it taken; with a job on h1 (the head may be busy) the same.  Where it
+# must not be taken the answers are the full decision's and the log shows
+# none: a job on u16 (no idle tail), a GRES job (finding 3: only the job's
+# GRES tells), B10's table, where cons_tres's retry decides (finding 2:
+# -N3-4 -n20: at most 4 nodes cannot give 20 CPUs one at a time, and t20
+# is alone of its kind).
+few_line() { grep -c "count of a few: .*: taken" "$ctld_log"; }
+u_table="h1:4 h2:2"
+for i in $(seq 1 16); do u_table="$u_table u$(printf %02d "$i"):2"; done
 b13_jobs=("-n3" "-n5" "-n2" "-N2-10 -n4" "-n4 --ntasks-per-node=1")
 export PSIPLACE_NODE_TABLE=$u_table
 PSIPLACE_SELECT=select/cons_tres restart
@@ -377,28 +380,33 @@ for tier in 1 1000000; do
   done
   [ "$tier" = 1 ] && b13_got=$(for j in "${b13_jobs[@]}"; do read -r w r <<<"${b13[1,$j]}"; echo "$(count "$r") $(count "$w")"; done)
   b13t[$tier]=$(( $(few_line) - few ))
-  # a busy node: no shortcut
-  settle
-  h=$(hold -w u01 -n1)
-  poll 30 job_running "$h" || not_ok "B13: the job holding u01 runs"
-  SETTLE_KEEP=$h
-  few=$(few_line)
-  b13[$tier,busy]="$(willrun_nodes -n5) $(run_nodes -n5)"
-  b13c[$tier,busy]=$(( $(few_line) - few ))
-  scancel "$h"
-  SETTLE_KEEP= settle
+  for busy in h1 u16; do
+    settle
+    h=$(hold -w "$busy" -n1)
+    poll 30 job_running "$h" || not_ok "B13: the job holding $busy runs"
+    SETTLE_KEEP=$h
+    few=$(few_line)
+    b13[$tier,$busy]="$(willrun_nodes -n5) $(run_nodes -n5)"
+    b13c[$tier,$busy]=$(( $(few_line) - few ))
+    scancel "$h"
+    SETTLE_KEEP= settle
+  done
 done
-compare "B13: identical nodes, RankedTier=1" "$(printf '%s\n' "${b13_jobs[@]}")" "$b13_ref" "$b13_got"
+compare "B13: a head and an idle tail, RankedTier=1" "$(printf '%s\n' "${b13_jobs[@]}")" "$b13_ref" "$b13_got"
 for j in "${b13_jobs[@]}"; do
-  check_eq "B13: $j on 12 identical idle nodes, RankedTier=1: will-run and real start are the full decision's (${b13[1000000,$j]})" \
+  check_eq "B13: $j over h1 h2 u01..u16, RankedTier=1: will-run and real start are the full decision's (${b13[1000000,$j]})" \
     "${b13[1000000,$j]}" "${b13[1,$j]}"
 done
 check_eq "B13: RankedTier=1 took the count of a few for each of the ${#b13_jobs[@]} jobs (will-run and real start, slurmctld log)" \
   yes "$([ "${b13t[1]}" -ge $((2 * ${#b13_jobs[@]})) ] && echo yes || echo "no: ${b13t[1]}")"
 check_eq "B13: RankedTier=1000000 never takes it" 0 "${b13t[1000000]}"
-check_eq "B13: -n5 with u01 busy, RankedTier=1: the full decision's answer (${b13[1000000,busy]})" \
-  "${b13[1000000,busy]}" "${b13[1,busy]}"
-check_eq "B13: -n5 with u01 busy: no count of a few" 0 "${b13c[1,busy]}"
+for busy in h1 u16; do
+  check_eq "B13: -n5 with a job on $busy, RankedTier=1: the full decision's answer (${b13[1000000,$busy]})" \
+    "${b13[1000000,$busy]}" "${b13[1,$busy]}"
+done
+check_eq "B13: -n5 with a job on h1 (head): the count of a few taken" yes \
+  "$([ "${b13c[1,h1]}" -ge 2 ] && echo yes || echo "no: ${b13c[1,h1]}")"
+check_eq "B13: -n5 with a job on u16 (no idle tail): no count of a few" 0 "${b13c[1,u16]}"
 g_table=""
 for i in $(seq 1 12); do g_table="$g_table g$(printf %02d "$i"):2:1:gpu"; done
 declare -A b13g b13r
@@ -409,7 +417,7 @@ check_eq "B13: a GRES job: no count of a few (slurmctld log)" 0 "$(few_line)"
 table_case b13r "$table t20:10" 1 -N3-4 -n20
 check_eq "B13: -N3-4 -n20 over B10's 8,2,6x17,10 CPUs, RankedTier=1: will-run and real start are the full decision's (${b13r[1000000]})" \
   "${b13r[1000000]}" "${b13r[1]}"
-check_eq "B13: nodes not identical: no count of a few (slurmctld log)" 0 "$(few_line)"
+check_eq "B13: no idle tail of its kind behind t20: no count of a few (slurmctld log)" 0 "$(few_line)"
 unset PSIPLACE_NODE_TABLE
 
 tb_finish
