@@ -4,7 +4,9 @@
  * keys, then the index tie-break), so ordering is lexicographic integer
  * comparison: a full sort for psiplace_rank(), a partial selection of the
  * best k for psiplace_choose().  Set policies (MAXBALANCE, CONTIGUOUS)
- * choose from the rated nodes in common/policy_set.c. */
+ * choose from the rated nodes in set_policies.c.  The entry points
+ * psiplace_rank_partial() and psiplace_choose() sit above this file and
+ * the columnar path (rank_dispatch.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,20 +44,6 @@ bool psiplace_node_eligible_opts(const struct psiplace_rank_opts *o, const struc
 	up = *n;
 	up.power = true;
 	return psiplace_node_eligible(&up, o->job);
-}
-
-/* Order-preserving map of a double onto uint64_t (ascending); NaN sorts
- * last, -0 equals +0. */
-uint64_t psiplace_dkey(double d)
-{
-	uint64_t u;
-
-	if (isnan(d))
-		d = INFINITY;
-	if (d == 0.0)
-		d = 0.0;
-	memcpy(&u, &d, sizeof(u));
-	return (u >> 63) ? ~u : u | (1ULL << 63);
 }
 
 static uint64_t desc(double d)
@@ -414,28 +402,12 @@ int psiplace_rank_partial_nodes(const struct psiplace_rank_opts *opts,
 	return rank_impl(opts, nodes, n, k, order, err);
 }
 
-/* The policies the columnar path orders (rank_columns.c). */
-static bool columnar(const struct psiplace_rank_opts *o)
+/* The policies the columnar path orders (rank_columns.c, chosen by
+ * rank_dispatch.c). */
+bool psiplace_policy_columnar(const struct psiplace_rank_opts *o)
 {
 	return policy_of(o->policy)->columnar &&
 	       !(o->policy == PSIPLACE_POLICY_CPULOAD && future_start(o));
-}
-
-int psiplace_rank_partial(const struct psiplace_rank_opts *opts,
-			  const struct psiplace_node *nodes, size_t n, size_t k, uint32_t *order,
-			  psiplace_error_t *err)
-{
-	if (!columnar(opts))
-		return rank_impl(opts, nodes, n, k, order, err);
-	return psiplace_rank_partial_records(opts, nodes, n, k, order, err);
-}
-
-int psiplace_choose(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,
-		    size_t n, size_t k, uint32_t *out, psiplace_error_t *err)
-{
-	if (!columnar(opts))
-		return psiplace_choose_nodes(opts, nodes, n, k, out, err);
-	return psiplace_choose_records(opts, nodes, n, k, out, err);
 }
 
 int psiplace_choose_nodes(const struct psiplace_rank_opts *opts, const struct psiplace_node *nodes,

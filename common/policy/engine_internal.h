@@ -100,6 +100,9 @@ struct psiplace_nodecols {
 	bool mixed_functions;
 };
 
+/* Does the columnar path (rank_columns.c) order this ranking? */
+bool psiplace_policy_columnar(const struct psiplace_rank_opts *o);
+
 /* psiplace_choose() and psiplace_rank_partial() rating node by node. */
 int psiplace_choose_nodes(const struct psiplace_rank_opts *opts,
 			  const struct psiplace_node *nodes, size_t n, size_t k,

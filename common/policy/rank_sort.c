@@ -1,11 +1,27 @@
 /* Sorting and partial selection of rated nodes with an inlined
  * comparison (qsort's indirect calls cost 2-3x on 100k nodes).  Keys are
  * unique (pos breaks every tie), so Hoare partitioning always shrinks. */
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine_internal.h"
 
 #define SMALL 16
+
+/* Order-preserving map of a double onto uint64_t (ascending); NaN sorts
+ * last, -0 equals +0. */
+uint64_t psiplace_dkey(double d)
+{
+	uint64_t u;
+
+	if (isnan(d))
+		d = INFINITY;
+	if (d == 0.0)
+		d = 0.0;
+	memcpy(&u, &d, sizeof(u));
+	return (u >> 63) ? ~u : u | (1ULL << 63);
+}
 
 static int cmp_void(const void *a, const void *b)
 {

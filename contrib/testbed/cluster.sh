@@ -21,7 +21,7 @@
 #   cluster.sh accounting-support  exit 0 when this release can run PSIPLACE_ACCOUNTING=dbd,
 #                          else print why not and exit 1
 #
-# One instance setting, PSIPLACE_INSTANCE (0..59, default 0), derives every
+# One instance setting, PSIPLACE_INSTANCE (0..63, default 0), derives every
 # port and directory, so two clusters run side by side:
 #   directory  ${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$PSIPLACE_INSTANCE
 #   ports      17000 + 20*instance (slurmctld), +1..+5 (slurmd n1..n5), +6 (extra and
@@ -100,10 +100,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 instance=${PSIPLACE_INSTANCE:-0}
 case $instance in
-  ''|*[!0-9]*) echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..59" >&2; exit 2 ;;
+  ''|*[!0-9]*) echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..63" >&2; exit 2 ;;
 esac
-if [ "$instance" -gt 59 ]; then
-  echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..59" >&2; exit 2
+if [ "$instance" -gt 63 ]; then
+  echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..63" >&2; exit 2
 fi
 dir=${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$instance
 base_port=$((17000 + 20 * instance))

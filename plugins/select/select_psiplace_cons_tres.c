@@ -36,10 +36,11 @@
 #include "site_reader.h"
 #include "site.h"
 #include "topo_leaves.h"
+#include "cons_tres_call.h"
 #include "shortcuts.h"
 
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
-const char plugin_type[] = "select/psiplace_cons_tres";
+const char plugin_type[] = PSIPLACE_SEL_TYPE;
 /* slurm_compat.h: unique up to 24.11, cons_tres's own id from 25.05. */
 const uint32_t plugin_id = PSIPLACE_PLUGIN_ID;
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
@@ -391,82 +392,6 @@ static void collect(bitstr_t *node_bitmap, enum psiplace_policy policy, unsigned
 	}
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Will-run on 23.11+: cons_tres rebuilds sched_weight from node_ptr->weight
- * (a uint32), so the order goes there as a dense, order-preserving ordinal
- * of the same (Weight, rank) key the sched_weight encoding carries, over
- * the first `upto` nodes of the order. */
-static void inject_node_weights(struct cands *c, uint32_t upto)
-{
-	uint64_t *keys = xcalloc(upto, sizeof(*keys)), *sorted = xcalloc(upto, sizeof(*sorted));
-	uint32_t i, nu = 0;
-
-	for (i = 0; i < upto; i++)
-		keys[i] = node_record_table_ptr[c->node_inx[c->order[i]]]->sched_weight >> 8;
-	memcpy(sorted, keys, upto * sizeof(*keys));
-	qsort(sorted, upto, sizeof(*sorted), cmp_u64);
-	for (i = 0; i < upto; i++)
-		if (!nu || sorted[nu - 1] != sorted[i])
-			sorted[nu++] = sorted[i];
-	for (i = 0; i < upto; i++) {
-		uint64_t *at = bsearch(&keys[i], sorted, nu, sizeof(*sorted), cmp_u64);
-
-		node_record_table_ptr[c->node_inx[c->order[i]]]->weight = (uint32_t)(at - sorted) + 1;
-	}
-	xfree(keys);
-	xfree(sorted);
-}
-
-/* Weights for the first `upto` nodes of the order (all candidates, or the
- * ranked tier offered alone): distinct for the first `distinct`, one tier
- * behind them for the rest. */
-static void inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t mode)
-{
-	uint32_t i;
-
-	for (i = 0; i < upto; i++) {
-		uint32_t pos = c->order[i];
-		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
-		uint64_t orig = c->saved[pos];
-
-		/* slurmctld gives a powered-down node the reboot weight and
-		 * "boot required" (psiplace_select_boot_bits(); from 25.05 a node being
-		 * resumed bit 41 too), which put it behind every powered-up node
-		 * whatever the policy: PreferPoweredUp=no leaves the order to
-		 * the policy (its Weight back), and a node whose resume a job
-		 * already caused is up for the next */
-		if (site_boot_weight_dropped(&ctx.site, node_ptr))
-			orig = site_drop_boot(node_ptr, orig, c->saved_weight[pos]);
-		node_ptr->sched_weight =
-			psiplace_select_sched_weight(orig, i < distinct ? i : distinct,
-						     ctx.site.conf.policy_overrides_weight);
-	}
-	if (PSIPLACE_WILL_RUN_READS_NODE_WEIGHT && mode == SELECT_MODE_WILL_RUN)
-		inject_node_weights(c, upto);
-}
-
-/* Every path that injected restores both fields of the same nodes (node
- * weights are only changed in will-run mode, but restoring them always is
- * as cheap). */
-static void restore(struct cands *c, uint32_t upto)
-{
-	uint32_t i;
-
-	for (i = 0; i < upto; i++) {
-		uint32_t pos = c->order[i];
-		node_record_t *node_ptr = node_record_table_ptr[c->node_inx[pos]];
-
-		node_ptr->sched_weight = c->saved[pos];
-		node_ptr->weight = c->saved_weight[pos];
-	}
-}
-
 /* Did cons_tres take a node from the trailing tier? */
 static bool used_tail(const struct cands *c, const bitstr_t *chosen, uint32_t distinct)
 {
@@ -667,37 +592,6 @@ static void lln_note(void)
 	ctx.lln_noted = names;
 }
 
-static int cons_tres(const struct call *a, bitstr_t *bitmap)
-{
-	return ctx.ops.job_test(a->job_ptr, bitmap, a->min_nodes, a->max_nodes, a->req_nodes,
-				a->mode, a->preemptee_candidates, a->preemptee_job_list,
-#if PSIPLACE_SLURM_AT_LEAST(24, 11)
-				a->resv_exc, a->will_run
-#elif PSIPLACE_SLURM_AT_LEAST(23, 11)
-				a->resv_exc
-#else
-				a->exc_core_bitmap
-#endif
-	);
-}
-
-/* What shortcuts.c uses of this file: the call to cons_tres and the
- * weights it reads. */
-int psiplace_sel_cons_tres(const struct call *a, bitstr_t *bitmap)
-{
-	return cons_tres(a, bitmap);
-}
-
-void psiplace_sel_inject(struct cands *c, uint32_t upto, uint32_t distinct, uint16_t mode)
-{
-	inject(c, upto, distinct, mode);
-}
-
-void psiplace_sel_restore(struct cands *c, uint32_t upto)
-{
-	restore(c, upto);
-}
-
 /* Order the candidates as the PSI list says (its first entries distinct). */
 static int decide_fixed(const struct call *a, const struct plan *p, struct cands *c,
 			bitstr_t *bitmap, uint32_t need)
@@ -722,9 +616,9 @@ static int decide_fixed(const struct call *a, const struct plan *p, struct cands
 	distinct = psiplace_select_distinct(need, ctx.site.conf.ranked_tier, c->n);
 	if (psiplace_sel_tier_first_ok(a, c, distinct) && psiplace_sel_tier_first(a, c, bitmap, distinct, need) == SLURM_SUCCESS)
 		return SLURM_SUCCESS;
-	inject(c, c->n, distinct, a->mode);
-	rc = cons_tres(a, bitmap);
-	restore(c, c->n);
+	psiplace_sel_inject(a, c, c->n, distinct);
+	rc = psiplace_sel_cons_tres(a, bitmap);
+	psiplace_sel_restore(c, c->n);
 	return rc;
 }
 
@@ -745,19 +639,19 @@ static bool decide_spread(const struct call *a, const struct psiplace_rank_opts 
 	if (a->min_nodes != a->max_nodes || need >= c->n)
 		return false;
 	if (psiplace_rank_partial(opts, c->nodes, c->n, need, c->order, &err) < 0) {
-		*rc = cons_tres(a, bitmap);
+		*rc = psiplace_sel_cons_tres(a, bitmap);
 		return true;
 	}
 	set = bit_alloc(bit_size(bitmap));
 	for (i = 0; i < need; i++)
 		bit_set(set, c->node_inx[c->order[i]]);
-	*rc = cons_tres(a, set);
+	*rc = psiplace_sel_cons_tres(a, set);
 	log_flag(SELECT_TYPE, "%s: %pJ: --spread-job: the policy's first %u nodes offered alone: %s",
 		 plugin_type, a->job_ptr, need, *rc == SLURM_SUCCESS ? "taken" : "cons_tres's order");
 	if (*rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, set);
 	else
-		*rc = cons_tres(a, bitmap);
+		*rc = psiplace_sel_cons_tres(a, bitmap);
 	FREE_NULL_BITMAP(set);
 	return true;
 }
@@ -784,7 +678,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 
 			for (j = 0; j < k; j++)
 				bit_set(set, c->node_inx[c->order[j]]);
-			rc = cons_tres(a, set);
+			rc = psiplace_sel_cons_tres(a, set);
 			if (rc == SLURM_SUCCESS)
 				bit_copybits(bitmap, set);
 			FREE_NULL_BITMAP(set);
@@ -803,7 +697,7 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 			error("%s: %pJ: ranking failed, using cons_tres order: %s", plugin_type,
 			      job_ptr, err.text);
 			bit_copybits(bitmap, orig);
-			rc = cons_tres(a, bitmap);
+			rc = psiplace_sel_cons_tres(a, bitmap);
 			break;
 		}
 		if (!tried_tier) {
@@ -816,9 +710,9 @@ static int decide_policy(const struct call *a, const struct psiplace_rank_opts *
 				break;
 			}
 		}
-		inject(c, c->n, distinct, a->mode);
-		rc = cons_tres(a, bitmap);
-		restore(c, c->n);
+		psiplace_sel_inject(a, c, c->n, distinct);
+		rc = psiplace_sel_cons_tres(a, bitmap);
+		psiplace_sel_restore(c, c->n);
 		/* Widen when cons_tres had to reach into the trailing tier, whose
 		 * order is its own, not the policy's (only for a real start with no
 		 * preemption, which a second call could duplicate). */
@@ -1086,7 +980,7 @@ static int decide_topo(const struct call *b, const struct psiplace_rank_opts *op
 	int nused = 0, rc = SLURM_SUCCESS, j;
 	psiplace_error_t err;
 
-	if (!given && (rc = cons_tres(b, natural)) != SLURM_SUCCESS) {
+	if (!given && (rc = psiplace_sel_cons_tres(b, natural)) != SLURM_SUCCESS) {
 		bit_copybits(work, natural); /* the same call: cons_tres's answer */
 		goto out;
 	}
@@ -1153,7 +1047,7 @@ natural:
 	/* cons_tres's own answer, from the same call again (its job resources
 	 * are those of the last successful call) */
 	bit_copybits(work, natural);
-	rc = cons_tres(b, work);
+	rc = psiplace_sel_cons_tres(b, work);
 out:
 	FREE_NULL_BITMAP(natural);
 	xfree(used);
@@ -1203,13 +1097,13 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 {
 	struct call a = { job_ptr, min_nodes, max_nodes, req_nodes, mode,
 			  preemptee_candidates, preemptee_job_list,
-			  PSIPLACE_JOB_TEST_TAIL_ARGS, false, 0 };
+			  PSIPLACE_JOB_TEST_TAIL_ARGS, false, 0, false, NULL, NULL };
 	struct psiplace_job job = { 0 };
 	struct psiplace_rank_opts opts = { 0 };
 	struct call b = a;
 	struct cands *c = &ctx.c;
 	struct plan p;
-	bitstr_t *work, *natural = NULL;
+	bitstr_t *work, *natural = NULL, *offered_all = NULL;
 	const struct topo_leaves *topo;
 	uint32_t need, offered;
 	time_t entry_start = job_ptr ? job_ptr->start_time : 0;
@@ -1218,6 +1112,8 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	if (!resolve())
 		return SLURM_ERROR;
 	take_site();
+	a.job_test = ctx.ops.job_test;
+	a.site = &ctx.site;
 	/* the settings the shortcuts read, as this decision's take_site() left them */
 	a.greedy_conf = ctx.conf_greedy && !ctx.site.topology_yaml;
 	a.ranked_tier = ctx.site.conf.ranked_tier;
@@ -1229,7 +1125,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	    !&node_record_table_ptr) {
 		if (job_ptr && job_ptr->magic != JOB_MAGIC)
 			error("%s: job record fails its magic check, using cons_tres order", plugin_type);
-		return cons_tres(&a, node_bitmap);
+		return psiplace_sel_cons_tres(&a, node_bitmap);
 	}
 	/* A test-only call asks whether the job could ever run: the order of
 	 * nodes does not change the answer (a PSI node set does). */
@@ -1249,7 +1145,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 		work = p.only ? bit_copy(node_bitmap) : node_bitmap;
 		if (p.only)
 			bit_and(work, p.only);
-		rc = cons_tres(&a, work);
+		rc = psiplace_sel_cons_tres(&a, work);
 		goto out;
 	}
 	work = node_bitmap;
@@ -1262,6 +1158,7 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	 * b is the call with the count fixed when a node range leaves it
 	 * open (doc/select.md, "How many nodes"). */
 	natural = psiplace_sel_count_first(&a, work, &b);
+	offered_all = b.count_of_few ? bit_copy(work) : NULL;
 	need = b.req_nodes > b.min_nodes ? b.req_nodes : b.min_nodes;
 	if (need == 0)
 		need = 1;
@@ -1299,13 +1196,13 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	    psiplace_sel_every_node_ok(&b, (offered = bit_set_count(work)))) {
 		log_flag(SELECT_TYPE, "%s: %pJ: will-run needs every one of the %u nodes offered: cons_tres's own weights",
 			 plugin_type, job_ptr, offered);
-		rc = cons_tres(&b, work);
+		rc = psiplace_sel_cons_tres(&b, work);
 	} else if ((topo = topo_applies(&b, &p))) {
 		rc = decide_topo(&b, &opts, topo, job.mem ? SITE_F_STATIC : 0, c, work, natural, need);
 	} else {
 		collect(work, opts.policy, job.mem ? SITE_F_STATIC : 0, c);
 		if (c->n == 0)
-			rc = cons_tres(&b, work);
+			rc = psiplace_sel_cons_tres(&b, work);
 		else if (p.fixed)
 			rc = decide_fixed(&b, &p, c, work, need);
 		else {
@@ -1321,11 +1218,16 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 			 * wins, cons_tres decides in its own order. */
 			log_flag(SELECT_TYPE, "%s: %pJ: no %u nodes in policy order, cons_tres's own order",
 				 plugin_type, job_ptr, b.min_nodes);
-			bit_copybits(work, natural);
-			rc = cons_tres(&a, work);
+			if (offered_all) { /* its answer over all candidates, not over a few */
+				FREE_NULL_BITMAP(natural);
+				natural = psiplace_sel_count_probe(&a, offered_all, false);
+			}
+			bit_copybits(work, natural ? natural : offered_all);
+			rc = psiplace_sel_cons_tres(&a, work);
 		}
 		FREE_NULL_BITMAP(natural);
 	}
+	FREE_NULL_BITMAP(offered_all);
 out:
 	if (work != node_bitmap) {
 		if (rc == SLURM_SUCCESS)

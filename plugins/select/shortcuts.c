@@ -6,6 +6,7 @@
  *
  * | shortcut            | where                      | equality test        |
  * | count_first         | node range left open       | A (counts), B12      |
+ * | count of a few      | the same, an idle tail     | B13                  |
  * | tier_first          | real start, will-run       | B1-B5, B9-B11        |
  * | exact_first         | will-run, inside the tier  | B8, B9               |
  * | exact_first alone   | will-run, no tier offered  | B6, B9               |
@@ -16,8 +17,6 @@
 #include <time.h>
 
 #include "shortcuts.h"
-
-extern const char plugin_type[];
 
 /* cons_tres's _get_job_node_req(): may the job share cores with running
  * jobs (partition OverSubscribe=FORCE, or YES with --oversubscribe), or
@@ -144,7 +143,7 @@ int psiplace_sel_exact_first(const struct call *a, struct cands *c, bitstr_t *bi
 
 	for (i = 0; i < need; i++)
 		bit_set(set, c->node_inx[c->order[i]]);
-	psiplace_sel_inject(c, need, 0, a->mode);
+	psiplace_sel_inject(a, c, need, 0);
 	rc = psiplace_sel_cons_tres(a, set);
 	psiplace_sel_restore(c, need);
 	if (rc == SLURM_SUCCESS && a->job_ptr->start_time > time(NULL))
@@ -152,7 +151,7 @@ int psiplace_sel_exact_first(const struct call *a, struct cands *c, bitstr_t *bi
 	if (rc != SLURM_SUCCESS)
 		a->job_ptr->start_time = start;
 	log_flag(SELECT_TYPE, "%s: %pJ: the first %u nodes of the order offered alone: %s",
-		 plugin_type, a->job_ptr, need, rc == SLURM_SUCCESS ? "taken" : "not now, the tier next");
+		 PSIPLACE_SEL_TYPE, a->job_ptr, need, rc == SLURM_SUCCESS ? "taken" : "not now, the tier next");
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, set);
 	FREE_NULL_BITMAP(set);
@@ -221,7 +220,7 @@ int psiplace_sel_tier_first(const struct call *a, struct cands *c, bitstr_t *bit
 	tier = bit_alloc(bit_size(bitmap));
 	for (i = 0; i < distinct; i++)
 		bit_set(tier, c->node_inx[c->order[i]]);
-	psiplace_sel_inject(c, distinct, distinct, a->mode);
+	psiplace_sel_inject(a, c, distinct, distinct);
 	rc = psiplace_sel_cons_tres(a, tier);
 	psiplace_sel_restore(c, distinct);
 	/* Now only: a will-run answer that starts later (cons_tres simulated
@@ -235,18 +234,171 @@ int psiplace_sel_tier_first(const struct call *a, struct cands *c, bitstr_t *bit
 	if (rc == SLURM_SUCCESS && !tier_prefix(c, tier, distinct)) {
 		a->job_ptr->start_time = start;
 		log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes: not the first nodes of the order (cons_tres's retry may have chosen), deciding over all nodes",
-			 plugin_type, a->job_ptr, distinct, c->n);
+			 PSIPLACE_SEL_TYPE, a->job_ptr, distinct, c->n);
 		FREE_NULL_BITMAP(tier);
 		return SLURM_ERROR;
 	}
 	/* DebugFlags=SelectType shows which way each decision went */
 	log_flag(SELECT_TYPE, "%s: %pJ: ranked tier of %u of %u nodes offered first: %s",
-		 plugin_type, a->job_ptr, distinct, c->n,
+		 PSIPLACE_SEL_TYPE, a->job_ptr, distinct, c->n,
 		 rc == SLURM_SUCCESS ? "taken" : "not enough or not now, deciding over all nodes");
 	if (rc == SLURM_SUCCESS)
 		bit_copybits(bitmap, tier);
 	FREE_NULL_BITMAP(tier);
 	return rc;
+}
+
+/* cons_tres's answer over `set` with the call's range, without preemption
+ * (the count of a start that needs none), leaving the job's start_time as
+ * it found it: a will-run answer writes it, the policy must see the start
+ * backfill planned (job.start), and the shortcuts restore that one when
+ * they refuse an answer.  With now_only, a will-run answer that starts
+ * later is refused.  Returns the nodes taken or NULL. */
+bitstr_t *psiplace_sel_count_probe(const struct call *a, const bitstr_t *set, bool now_only)
+{
+	struct call probe = *a;
+	bitstr_t *natural = bit_copy((bitstr_t *)set);
+	time_t start = a->job_ptr->start_time;
+	int rc;
+
+	probe.preemptee_candidates = NULL;
+	probe.preemptee_job_list = NULL;
+	rc = psiplace_sel_cons_tres(&probe, natural);
+	if (rc == SLURM_SUCCESS && now_only && a->mode == SELECT_MODE_WILL_RUN &&
+	    a->job_ptr->start_time > time(NULL))
+		rc = SLURM_ERROR;
+	a->job_ptr->start_time = start;
+	if (rc != SLURM_SUCCESS)
+		FREE_NULL_BITMAP(natural);
+	return natural;
+}
+
+/* Two nodes cons_tres cannot tell apart for a job: the same configuration
+ * of every field its per-node availability reads (CPUs, boards, sockets,
+ * cores, threads and threads in use, memory and its specialisation,
+ * specialised cores, configured GRES). */
+static bool same_node(const node_record_t *x, const node_record_t *y)
+{
+	return x->cpus == y->cpus && x->boards == y->boards && x->tot_sockets == y->tot_sockets &&
+	       x->cores == y->cores && x->threads == y->threads && x->tpc == y->tpc &&
+	       x->real_memory == y->real_memory && x->mem_spec_limit == y->mem_spec_limit &&
+	       x->core_spec_cnt == y->core_spec_cnt && !xstrcmp(x->cpu_spec_list, y->cpu_spec_list) &&
+	       !xstrcmp(x->gres, y->gres);
+}
+
+/* A node with nothing on it that cons_tres could see: no job running,
+ * completing or suspended, none that keeps it whole, up and not booting. */
+static bool idle_settled(const node_record_t *n)
+{
+	return !n->run_job_cnt && !n->comp_job_cnt && !n->sus_job_cnt && !n->no_share_job_cnt &&
+	       !((n->sched_weight >> 40) & 0x3) && !IS_NODE_POWERED_DOWN(n) &&
+	       !IS_NODE_POWERING_DOWN(n) && !IS_NODE_REBOOT_REQUESTED(n) &&
+	       !IS_NODE_REBOOT_ISSUED(n) && !IS_NODE_COMPLETING(n);
+}
+
+/* The count of a few (will-run and real start, the range left open, as
+ * for `-n 64` alone): where the candidates end in a long run of the same
+ * node, idle (the tail), cons_tres is asked for the count over the nodes
+ * before the tail (the head: any nodes) and the first t nodes of the tail
+ * only, t = MAX(M, the head's CPUs) + 1, M the most nodes it may take.
+ * Equality (22.05 cons_tres/job_test.c): each node's available resources
+ * come from that node and the job alone (_get_res_avail,
+ * can_job_run_on_node: no reservation's core exclusion, no GRES, no
+ * sharing), so the head's nodes offer the same in both calls and every
+ * tail node the same.  _eval_nodes (no required nodes, contiguity,
+ * spread, LLN, busy-first, serial packing or topology: greedy_conf) cuts
+ * the candidates into sets of consecutive usable nodes of equal weight;
+ * with one weight and no gap of non-candidates between them, both calls
+ * have the same sets but the last, L, which holds the tail and is longer
+ * over all.  Its choice of set prefers a sufficient one, among them the
+ * tightest (fewest CPUs, the first of equals): L offered t tail nodes is
+ * sufficient (t > M >= the job's CPUs and nodes) and has more CPUs than
+ * any set of the head (t > the head's CPUs), so both calls choose alike
+ * at every step: the same set of the head, or L.  In L it takes nodes in
+ * index order, or the tightest single node when one node is still
+ * wanted (the earliest of equals: in both the same); the state it counts
+ * down moves alike, and it cannot run out of L offered t > M nodes.  M =
+ * choose_nodes()'s bound, MAX(tasks, min_nodes), at least the job's CPUs
+ * and min_nodes: every node taken gives a CPU, so the first pass cannot
+ * fail (its retry, which removes nodes by count, never runs).  The answer
+ * stands when it starts now (the whole set's first "now" attempt then
+ * decides alike) and L's last offered node is not taken.  RankedTier at
+ * least the candidates asks for the full decision only.  Test:
+ * integration_select B13 (counts against plain cons_tres, nodes of
+ * will-run and real start against RankedTier=1000000, with a busy node in
+ * the head; none for a GRES job or without a tail). */
+static bitstr_t *few_probe(const struct call *a, const bitstr_t *work, uint32_t *taken)
+{
+	job_record_t *job_ptr = a->job_ptr;
+	__typeof__(job_ptr->details) d = job_ptr->details;
+	const node_record_t *last_ptr;
+	uint64_t head_cpus = 0, weight;
+	uint32_t n, head, tail, m, t, lim, k;
+	bitstr_t *few, *natural;
+	int i, first, last;
+
+	if (!a->greedy_conf || job_may_share(job_ptr) ||
+	    (job_ptr->gres_list_req && list_count(job_ptr->gres_list_req) > 0) ||
+	    d->req_node_bitmap || d->contiguous || job_ptr->req_switch ||
+	    (job_ptr->bit_flags & SPREAD_JOB) || PSIPLACE_FEATURE_COUNTS(d) ||
+	    (job_ptr->part_ptr && (job_ptr->part_ptr->flags & PART_FLAG_LLN)))
+		return NULL;
+#if PSIPLACE_SLURM_AT_LEAST(24, 11)
+	if (a->will_run && a->will_run->start > time(NULL))
+		return NULL;
+#endif
+#if PSIPLACE_SLURM_AT_LEAST(23, 11)
+	if (a->resv_exc && a->resv_exc->exc_cores)
+		return NULL;
+#else
+	if (a->exc_core_bitmap)
+		return NULL;
+#endif
+	/* M: choose_nodes() takes at most MAX(tasks, min_nodes) nodes */
+	lim = d->num_tasks && a->max_nodes > d->num_tasks
+		      ? (d->num_tasks > a->min_nodes ? d->num_tasks : a->min_nodes)
+		      : a->max_nodes;
+	if (lim < d->min_cpus || lim < a->min_nodes)
+		return NULL;
+	first = bit_ffs((bitstr_t *)work);
+	last = bit_fls((bitstr_t *)work);
+	n = (uint32_t)bit_set_count((bitstr_t *)work);
+	if (first < 0 || n != (uint32_t)(last - first + 1) || a->ranked_tier >= n)
+		return NULL; /* a gap: sets that differ */
+	last_ptr = node_record_table_ptr[last];
+	weight = last_ptr->sched_weight;
+	for (i = last; i >= first; i--) {
+		const node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (!node_ptr || !idle_settled(node_ptr) || !same_node(last_ptr, node_ptr) ||
+		    node_ptr->sched_weight != weight)
+			break;
+	}
+	tail = (uint32_t)(last - i);
+	head = n - tail;
+	for (; i >= first; i--) {
+		const node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (!node_ptr || node_ptr->sched_weight != weight)
+			return NULL;
+		head_cpus += node_ptr->cpus;
+	}
+	t = (uint32_t)((head_cpus > lim ? head_cpus : lim) + 1);
+	if (head_cpus >= UINT32_MAX - 1 || t >= tail)
+		return NULL;
+	m = head + t;
+	few = bit_alloc(bit_size((bitstr_t *)work));
+	bit_nset(few, first, first + (int)m - 1);
+	natural = psiplace_sel_count_probe(a, few, true);
+	FREE_NULL_BITMAP(few);
+	k = natural ? (uint32_t)bit_set_count(natural) : 0;
+	if (natural && bit_test(natural, first + (int)m - 1))
+		FREE_NULL_BITMAP(natural);
+	log_flag(SELECT_TYPE, "%s: %pJ: count of a few: cons_tres over %u of %u nodes (a head of %u, %u of a tail of %u identical idle nodes): %s",
+		 PSIPLACE_SEL_TYPE, job_ptr, m, n, head, t, tail,
+		 natural ? "taken" : "not now or ran out, over all nodes");
+	*taken = k;
+	return natural;
 }
 
 /* How many nodes cons_tres gives a job whose node count a range leaves
@@ -264,11 +416,8 @@ int psiplace_sel_tier_first(const struct call *a, struct cands *c, bitstr_t *bit
 bitstr_t *psiplace_sel_count_first(const struct call *a, bitstr_t *work, struct call *b)
 {
 	job_record_t *job_ptr = a->job_ptr;
-	struct call probe = *a;
 	bitstr_t *natural;
-	time_t start;
 	uint32_t k;
-	int rc;
 
 	*b = *a;
 	if (a->mode != SELECT_MODE_RUN_NOW && a->mode != SELECT_MODE_WILL_RUN)
@@ -279,28 +428,19 @@ bitstr_t *psiplace_sel_count_first(const struct call *a, bitstr_t *work, struct 
 	if (job_ptr->details->min_cpus <= 1 && a->min_nodes <= 1 && a->req_nodes <= 1 &&
 	    !job_ptr->gres_list_req)
 		return NULL;
-	probe.preemptee_candidates = NULL;
-	probe.preemptee_job_list = NULL;
-	natural = bit_copy(work);
-	/* A will-run answer writes the job's start_time: the policy must see
-	 * the start backfill planned (job.start), and the shortcuts restore
-	 * that one when they refuse an answer, so the probe leaves it as it
-	 * found it. */
-	start = job_ptr->start_time;
-	rc = psiplace_sel_cons_tres(&probe, natural);
-	job_ptr->start_time = start;
-	if (rc != SLURM_SUCCESS) {
-		FREE_NULL_BITMAP(natural);
+	if ((natural = few_probe(a, work, &k)))
+		b->count_of_few = true;
+	else if (!(natural = psiplace_sel_count_probe(a, work, false)))
 		return NULL;
-	}
 	k = (uint32_t)bit_set_count(natural);
 	if (k < a->min_nodes || k > a->max_nodes) { /* cannot happen; keep cons_tres's range */
 		FREE_NULL_BITMAP(natural);
+		b->count_of_few = false;
 		return NULL;
 	}
 	b->min_nodes = b->max_nodes = b->req_nodes = k;
 	log_flag(SELECT_TYPE, "%s: %pJ: cons_tres gives %u node%s (range %u-%u, req %u)",
-		 plugin_type, job_ptr, k, k == 1 ? "" : "s", a->min_nodes, a->max_nodes,
+		 PSIPLACE_SEL_TYPE, job_ptr, k, k == 1 ? "" : "s", a->min_nodes, a->max_nodes,
 		 a->req_nodes);
 	return natural;
 }

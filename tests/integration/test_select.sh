@@ -347,4 +347,81 @@ b12=$(sees | sed -n 's/.*sees a start \([0-9]*\) s from now (the job.s start_tim
 check_eq "B12: will-run of -n36 (count_first's probe): the policy's start is the job's start_time on entry in every call" 0 "$b12"
 scancel -u "$(id -un)"
 
+# B13: the count of a few (issue 30, finding 8).  A range left open (-n
+# alone, -N2-10) where the candidates end in a tail of identical idle
+# nodes: count_first() asks cons_tres for the count over the head and the
+# first MAX(M, head CPUs) + 1 tail nodes only, not all (shortcuts.c,
+# few_probe).  h1 (4 CPUs), h2 (2), then u01..u16 (2 each) under
+# LASTAVAILABLE: the counts are plain cons_tres's, the nodes of will-run
+# and real start with RankedTier=1 are the full decision's
+# (RankedTier=1000000, which never takes it), and the slurmctld log shows
+# it taken; with a job on h1 (the head may be busy) the same.  Where it
+# must not be taken the answers are the full decision's and the log shows
+# none: a job on u16 (no idle tail), a GRES job (finding 3: only the job's
+# GRES tells), B10's table, where cons_tres's retry decides (finding 2:
+# -N3-4 -n20: at most 4 nodes cannot give 20 CPUs one at a time, and t20
+# is alone of its kind).
+few_line() { grep -c "count of a few: .*: taken" "$ctld_log"; }
+# count_first's decisions (a range left open): 26.05 gives --ntasks-per-node
+# jobs a fixed count, and will-run req_nodes = max_nodes
+gives_line() { grep -c "cons_tres gives [0-9]* node" "$ctld_log"; }
+u_table="h1:4 h2:2"
+for i in $(seq 1 16); do u_table="$u_table u$(printf %02d "$i"):2"; done
+b13_jobs=("-n3" "-n5" "-n2" "-N2-10 -n4" "-n4 --ntasks-per-node=1")
+export PSIPLACE_NODE_TABLE=$u_table
+PSIPLACE_SELECT=select/cons_tres restart
+b13_ref=$(counts "${b13_jobs[@]}")
+restart
+declare -A b13 b13t b13c b13n
+for tier in 1 1000000; do
+  set_tier "$tier"
+  scontrol setdebugflags +SelectType
+  few=$(few_line) gives=$(gives_line)
+  for j in "${b13_jobs[@]}"; do
+    # shellcheck disable=SC2086
+    b13[$tier,$j]="$(willrun_nodes $j) $(run_nodes $j)"
+  done
+  [ "$tier" = 1 ] && b13_got=$(for j in "${b13_jobs[@]}"; do read -r w r <<<"${b13[1,$j]}"; echo "$(count "$r") $(count "$w")"; done)
+  b13t[$tier]=$(( $(few_line) - few ))
+  b13n[$tier]=$(( $(gives_line) - gives ))
+  for busy in h1 u16; do
+    settle
+    h=$(hold -w "$busy" -n1)
+    poll 30 job_running "$h" || not_ok "B13: the job holding $busy runs"
+    SETTLE_KEEP=$h
+    few=$(few_line)
+    b13[$tier,$busy]="$(willrun_nodes -n5) $(run_nodes -n5)"
+    b13c[$tier,$busy]=$(( $(few_line) - few ))
+    scancel "$h"
+    SETTLE_KEEP= settle
+  done
+done
+compare "B13: a head and an idle tail, RankedTier=1" "$(printf '%s\n' "${b13_jobs[@]}")" "$b13_ref" "$b13_got"
+for j in "${b13_jobs[@]}"; do
+  check_eq "B13: $j over h1 h2 u01..u16, RankedTier=1: will-run and real start are the full decision's (${b13[1000000,$j]})" \
+    "${b13[1000000,$j]}" "${b13[1,$j]}"
+done
+check_eq "B13: RankedTier=1 took the count of a few in each of count_first's ${b13n[1]} decisions over the ${#b13_jobs[@]} jobs (will-run and real start, slurmctld log)" \
+  "${b13n[1]} yes" "${b13t[1]} $([ "${b13n[1]}" -ge 8 ] && echo yes || echo "no: fewer than 8")"
+check_eq "B13: RankedTier=1000000 never takes it" 0 "${b13t[1000000]}"
+for busy in h1 u16; do
+  check_eq "B13: -n5 with a job on $busy, RankedTier=1: the full decision's answer (${b13[1000000,$busy]})" \
+    "${b13[1000000,$busy]}" "${b13[1,$busy]}"
+done
+check_eq "B13: -n5 with a job on h1 (head): the count of a few taken" yes \
+  "$([ "${b13c[1,h1]}" -ge 2 ] && echo yes || echo "no: ${b13c[1,h1]}")"
+check_eq "B13: -n5 with a job on u16 (no idle tail): no count of a few" 0 "${b13c[1,u16]}"
+g_table=""
+for i in $(seq 1 12); do g_table="$g_table g$(printf %02d "$i"):2:1:gpu"; done
+declare -A b13g b13r
+table_case b13g "$g_table" 1 -n3 --gres=gpu:1
+check_eq "B13: -n3 --gres=gpu:1 on 12 identical nodes with a GPU, RankedTier=1: will-run and real start are the full decision's (${b13g[1000000]})" \
+  "${b13g[1000000]}" "${b13g[1]}"
+check_eq "B13: a GRES job: no count of a few (slurmctld log)" 0 "$(few_line)"
+table_case b13r "$table t20:10" 1 -N3-4 -n20
+check_eq "B13: -N3-4 -n20 over B10's 8,2,6x17,10 CPUs, RankedTier=1: will-run and real start are the full decision's (${b13r[1000000]})" \
+  "${b13r[1000000]}" "${b13r[1]}"
+check_eq "B13: no idle tail of its kind behind t20: no count of a few (slurmctld log)" 0 "$(few_line)"
+unset PSIPLACE_NODE_TABLE
+
 tb_finish

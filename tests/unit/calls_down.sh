@@ -3,7 +3,8 @@
 # part"): no object file of the table below uses a symbol that a file on its
 # own level or above defines.  Read from the built objects with nm, so a
 # call through a header counts as much as one in the source.
-# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable or spank)
+# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable, spank, select or
+# policy)
 # A LIB.a is read member by member; a DIR holds the objects (a plugin's
 # meson private directory, NAME.so.p).  An object the table does not know
 # fails the check: a new file must be given its level here.
@@ -19,8 +20,19 @@ case $part in
   spank) # plugins/spank/, psiplace.so
     level=([spank_ctx]=0 [spank_options]=0 [spank_psets]=1 [spank_submit]=1
            [spank_step]=2 [psiplace_spank]=3) ;;
+  select) # plugins/select/, select_psiplace_cons_tres.so: the site below the
+    # call to cons_tres, the shortcuts on it, the entry points on top
+    level=([site_files]=0 [topo_leaves]=0 [site_reader]=1 [site]=2 [cons_tres_call]=3
+           [shortcuts]=4 [select_psiplace_cons_tres]=5) ;;
+  policy) # common/policy/, the policy_* members of psiplace_core: the sort
+    # and the expressions below the rating, the columns above it, the
+    # entry points that choose a path on top
+    only=policy_
+    level=([policy_names]=0 [select_weights]=0 [nodecache]=0 [priorityf]=0 [rank_sort]=0
+           [set_policies]=1 [engine]=2 [nodecols]=3 [rank_columns]=4 [rank_dispatch]=5) ;;
   *) echo "calls_down: unknown part '$part'"; exit 2 ;;
 esac
+only=${only:-}
 
 objs=()
 for a in "$@"; do
@@ -35,7 +47,8 @@ done
 
 # FILE SYMBOL lines from nm -A (archive members or plain objects)
 table() { nm -A "$@" "${objs[@]}" 2>/dev/null | sed 's/^\([^ ]*\): *\(.*\)$/\1 \2/' |
-  awk '{f=$1; sub(/.*[\/:]/, "", f); sub(/\.c\.o$/, "", f); print f, $NF}'; }
+  awk -v only="$only" '{f=$1; sub(/.*[\/:]/, "", f); sub(/\.c\.o$/, "", f)
+    if (only == "" || index(f, only) == 1) print f, $NF}'; }
 # the object's file name as in the table: strip meson's folder prefix
 # (malleable_mall_state -> mall_state)
 name() {
