@@ -310,3 +310,41 @@ int psiplace_rchan_ack_parse(const char *s, struct psiplace_rchan_ack *a, psipla
 	}
 	return 1;
 }
+
+long psiplace_rchan_range_format(uint32_t min, uint32_t max, char *buf, size_t len)
+{
+	if (!buf || !min || min > max || max > PSIPLACE_RCHAN_RANGE_MAX)
+		return -1;
+	return written(snprintf(buf, len, PSIPLACE_RCHAN_RANGE_PREFIX "%" PRIu32 "-%" PRIu32, min,
+				max),
+		       len);
+}
+
+int psiplace_rchan_range_parse(const char *s, uint32_t *min, uint32_t *max, psiplace_error_t *err)
+{
+	size_t plen = strlen(PSIPLACE_RCHAN_RANGE_PREFIX);
+	struct fields fl = { .what = "psiplace-malleable", .n = 2 };
+	const char *dash;
+	uint64_t lo, hi;
+
+	*min = *max = 0;
+	if (!s || strncmp(s, PSIPLACE_RCHAN_RANGE_PREFIX, plen))
+		return 0;
+	s += plen;
+	if (!(dash = strchr(s, '-'))) {
+		char q[64];
+
+		psiplace_quote(q, sizeof(q), s, 48);
+		return psiplace_seterr(err, "psiplace-malleable: '%s' is not MIN-MAX", q);
+	}
+	fl.f[0] = s;
+	fl.len[0] = (size_t)(dash - s);
+	fl.f[1] = dash + 1;
+	fl.len[1] = strlen(dash + 1);
+	if (field_u64(&fl, 0, "MIN", 1, PSIPLACE_RCHAN_RANGE_MAX, &lo, err) < 0 ||
+	    field_u64(&fl, 1, "MAX", lo, PSIPLACE_RCHAN_RANGE_MAX, &hi, err) < 0)
+		return -1;
+	*min = (uint32_t)lo;
+	*max = (uint32_t)hi;
+	return 1;
+}

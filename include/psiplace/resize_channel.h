@@ -72,6 +72,19 @@ int psiplace_rchan_order_parse(const char *s, struct psiplace_rchan_order *o,
 			       psiplace_error_t *err);
 int psiplace_rchan_ack_parse(const char *s, struct psiplace_rchan_ack *a, psiplace_error_t *err);
 
+/* The malleable range of a job as slurmctld's job_submit/psiplace plugin
+ * writes it into AdminComment at submission, and the daemon writes it back
+ * when it clears an order: "psiplace-malleable=MIN-MAX" (1 <= MIN <= MAX
+ * <= PSIPLACE_RCHAN_RANGE_MAX).  An order replaces it while the order is
+ * outstanding (the daemon keeps the range in its state file meanwhile);
+ * to the job, it is "no order". */
+#define PSIPLACE_RCHAN_RANGE_PREFIX "psiplace-malleable="
+#define PSIPLACE_RCHAN_RANGE_MAX 1048576
+long psiplace_rchan_range_format(uint32_t min, uint32_t max, char *buf, size_t len);
+/* 1: parsed; 0: s is not a range (NULL, empty, other text, an order);
+ * -1 with err: malformed. */
+int psiplace_rchan_range_parse(const char *s, uint32_t *min, uint32_t *max, psiplace_error_t *err);
+
 /* "grow" / "shrink"; "" for anything else. */
 const char *psiplace_rchan_kind_name(enum psiplace_rchan_kind k);
 

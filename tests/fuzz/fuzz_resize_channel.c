@@ -2,13 +2,28 @@
  * an acknowledgement from Comment) must give a value, "none" or an error
  * for any bytes; a parsed value is valid (the formatter accepts it) and
  * formats back to exactly the text that was parsed.  The first byte picks
- * the parser. */
+ * the parser (the malleable range marker is the third). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "psiplace/error.h"
 #include "psiplace/resize_channel.h"
+
+static void fuzz_range(const char *s)
+{
+	uint32_t lo, hi;
+	psiplace_error_t err;
+	char buf[64];
+	int rc = psiplace_rchan_range_parse(s, &lo, &hi, &err);
+
+	if (rc == 1) {
+		if (psiplace_rchan_range_format(lo, hi, buf, sizeof(buf)) < 0 || strcmp(buf, s))
+			abort();
+	} else if (lo || hi || (rc == -1 && !err.text[0])) {
+		abort();
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,6 +63,21 @@ static void fuzz_ack(const char *s)
 	}
 }
 
+static void fuzz_range(const char *s)
+{
+	uint32_t lo, hi;
+	psiplace_error_t err;
+	char buf[64];
+	int rc = psiplace_rchan_range_parse(s, &lo, &hi, &err);
+
+	if (rc == 1) {
+		if (psiplace_rchan_range_format(lo, hi, buf, sizeof(buf)) < 0 || strcmp(buf, s))
+			abort();
+	} else if (lo || hi || (rc == -1 && !err.text[0])) {
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s;
@@ -58,8 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data + 1, size - 1);
 	s[size - 1] = '\0';
-	if (data[0] % 2)
+	if (data[0] % 3 == 1)
 		fuzz_ack(s);
+	else if (data[0] % 3 == 2)
+		fuzz_range(s);
 	else
 		fuzz_order(s);
 	free(s);

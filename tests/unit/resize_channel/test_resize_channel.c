@@ -344,3 +344,28 @@ Test(resize_channel, kind_names)
 	cr_assert_str_eq(psiplace_rchan_kind_name(PSIPLACE_RCHAN_SHRINK), "shrink");
 	cr_assert_str_eq(psiplace_rchan_kind_name((enum psiplace_rchan_kind)0), "");
 }
+
+Test(resize_channel, range_format_and_parse)
+{
+	uint32_t lo, hi;
+	psiplace_error_t err;
+
+	cr_assert_eq(psiplace_rchan_range_format(1, 4, buf, sizeof(buf)), 22);
+	cr_assert_str_eq(buf, "psiplace-malleable=1-4");
+	cr_assert_eq(psiplace_rchan_range_parse(buf, &lo, &hi, &err), 1);
+	cr_assert(lo == 1 && hi == 4);
+	cr_assert_eq(psiplace_rchan_range_format(0, 4, buf, sizeof(buf)), -1);
+	cr_assert_eq(psiplace_rchan_range_format(5, 4, buf, sizeof(buf)), -1);
+	cr_assert_eq(psiplace_rchan_range_format(1, 1048577, buf, sizeof(buf)), -1);
+	cr_assert_eq(psiplace_rchan_range_parse("", &lo, &hi, &err), 0);
+	cr_assert_eq(psiplace_rchan_range_parse("psiplace-resize=1;grow;1;1", &lo, &hi, &err), 0);
+	cr_assert_eq(psiplace_rchan_range_parse("psiplace-malleable=4-1", &lo, &hi, &err), -1);
+	cr_assert_str_eq(err.text,
+			 "psiplace-malleable: MAX '1' is not a decimal number from 4 to 1048576");
+	cr_assert_eq(psiplace_rchan_range_parse("psiplace-malleable=0-1", &lo, &hi, &err), -1);
+	cr_assert_str_eq(err.text,
+			 "psiplace-malleable: MIN '0' is not a decimal number from 1 to 1048576");
+	cr_assert_eq(psiplace_rchan_range_parse("psiplace-malleable=3", &lo, &hi, &err), -1);
+	cr_assert_str_eq(err.text, "psiplace-malleable: '3' is not MIN-MAX");
+	cr_assert(lo == 0 && hi == 0);
+}
