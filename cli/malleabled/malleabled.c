@@ -48,6 +48,7 @@ struct ctx {
 	struct psiplace_md_tracks T;
 	char state_path[PATH_MAX];
 	bool syslog;
+	size_t skipped; /* the last cycle's, logged when it changes */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -284,13 +285,22 @@ static void job_of(const slurm_job_info_t *ji, struct psiplace_md_job *j)
 static int update_admin_comment(uint32_t job, const char *text)
 {
 	job_desc_msg_t d;
+	job_array_resp_msg_t *resp = NULL;
 	char id[16];
+	int rc;
 
 	slurm_init_job_desc_msg(&d);
 	snprintf(id, sizeof(id), "%" PRIu32, job);
 	d.job_id_str = id;
 	d.admin_comment = (char *)text;
-	return slurm_update_job(&d);
+	rc = slurm_update_job2(&d, &resp);
+	/* a single job: one answer, its error code the call's */
+	if (rc == SLURM_SUCCESS && resp && resp->job_array_count && resp->error_code[0]) {
+		slurm_seterrno(resp->error_code[0]);
+		rc = SLURM_ERROR;
+	}
+	slurm_free_job_array_resp(resp);
+	return rc;
 }
 
 static void carry_out(struct ctx *c, const struct psiplace_md_out *out)
@@ -369,6 +379,11 @@ static int cycle(struct ctx *c)
 	}
 	for (size_t i = 0; i < out.nline; i++)
 		logline(c, "%s", out.line[i]);
+	if (out.skipped != c->skipped)
+		logline(c, "%zu running jobs left out of the decision (a node Slurm did not list, or "
+			   "a batch host another job holds)",
+			out.skipped);
+	c->skipped = out.skipped;
 	if (c->o.once)
 		for (size_t i = 0; i < out.ndecision; i++)
 			printf("%s\n", out.decision[i]);

@@ -118,6 +118,7 @@ static int withdraw(const struct psiplace_md_input *in, struct psiplace_md_out *
 	if (say(o, "job %" PRIu32 ": decision %" PRIu64 " withdrawn (%s)", t->job, id, why) < 0)
 		return -1;
 	memset(&t->order, 0, sizeof(t->order));
+	t->last_resize = in->now; /* no new order at once: MalleableMinInterval */
 	if (clear_order(o, t) < 0)
 		return -1;
 	return grow ? cancel_helper(in, o, t->job, id) : 0;
@@ -311,10 +312,7 @@ int psiplace_md_cycle(const struct psiplace_md_input *in, const struct psiplace_
 		return psiplace_seterr(err, "psiplace-malleabled: out of memory");
 	if (psiplace_md_snapshot_build(in, T, p->max_pending, &p->rdec.cluster_policy, &s, err) < 0)
 		return -1;
-	if (s.skipped && say(out, "%zu running jobs left out: a node Slurm did not list", s.skipped) < 0) {
-		psiplace_md_snapshot_free(&s);
-		return psiplace_seterr(err, "psiplace-malleabled: out of memory");
-	}
+	out->skipped = s.skipped;
 	psiplace_rdec_result_init(&r);
 	if (psiplace_rdec_decide(&s.state, &p->rdec, T->next_id, &r, &derr) < 0) {
 		rc = say(out, "no decision this cycle: %s", derr.text);

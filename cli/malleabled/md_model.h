@@ -103,7 +103,8 @@ struct psiplace_md_snapshot {
 	struct psiplace_rdec_pending *pending;
 	uint32_t *positions; /* every node list, one block */
 	size_t npositions;
-	size_t skipped;      /* running/pending jobs left out (a node Slurm did not list) */
+	size_t skipped;      /* running jobs left out: a node Slurm did not list, or a batch
+			      * host another job of the snapshot holds */
 };
 
 void psiplace_md_snapshot_init(struct psiplace_md_snapshot *s);
@@ -141,6 +142,7 @@ struct psiplace_md_out {
 	size_t nline, capline;
 	char **decision; /* the decision lines alone (what --once prints) */
 	size_t ndecision, capdecision;
+	size_t skipped;  /* running jobs the snapshot left out (md_snapshot's skipped) */
 };
 
 void psiplace_md_out_init(struct psiplace_md_out *o);

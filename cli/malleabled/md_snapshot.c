@@ -23,6 +23,7 @@ void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s)
 struct names {
 	const struct psiplace_md_input *in;
 	uint32_t *by_name; /* node positions sorted by name */
+	bool *held;        /* a running job of the snapshot lists the node */
 };
 
 static const struct psiplace_md_input *sort_in;
@@ -149,8 +150,22 @@ static int add_running(const struct psiplace_md_input *in, const struct psiplace
 
 	if (rc)
 		return rc;
-	if (!n)
+	/* Nodes shared with a job already in the snapshot (CR_Core lets jobs
+	 * share a node) stay that job's: the decision moves whole nodes.  A
+	 * job whose batch host is such a node is left out this cycle. */
+	if (!n || nm->held[s->positions[*first]]) {
+		s->npositions = *first;
 		return 1;
+	}
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!nm->held[s->positions[*first + i]])
+			s->positions[*first + k++] = s->positions[*first + i];
+	n = k;
+	s->npositions = *first + n;
+	for (size_t i = 0; i < n; i++)
+		nm->held[s->positions[*first + i]] = true;
 	memset(r, 0, sizeof(*r));
 	r->id = j->id;
 	r->priority = j->priority;
@@ -199,18 +214,28 @@ static int build(const struct psiplace_md_input *in, const struct psiplace_md_tr
 	size_t np = 0, i;
 
 	fill_nodes(in, s);
-	for (i = 0; i < in->njobs; i++) {
-		const struct psiplace_md_job *j = &in->jobs[i];
-		int rc;
+	/* malleable jobs first, so that a node they share keeps them whole */
+	for (int pass = 0; pass < 2; pass++)
+		for (i = 0; i < in->njobs; i++) {
+			const struct psiplace_md_job *j = &in->jobs[i];
+			const struct psiplace_md_track *t;
+			int rc;
 
-		if (j->state == PSIPLACE_MD_RUNNING) {
+			if (j->state != PSIPLACE_MD_RUNNING)
+				continue;
+			t = psiplace_md_track_of((struct psiplace_md_tracks *)T, j->id, false);
+			if ((t && t->max) != (pass == 0))
+				continue;
 			rc = add_running(in, T, nm, pol, j, s, &rfirst[s->state.nrunning]);
 			if (rc < 0)
 				return -1;
 			s->skipped += (size_t)rc;
-		} else if (j->state == PSIPLACE_MD_PENDING && j->eligible && !is_helper(j)) {
-			order[np++] = i;
 		}
+	for (i = 0; i < in->njobs; i++) {
+		const struct psiplace_md_job *j = &in->jobs[i];
+
+		if (j->state == PSIPLACE_MD_PENDING && j->eligible && !is_helper(j))
+			order[np++] = i;
 	}
 	sort_jobs = in->jobs;
 	qsort(order, np, sizeof(*order), cmp_pending);
@@ -244,10 +269,12 @@ int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 	s->running = calloc(cnt, sizeof(*s->running));
 	s->pending = calloc(cnt, sizeof(*s->pending));
 	nm.by_name = calloc(in->nnodes ? in->nnodes : 1, sizeof(*nm.by_name));
+	nm.held = calloc(in->nnodes ? in->nnodes : 1, sizeof(*nm.held));
 	rfirst = calloc(cnt, sizeof(*rfirst));
 	pfirst = calloc(cnt, sizeof(*pfirst));
 	order = calloc(cnt, sizeof(*order));
-	if (s->nodes && s->running && s->pending && nm.by_name && rfirst && pfirst && order) {
+	if (s->nodes && s->running && s->pending && nm.by_name && nm.held && rfirst && pfirst &&
+	    order) {
 		for (size_t i = 0; i < in->nnodes; i++)
 			nm.by_name[i] = (uint32_t)i;
 		sort_in = in;
@@ -255,6 +282,7 @@ int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 		rc = build(in, T, max_pending, cluster_policy, &nm, s, rfirst, pfirst, order);
 	}
 	free(nm.by_name);
+	free(nm.held);
 	free(rfirst);
 	free(pfirst);
 	free(order);

@@ -14,6 +14,8 @@
 #   cluster.sh status      report what runs
 #   cluster.sh env         print the export lines a shell needs
 #   cluster.sh restart-ctld [SIG]  kill slurmctld with SIG (TERM), start it on its saved state
+#   cluster.sh restart-malleabled [SIG]  (PSIPLACE_MALLEABLED=1) kill psiplace-malleabled with
+#                          SIG (TERM), start it again (it resumes from its state file)
 #   cluster.sh stop-ctld | restart-slurmds | start-ctld
 #                          a SelectType switch in the documented order (doc/upgrade.md):
 #                          slurmctld stopped, every slurmd restarted on the edited
@@ -902,6 +904,12 @@ cmd_restart_ctld() {
   wait_ctld " after restart"
 }
 
+cmd_restart_malleabled() {
+  stop_daemon malleabled "${1:-TERM}"
+  # shellcheck disable=SC2086  # further arguments, split on purpose
+  spawn malleabled "$(malleabled_bin)" --foreground ${PSIPLACE_MALLEABLED_ARGS:-}
+}
+
 # Stop the recorded daemon NAME with SIGNAL (default TERM) and wait until it
 # is gone (30 s).
 stop_daemon() { # NAME [SIGNAL]
@@ -975,6 +983,7 @@ case ${1:-} in
   env) use_release_prefix; cmd_env ;;
   plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;
   restart-ctld) use_release_prefix; shift; cmd_restart_ctld "$@" ;;
+  restart-malleabled) use_release_prefix; shift; cmd_restart_malleabled "$@" ;;
   stop-ctld) use_release_prefix; cmd_stop_ctld ;;
   restart-slurmds) use_release_prefix; cmd_restart_slurmds ;;
   start-ctld) use_release_prefix; cmd_start_ctld ;;
