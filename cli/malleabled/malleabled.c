@@ -34,6 +34,14 @@
 #include "md_model.h"
 
 #define PROG "psiplace-malleabled"
+
+/* 26.05 renamed slurm_free_ctl_conf (libslurm's errors are in errno in
+ * every release: slurm_get_errno() is gone in 26.05). */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+#define md_free_ctl_conf slurm_free_conf
+#else
+#define md_free_ctl_conf slurm_free_ctl_conf
+#endif
 #define STATE_NAME "psiplace-malleabled.state"
 
 struct opts {
@@ -296,7 +304,7 @@ static int update_admin_comment(uint32_t job, const char *text)
 	rc = slurm_update_job2(&d, &resp);
 	/* a single job: one answer, its error code the call's */
 	if (rc == SLURM_SUCCESS && resp && resp->job_array_count && resp->error_code[0]) {
-		slurm_seterrno(resp->error_code[0]);
+		errno = (int)resp->error_code[0];
 		rc = SLURM_ERROR;
 	}
 	slurm_free_job_array_resp(resp);
@@ -315,13 +323,13 @@ static void carry_out(struct ctx *c, const struct psiplace_md_out *out)
 			rc = update_admin_comment(a->job, a->text);
 			if (rc != SLURM_SUCCESS)
 				logline(c, "job %" PRIu32 ": AdminComment='%s' refused: %s (again next cycle)",
-					a->job, a->text, slurm_strerror(slurm_get_errno()));
+					a->job, a->text, slurm_strerror(errno));
 		} else {
 			snprintf(id, sizeof(id), "%" PRIu32, a->job);
 			rc = slurm_kill_job2(id, SIGKILL, 0, NULL);
-			if (rc != SLURM_SUCCESS && slurm_get_errno() != ESLURM_ALREADY_DONE)
+			if (rc != SLURM_SUCCESS && errno != ESLURM_ALREADY_DONE)
 				logline(c, "scancel %" PRIu32 ": %s", a->job,
-					slurm_strerror(slurm_get_errno()));
+					slurm_strerror(errno));
 		}
 	}
 }
@@ -344,7 +352,7 @@ static int cycle(struct ctx *c)
 	if (slurm_load_node(0, &nodes, SHOW_ALL) != SLURM_SUCCESS ||
 	    slurm_load_partitions(0, &parts, SHOW_ALL) != SLURM_SUCCESS ||
 	    slurm_load_jobs(0, &jobs, SHOW_ALL) != SLURM_SUCCESS) {
-		logline(c, "slurmctld: %s (next cycle in %ld s)", slurm_strerror(slurm_get_errno()),
+		logline(c, "slurmctld: %s (next cycle in %ld s)", slurm_strerror(errno),
 			c->o.interval);
 		goto done;
 	}
@@ -424,7 +432,7 @@ int main(int argc, char **argv)
 	slurm_init(NULL);
 	if (slurm_load_ctl_conf(0, &sc) != SLURM_SUCCESS) {
 		fprintf(stderr, PROG ": slurmctld's configuration: %s\n",
-			slurm_strerror(slurm_get_errno()));
+			slurm_strerror(errno));
 		return 1;
 	}
 	c.p.max_pending = PSIPLACE_MD_MAX_PENDING_DEFAULT;
@@ -435,7 +443,7 @@ int main(int argc, char **argv)
 	else
 		snprintf(c.state_path, sizeof(c.state_path), "%s/" STATE_NAME,
 			 sc->state_save_location ? sc->state_save_location : ".");
-	slurm_free_ctl_conf(sc);
+	md_free_ctl_conf(sc);
 	if (!c.o.foreground && !c.o.once) {
 		if (daemon(0, 0) < 0) {
 			perror(PROG ": daemon");
