@@ -10,21 +10,6 @@
 #include "psiplace/error.h"
 #include "psiplace/resize_channel.h"
 
-static void fuzz_range(const char *s)
-{
-	uint32_t lo, hi;
-	psiplace_error_t err;
-	char buf[64];
-	int rc = psiplace_rchan_range_parse(s, &lo, &hi, &err);
-
-	if (rc == 1) {
-		if (psiplace_rchan_range_format(lo, hi, buf, sizeof(buf)) < 0 || strcmp(buf, s))
-			abort();
-	} else if (lo || hi || (rc == -1 && !err.text[0])) {
-		abort();
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void fuzz_order(const char *s)

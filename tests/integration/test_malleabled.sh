@@ -10,7 +10,10 @@
 # pending grow helper psiplace-grow-J-ID cancelled; the daemon SIGKILLed and
 # started again resumes without giving an id twice; a rigid job that cannot
 # start makes a shrink order naming exactly the nodes its policy
-# (LASTAVAILABLE) takes from the malleable job holding them.
+# (LASTAVAILABLE) takes from the malleable job holding them; --once with a
+# fresh state file adopts that order; with slurmctld stopped the daemon
+# logs and goes on, and serves the next job once slurmctld is back; SIGTERM
+# ends it cleanly.
 # The jobs run as two local users the test creates (useradd) and removes.
 # 24.11/26.05's clients live under root's home (~/.cache/psiplace): while the
 # test runs, that home is made traversable (o+x, no listing) for the users
@@ -154,6 +157,36 @@ else not_ok "a rigid job that cannot start makes a shrink order for job $b" "$(o
 check_match "the order names exactly n3,n4, for job $c" "^psiplace-resize=[0-9]+;shrink;2;[0-9]+;n3,n4;$c\$" \
   "$(order_of "$b")"
 check_eq "job $c still waits (the order is the job's to carry out)" PENDING "$(job_state "$c")"
+# --once with a state file of its own (a daemon that lost its state): finds the order in
+# AdminComment and adopts it; the range is not known without the state file, so the job gets
+# no new decision; nothing is written
+sid=$(order_id "$b")
+once=$(timeout 60 "$PSIPLACE_BUILD_DIR/cli/malleabled/psiplace-malleabled" --once \
+  --state "$PSIPLACE_TESTBED_DIR/tmp/once.state" 2>&1)
+check_match "--once without state adopts decision $sid" \
+  "job $b: adopting decision $sid found in its AdminComment" "$once"
+check_eq "--once without state gives job $b no new decision" "" \
+  "$(grep -E "job $b: (grow|shrink)" <<<"$once")"
+check_eq "--once saved the adopted order and an id counter past it" \
+  "next_id $((sid + 1))|job $b 0 0 0 $(order_of "$b")" \
+  "$(sed -n '2p;/^job /p' "$PSIPLACE_TESTBED_DIR/tmp/once.state" | paste -sd'|')"
+check_eq "--once left the order as it was" "$sid" "$(order_id "$b")"
 scancel "$b" "$c"
+
+# ------------------------------------------------------------ slurmctld away, SIGTERM
+"$cluster" stop-ctld
+away() { grep -q "slurmctld: .*(next cycle in 1 s)" "$mdlog"; }
+if poll 30 away; then ok "slurmctld stopped: the daemon logs it and goes on"
+else not_ok "slurmctld stopped: the daemon logs it and goes on" "$(tail -3 "$mdlog")"; fi
+check_eq "the daemon still runs without slurmctld" yes \
+  "$(kill -0 "$(cat "$PSIPLACE_TESTBED_DIR/pids/malleabled")" 2>/dev/null && echo yes)"
+"$cluster" start-ctld
+d=$(submit "$u1" -N1 --exclusive --psi-malleable=1-2 -o /dev/null --wrap "sleep 600")
+if poll 60 has_order "$d" 'grow;1;'; then ok "slurmctld back: the next job gets its order"
+else not_ok "slurmctld back: the next job gets its order" "$(order_of "$d")" "$(tail -3 "$mdlog")"; fi
+scancel "$d"
+"$cluster" restart-malleabled TERM
+check_match "SIGTERM ends the daemon cleanly" "psiplace-malleabled: stopped\$" \
+  "$(grep -v resumed "$mdlog" | grep -E 'stopped|started' | tail -2 | head -1)"
 
 tb_finish
