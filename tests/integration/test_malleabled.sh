@@ -124,7 +124,10 @@ helper=$(submit "$u1" --hold -N1 -J "psiplace-grow-$a-$id2" -o /dev/null --wrap 
 withdrawn() { grep -q "job $a: decision $id2 withdrawn (not acknowledged by its deadline)" "$mdlog"; }
 if poll 40 withdrawn; then ok "decision $id2 withdrawn after its deadline"
 else not_ok "decision $id2 withdrawn after its deadline" "$(order_of "$a")" "$(tail -5 "$mdlog")"; fi
-check_eq "not withdrawn before its deadline" yes "$( [ "$(date +%s)" -gt "$deadline" ] && echo yes)"
+# the withdrawal's log line is stamped to the second: strictly after DEADLINE
+wtime=$(date -ud "$(grep "job $a: decision $id2 withdrawn" "$mdlog" | awk '{print $1}')" +%s 2>/dev/null)
+check_eq "withdrawn after its deadline $deadline, not before (at $wtime)" yes \
+  "$( [ -n "$wtime" ] && [ "$wtime" -gt "$deadline" ] && echo yes)"
 poll 10 job_done "$helper"
 check_eq "the pending helper psiplace-grow-$a-$id2 is cancelled" CANCELLED "$(job_state "$helper")"
 check_match "the daemon logged the cancellation" "cancelling its grow helper $helper \\(psiplace-grow-$a-$id2\\)" \
