@@ -438,7 +438,17 @@ int main(int argc, char **argv)
 	c.p.max_pending = PSIPLACE_MD_MAX_PENDING_DEFAULT;
 	if (load_conf(&c, sc) < 0)
 		return 1;
-	if (c.o.state)
+	if (c.o.state && c.o.state[0] != '/') { /* daemon() leaves the directory */
+		char cwd[PATH_MAX / 2];
+
+		if (!getcwd(cwd, sizeof(cwd)) || strlen(c.o.state) >= PATH_MAX / 2) {
+			fprintf(stderr, PROG ": --state: '%s' relative to a directory too long\n",
+				c.o.state);
+			return 1;
+		}
+		snprintf(c.state_path, sizeof(c.state_path), "%s/%.*s", cwd, PATH_MAX / 2 - 1,
+			 c.o.state);
+	} else if (c.o.state)
 		snprintf(c.state_path, sizeof(c.state_path), "%s", c.o.state);
 	else
 		snprintf(c.state_path, sizeof(c.state_path), "%s/" STATE_NAME,
