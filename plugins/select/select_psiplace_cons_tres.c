@@ -273,14 +273,16 @@ extern int init(void)
 	psiplace_error_t err;
 
 	memset(&ctx.site, 0, sizeof(ctx.site));
-#if !PSIPLACE_SLURM_AT_LEAST(25, 5)
+#if !PSIPLACE_SLURM_AT_LEAST(24, 5)
 	/* Up to 24.11 our plugin_id is 180, not cons_tres's 109: slurmctld
 	 * and srun load every select plugin and die on a duplicate id
 	 * (select.c's select_g_init), while slurmd and slurmstepd load only
 	 * the configured one and resolve the id packed with each job's
-	 * select data against it (select_get_plugin_id_pos).  A slurmd whose
-	 * SelectType differs from slurmctld's fails every RPC carrying that
-	 * data: say so where an administrator switching SelectType looks. */
+	 * select data against it (select_get_plugin_id_pos).  Up to 23.11
+	 * RPCs to slurmd carry that data (24.05 dropped it from
+	 * slurm_protocol_pack.c), and a slurmd whose SelectType differs from
+	 * slurmctld's fails every one of them: say so where an administrator
+	 * switching SelectType looks (tests/integration/test_switch_order.sh). */
 	if ((running_in_slurmctld() || running_in_slurmd()) &&
 	    !xstrcasecmp(slurm_conf.select_type, plugin_type))
 		info("%s: plugin_id %u: slurmctld and every slurmd must name SelectType=%s "
