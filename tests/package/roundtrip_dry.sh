@@ -55,7 +55,7 @@ pkg_install() { # DIR VERSION
 pkg_version() { cat "$inst/version"; }
 pkg_psiplace() { "$inst/bin/psiplace" "$@"; }
 pkg_downgrade_said() {
-  check_match "the install of N after N+1 is a downgrade" "downgrading psiplace-plugins from $next to $version" "$1"
+  check_match "the install of N after N+1 is a downgrade" "downgrading psiplace-plugins from ${next//+/\\+} to $version" "$1"
   check_eq "the plugins in place are N's, byte for byte" "$(cat "$inst/sums")" \
     "$(sha256sum "$inst/plugins/select/select_psiplace_cons_tres.so" "$inst/plugins/spank/psiplace.so" | awk '{print $1}')"
 }
