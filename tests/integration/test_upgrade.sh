@@ -8,7 +8,8 @@
 # StateSaveLocation in the order of Slurm's upgrade guide for a
 # simultaneous upgrade (there is no slurmdbd): slurmctld stopped, every
 # slurmd stopped, StateSaveLocation backed up, the 26.05 daemons and
-# psiplace's 26.05 build installed, the slurmds started, slurmctld started.
+# psiplace's 26.05 build installed, slurmctld started, then the slurmds
+# (PSIPLACE_UPGRADE_ORDER=slurmd-first: the slurmds, then slurmctld).
 # This crosses psiplace's plugin_id change (180 up to 24.11, 109 from
 # 25.05).  Every job is still there in its state, no daemon fails to read
 # state or an RPC, the running jobs end normally and the pending ones start
@@ -87,7 +88,13 @@ check_match "24.11: slurmctld is 24.11" '^slurm(-wlm)? 24\.11' "$(scontrol -V)"
 check_match "24.11: psiplace built for 24.11 loaded" 'psiplace_cons_tres: psiplace .* built for Slurm 24\.11' \
   "$(cat "$dir/log/slurmctld.log")"
 
-# ---- the upgrade, in the guide's order
+# ---- the upgrade, in the guide's order: the daemons started in its list's
+# order (slurmctld, then the slurmds), or with PSIPLACE_UPGRADE_ORDER=slurmd-first
+# as its simultaneous procedure's optional steps have it (the slurmds, then
+# slurmctld)
+order=${PSIPLACE_UPGRADE_ORDER:-ctld-first}
+case $order in ctld-first|slurmd-first) ;; *) echo "Bail out! PSIPLACE_UPGRADE_ORDER='$order'; accepted: ctld-first, slurmd-first"; exit 1 ;; esac
+echo "# upgrade order: stop slurmctld, stop the slurmds, back up, install, start: $order"
 up_start=$SECONDS
 ctld_lines=$(wc -l <"$dir/log/slurmctld.log")
 "$cluster" stop-ctld && ok "upgrade: slurmctld 24.11 stopped" || not_ok "upgrade: slurmctld not stopped"
@@ -104,9 +111,15 @@ eval "$("$cluster" env)"
 "$cluster" install-plugins && ok "upgrade: psiplace's 26.05 build installed" \
   || not_ok "upgrade: psiplace's 26.05 build not installed"
 ln -sfn "$(command -v srun)" "$work/bin/srun"
-"$cluster" start-slurmds && ok "upgrade: every slurmd 26.05 started" || not_ok "upgrade: slurmds not started"
-"$cluster" start-ctld && ok "upgrade: slurmctld 26.05 started on the 24.11 state" \
-  || not_ok "upgrade: slurmctld 26.05 did not start"
+start_slurmds() { "$cluster" start-slurmds && ok "upgrade: every slurmd 26.05 started" || not_ok "upgrade: slurmds not started"; }
+start_ctld() {
+  "$cluster" start-ctld && ok "upgrade: slurmctld 26.05 started on the 24.11 state" \
+    || not_ok "upgrade: slurmctld 26.05 did not start"
+}
+case $order in
+  ctld-first) start_ctld; start_slurmds ;;
+  slurmd-first) start_slurmds; start_ctld ;;
+esac
 up_secs=$((SECONDS - up_start))
 
 check_match "26.05: slurmctld is 26.05" '^slurm(-wlm)? 26\.05' "$(scontrol -V)"
@@ -154,5 +167,5 @@ check_eq "26.05: no slurmd logged an error" 0 "$(error_lines "$dir"/log/slurmd-n
   "$(grep -hE 'error' "$dir"/log/slurmd-n*.log | tail -5)"
 check_eq "26.05: no slurmctld error after the upgrade" 0 "$(new_log | error_lines)" "$(new_log | grep -E 'error' | tail -5)"
 check_no_stepds "26.05"
-echo "# upgrade (stop to slurmctld answering): ${up_secs} s; test $((SECONDS - t_start)) s after the testbed started"
+echo "# upgrade (slurmctld stopped to both started, $order): ${up_secs} s; test $((SECONDS - t_start)) s after the testbed started"
 tb_finish
