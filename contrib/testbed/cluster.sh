@@ -24,6 +24,9 @@
 #                          them, an in-place Slurm upgrade in the order of Slurm's
 #                          upgrade guide (doc/upgrade.md): stop-ctld, stop-slurmds,
 #                          install-plugins, start-slurmds, start-ctld
+#                          (both, and restart-slurmds: PSIPLACE_SLURMD_CONF names the
+#                          slurmds' own slurm.conf, e.g. a compute node's older copy in
+#                          a rolling upgrade; default the testbed's)
 #   cluster.sh install-plugins  point the running testbed's slurm.conf PluginDir and
 #                          plugstack.conf's psiplace.so at this release's plugins
 #                          (PSIPLACE_BUILD_DIR, else the release's build directory, and
@@ -921,7 +924,7 @@ cmd_restart_slurmds() {
   local n
   for n in $(node_names); do
     stop_daemon "slurmd-$n"
-    spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
+    spawn "slurmd-$n" slurmd -D -N "$n" -f "${PSIPLACE_SLURMD_CONF:-$conf}"
   done
 }
 cmd_stop_slurmds() {
@@ -932,7 +935,7 @@ cmd_start_slurmds() {
   local n
   for n in $(node_names); do
     alive "$dir/pids/slurmd-$n" && die "slurmd-$n of instance $instance runs"
-    spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
+    spawn "slurmd-$n" slurmd -D -N "$n" -f "${PSIPLACE_SLURMD_CONF:-$conf}"
   done
 }
 cmd_install_plugins() {

@@ -53,7 +53,7 @@ exit 3
 EOF
 chmod +x "$work/wait.sh"
 
-names() { squeue -h -o '%j %T' 2>/dev/null | grep '^up_' | sort; }
+names() { squeue -h -o '%j %T' 2>/dev/null | grep '^up_' | grep -v '^up_window ' | sort; }
 running_count() { names | grep -c ' RUNNING$'; }
 comp_state() { # NAME: end states of the jobcomp records of that job name
   grep -o " Name=$1 .*" "$jobcomp" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | sort | uniq -c | awk '{print $2 "x" $1}' | paste -sd' '
@@ -61,7 +61,8 @@ comp_state() { # NAME: end states of the jobcomp records of that job name
 # error lines of the daemons (psiplace's start-up line on 24.11, which names
 # the RPC error it warns of, is not one)
 error_lines() { # LOG...
-  cat "$@" 2>/dev/null | grep -v 'psiplace_cons_tres: plugin_id 180:' | grep -cE 'error|unknown select plugin id|Malformed RPC|Incompatible' || true
+  cat "$@" 2>/dev/null | grep -v 'psiplace_cons_tres: plugin_id 180:' |
+    grep -v 'appears to have a different slurm.conf' | grep -cE 'error|unknown select plugin id|Malformed RPC|Incompatible' || true
 }
 
 # 7 of the 40 cores (n1 4, n2 8, n3 16, n4 12); LASTAVAILABLE fills from n4.
@@ -75,6 +76,8 @@ timeout 300 salloc -Q -J up_salloc -N1 -n1 -t 10 srun -n1 "$work/wait.sh" "$flag
 salloc_pid=$!
 poll 60 bash -c '[ "$(squeue -h -t RUNNING -o %j | grep -c "^up_")" -ge 6 ]' \
   && ok "24.11: load running" || not_ok "24.11: load not running" "$(names)"
+# released while slurmctld is 26.05 and the slurmds 24.11 (rolling), else after the upgrade
+window=$(sbatch --parsable --hold -J up_window -N1 -n1 -t 2 -o "$work/window.out" --wrap 'printenv SLURMD_NODENAME')
 held=$(sbatch --parsable --hold -J up_held -N1 -n1 -t 2 -o "$work/held.out" --wrap 'printenv SLURMD_NODENAME')
 # all four nodes to itself: pending until the load has ended
 sbatch -Q -J up_wide --exclusive -N4 -n4 -t 2 -o "$work/wide.out" --wrap "$work/bin/srun -N4 -n4 printenv SLURMD_NODENAME | sort | paste -sd,"
@@ -92,15 +95,29 @@ check_match "24.11: psiplace built for 24.11 loaded" 'psiplace_cons_tres: psipla
 # order (slurmctld, then the slurmds), or with PSIPLACE_UPGRADE_ORDER=slurmd-first
 # as its simultaneous procedure's optional steps have it (the slurmds, then
 # slurmctld)
+# slurmctld) or, with PSIPLACE_UPGRADE_ORDER=rolling, the guide's rolling upgrade:
+# slurmctld upgraded first while the 24.11 slurmds run on, the compute
+# nodes' own files (a slurm.conf and plugstack.conf of theirs, naming the
+# 24.11 build: what a node not yet upgraded has) untouched, a job started
+# meanwhile on a 24.11 slurmd, then the slurmds upgraded
 order=${PSIPLACE_UPGRADE_ORDER:-ctld-first}
-case $order in ctld-first|slurmd-first) ;; *) echo "Bail out! PSIPLACE_UPGRADE_ORDER='$order'; accepted: ctld-first, slurmd-first"; exit 1 ;; esac
-echo "# upgrade order: stop slurmctld, stop the slurmds, back up, install, start: $order"
+case $order in ctld-first|slurmd-first|rolling) ;; *) echo "Bail out! PSIPLACE_UPGRADE_ORDER='$order'; accepted: ctld-first, slurmd-first, rolling"; exit 1 ;; esac
+echo "# upgrade order: $order"
+if [ "$order" = rolling ]; then
+  etc=$dir/etc
+  cp "$etc/plugstack.conf" "$etc/plugstack-node.conf"
+  sed "s|^PlugStackConfig=.*|PlugStackConfig=$etc/plugstack-node.conf|" "$SLURM_CONF" >"$etc/slurm-node.conf"
+  PSIPLACE_SLURMD_CONF=$etc/slurm-node.conf "$cluster" restart-slurmds \
+    && ok "rolling: the 24.11 slurmds restarted on the nodes' own files" || not_ok "rolling: slurmds not restarted"
+fi
 up_start=$SECONDS
 ctld_lines=$(wc -l <"$dir/log/slurmctld.log")
 "$cluster" stop-ctld && ok "upgrade: slurmctld 24.11 stopped" || not_ok "upgrade: slurmctld not stopped"
-"$cluster" stop-slurmds && ok "upgrade: every slurmd 24.11 stopped" || not_ok "upgrade: slurmds not stopped"
-check_eq "upgrade: the running jobs' slurmstepds go on without slurmd" 1 \
-  "$([ "$(stepds | wc -l)" -ge 6 ] && echo 1 || echo 0)" "$(stepds | paste -sd' ')"
+if [ "$order" != rolling ]; then
+  "$cluster" stop-slurmds && ok "upgrade: every slurmd 24.11 stopped" || not_ok "upgrade: slurmds not stopped"
+  check_eq "upgrade: the running jobs' slurmstepds go on without slurmd" 1 \
+    "$([ "$(stepds | wc -l)" -ge 6 ] && echo 1 || echo 0)" "$(stepds | paste -sd' ')"
+fi
 rm -rf "$work/state.backup"
 cp -a "$dir/state" "$work/state.backup" && ok "upgrade: StateSaveLocation backed up" \
   || not_ok "upgrade: StateSaveLocation not backed up"
@@ -116,9 +133,25 @@ start_ctld() {
   "$cluster" start-ctld && ok "upgrade: slurmctld 26.05 started on the 24.11 state" \
     || not_ok "upgrade: slurmctld 26.05 did not start"
 }
+comp_of() { # ID NAME: the job's end state and what it printed
+  poll 60 job_ended "$1"
+  echo "$(jobcomp_state "$1") $(cat "$work/$2.out" 2>/dev/null)"
+}
 case $order in
   ctld-first) start_ctld; start_slurmds ;;
   slurmd-first) start_slurmds; start_ctld ;;
+  rolling)
+    start_ctld
+    poll 60 bash -c '[ "$(sinfo -h -N -p debug -o "%N %t" | grep -cE " (mix|alloc|idle)$")" -ge 4 ]' \
+      || not_ok "rolling: the 24.11 slurmds answer slurmctld 26.05" "$(sinfo -N -p debug)"
+    scontrol release "$window"
+    check_eq "rolling: a job started on a 24.11 slurmd under slurmctld 26.05 (cluster policy) completed" \
+      "COMPLETED n4" "$(comp_of "$window" window)"
+    check_eq "rolling: n4's slurmd and its psiplace were 24.11's meanwhile" \
+      "slurmd version 24.11 psiplace 0.1.0 built for Slurm 24.11" \
+      "$(grep -o 'slurmd version [0-9]*\.[0-9]*' "$dir/log/slurmd-n4.log" | tail -1) $(grep -o 'psiplace [^ ]* built for Slurm [0-9]*\.[0-9]*' "$dir/log/slurmd-n4.log" | tail -1)"
+    "$cluster" stop-slurmds && ok "rolling: the slurmds 24.11 stopped" || not_ok "rolling: slurmds not stopped"
+    start_slurmds ;;
 esac
 up_secs=$((SECONDS - up_start))
 
@@ -139,7 +172,7 @@ check_eq "26.05: the wide job still pends" PENDING "$(squeue -h -n up_wide -o %T
 
 # ---- the running jobs end, the pending ones start
 touch "$flag"
-poll 150 bash -c '[ -z "$(squeue -h -o %j | grep "^up_" | grep -v "^up_held$")" ]' \
+poll 150 bash -c '[ -z "$(squeue -h -o %j | grep "^up_" | grep -vE "^up_(held|window)$")" ]' \
   && ok "26.05: every job ended" || not_ok "26.05: jobs left" "$(names)"
 wait "$salloc_pid"; check_eq "26.05: salloc+srun (24.11's, begun before) exit" 0 "$?" "$(cat "$work/salloc.out")"
 for n in batch step multi late salloc wide; do
@@ -154,6 +187,10 @@ check_match "26.05: the two-node step ended" multi-ok "$(cat "$work/multi.out" 2
 check_match "26.05: a 24.11 batch job started a 26.05 step" '^slurm 26\.05.*late-step-ok$' \
   "$(paste -sd' ' "$work/late.out" 2>/dev/null)"
 check_eq "26.05: the job pending for four nodes ran on them" n1,n2,n3,n4 "$(cat "$work/wide.out" 2>/dev/null)"
+if [ "$order" != rolling ]; then
+  scontrol release "$window"
+  check_eq "26.05: the job held over the upgrade completed (cluster policy)" "COMPLETED n4" "$(comp_of "$window" window)"
+fi
 scontrol release "$held"
 poll 60 bash -c "grep -q ' Name=up_held ' '$jobcomp'"
 check_eq "26.05: the held job ended" "JobState=COMPLETEDx1" "$(comp_state up_held)"
