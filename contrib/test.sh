@@ -33,7 +33,10 @@
 #            the benchmarks' smoke runs, on their own instances 1x/4x/5x;
 #            after the packages stage too)
 #   t24/t26  build-24.11, integration-24.11 (instance 2), then build-26.05,
-#            integration-26.05 (instance 3, with MPICH), one after the other
+#            integration-26.05 (instance 3, with MPICH), one after the other,
+#            then upgrade-24.11-26.05 (instance 3: the 24.11 testbed with
+#            psiplace and jobs, upgraded in place to 26.05, all daemons at once
+#            and rolling; about 100 s for both)
 # Each stage's output goes to build/ci/NAME.log and is printed whole, in the
 # fixed order above, once every lane has ended; a failing stage never stops
 # another lane (a stage whose build failed is reported skipped).  At the end a
@@ -310,6 +313,17 @@ st_release() { # REL INSTANCE
     --suite integration --no-suite long --no-suite once
 }
 
+built() { [ "$(cut -d' ' -f3 "$ci/build-$1.result" 2>/dev/null)" = pass ]; }
+st_upgrade_stage() {
+  if built 24.11 && built 26.05; then run_stage upgrade-24.11-26.05 st_upgrade
+  else skip_stage upgrade-24.11-26.05 'a release build failed'; fi
+}
+st_upgrade() {
+  local b
+  b=$(PSIPLACE_SLURM=26.05 contrib/testbed/cluster.sh build-dir) || return 1
+  PSIPLACE_TEST_INSTANCE=3 mtest "$b" upgrade-24.11-26.05 --suite upgrade
+}
+
 # ------------------------------------------------------------ lanes
 # (the lanes below see the release settings too)
 lane() { setsid bash -c "$(declare -f); $(declare -p ci cg_base cg_kind repo fuzz_seconds releases_compiled releases_run tarballs); cd \"\$repo\"; $1" & lane_pids+=($!); }
@@ -351,6 +365,13 @@ for rel in $releases_run; do
   fi
   inst=$((inst + 1))
 done
+# Slurm 24.11 -> 26.05 in place under psiplace (tests/integration/test_upgrade.sh),
+# when both releases are run and both built.
+case " $releases_run " in
+  *" 24.11 "*" 26.05 "*)
+    stages+=(upgrade-24.11-26.05)
+    rel_lane+="st_upgrade_stage; " ;;
+esac
 [ -z "$rel_lane" ] || lane "$rel_lane"
 echo "lanes: ${#lane_pids[@]} (PIDs ${lane_pids[*]}); logs in $ci/"
 for p in "${lane_pids[@]}"; do wait "$p"; done

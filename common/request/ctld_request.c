@@ -129,7 +129,8 @@ static int too_long(const char *v, const char *name, psiplace_error_t *err)
 	return 0;
 }
 
-/* The PSI node-choice entries; node lists may be long (compacted hostlists). */
+/* The PSI node-choice entries; node lists may be long (compacted
+ * hostlists).  1: not one of them. */
 static int parse_psi_entry(struct psiplace_ctld_request *r, const char *entry, psiplace_error_t *err)
 {
 	const char *v;
@@ -162,12 +163,56 @@ static int parse_psi_entry(struct psiplace_ctld_request *r, const char *entry, p
 					       PSIPLACE_ENV_PSI_HOSTS, PSIPLACE_JOBENV_MAX_LIST);
 		return psiplace_names_add_hostlist(&r->psi_hosts, v, PSIPLACE_ENV_PSI_HOSTS, err);
 	}
+	return 1;
+}
+
+/* PSIPLACE_REQUEST=N: decimal digits, 1 <= N <= PSIPLACE_REQUEST_VERSION_MAX. */
+static int set_version(struct psiplace_ctld_request *r, const char *v, psiplace_error_t *err)
+{
+	uint64_t n = 0;
+	size_t len = strnlen(v, 16), i;
+	char q[48];
+
+	if (r->version)
+		return psiplace_seterr(err, "%s: given twice", PSIPLACE_ENV_REQUEST);
+	for (i = 0; i < len; i++)
+		if (v[i] < '0' || v[i] > '9')
+			break;
+	if (!len || i < len || v[len] || !psiplace_parse_u64(v, len, PSIPLACE_REQUEST_VERSION_MAX, &n) ||
+	    n < 1) {
+		psiplace_quote(q, sizeof(q), v, 16);
+		return psiplace_seterr(err, "%s: '%s' is not a version number; accepted: 1 to %d",
+				       PSIPLACE_ENV_REQUEST, q, PSIPLACE_REQUEST_VERSION_MAX);
+	}
+	r->version = (uint32_t)n;
 	return 0;
 }
 
+/* A PSIPLACE_* entry this version does not know: counted, the first one named. */
+static void note_unknown(struct psiplace_ctld_request *r, const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
+	char name[40];
+
+	if (!r->nunknown++) {
+		if (n >= sizeof(name))
+			n = sizeof(name) - 1;
+		memcpy(name, entry, n);
+		name[n] = '\0';
+		psiplace_quote(r->unknown, sizeof(r->unknown), name, sizeof(name) - 1);
+	}
+}
+
+/* One entry of the job environment; entries not named PSIPLACE_* are not psiplace's. */
 static int parse_entry(struct psiplace_ctld_request *r, const char *entry, psiplace_error_t *err)
 {
 	const char *v;
+	int rc;
+
+	if (strncmp(entry, PSIPLACE_ENV_PREFIX, strlen(PSIPLACE_ENV_PREFIX)))
+		return 0;
+	r->nentries++;
 
 	if ((v = match(entry, PSIPLACE_ENV_ALLOC_POLICY))) {
 		if (too_long(v, PSIPLACE_ENV_ALLOC_POLICY, err) < 0)
@@ -184,7 +229,12 @@ static int parse_entry(struct psiplace_ctld_request *r, const char *entry, psipl
 			return -1;
 		return psiplace_ctld_request_set_malleable(r, v, PSIPLACE_ENV_MALLEABLE, err);
 	}
-	return parse_psi_entry(r, entry, err);
+	if ((v = match(entry, PSIPLACE_ENV_REQUEST)))
+		return set_version(r, v, err);
+	rc = parse_psi_entry(r, entry, err);
+	if (rc == 1)
+		note_unknown(r, entry);
+	return rc < 0 ? -1 : 0;
 }
 
 static int from_env(const char *const *env, size_t n, struct psiplace_ctld_request *r, bool keep_lists,

@@ -20,6 +20,20 @@
 #                          a SelectType switch in the documented order (doc/upgrade.md):
 #                          slurmctld stopped, every slurmd restarted on the edited
 #                          configuration, slurmctld started on its saved state
+#   cluster.sh stop-slurmds | start-slurmds
+#                          every slurmd stopped (their stepds and jobs go on) / started
+#                          with this release's slurmd: with install-plugins between
+#                          them, an in-place Slurm upgrade in the order of Slurm's
+#                          upgrade guide (doc/upgrade.md): stop-ctld, stop-slurmds,
+#                          install-plugins, start-slurmds, start-ctld
+#                          (both, and restart-slurmds: PSIPLACE_SLURMD_CONF names the
+#                          slurmds' own slurm.conf, e.g. a compute node's older copy in
+#                          a rolling upgrade; default the testbed's)
+#   cluster.sh install-plugins  point the running testbed's slurm.conf PluginDir and
+#                          plugstack.conf's psiplace.so at this release's plugins
+#                          (PSIPLACE_BUILD_DIR, else the release's build directory, and
+#                          the release's own plugin directory): what installing the
+#                          psiplace build for a new Slurm does on a site
 #   cluster.sh accounting-support  exit 0 when this release can run PSIPLACE_ACCOUNTING=dbd,
 #                          else print why not and exit 1
 #
@@ -933,8 +947,28 @@ cmd_restart_slurmds() {
   local n
   for n in $(node_names); do
     stop_daemon "slurmd-$n"
-    spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
+    spawn "slurmd-$n" slurmd -D -N "$n" -f "${PSIPLACE_SLURMD_CONF:-$conf}"
   done
+}
+cmd_stop_slurmds() {
+  local n
+  for n in $(node_names); do stop_daemon "slurmd-$n"; done
+}
+cmd_start_slurmds() {
+  local n
+  for n in $(node_names); do
+    alive "$dir/pids/slurmd-$n" && die "slurmd-$n of instance $instance runs"
+    spawn "slurmd-$n" slurmd -D -N "$n" -f "${PSIPLACE_SLURMD_CONF:-$conf}"
+  done
+}
+cmd_install_plugins() {
+  local path so
+  [ -f "$conf" ] || die "instance $instance has no configuration (start it first)"
+  path=$(plugin_path) && so=$(spank_so) || die "no plugins to install"
+  [ -f "$so" ] || die "$so does not exist"
+  sed -i "s|^PluginDir=.*|PluginDir=$path|" "$conf"
+  sed -i -E "s#^(required|optional)[[:space:]]+[^[:space:]]*psiplace\.so#\1 $so#" "$dir/etc/plugstack.conf"
+  grep -qF "$so" "$dir/etc/plugstack.conf" || die "plugstack.conf has no psiplace line to point at $so"
 }
 cmd_start_ctld() {
   alive "$dir/pids/slurmctld" && die "slurmctld of instance $instance runs"
@@ -987,6 +1021,9 @@ case ${1:-} in
   stop-ctld) use_release_prefix; cmd_stop_ctld ;;
   restart-slurmds) use_release_prefix; cmd_restart_slurmds ;;
   start-ctld) use_release_prefix; cmd_start_ctld ;;
+  stop-slurmds) use_release_prefix; cmd_stop_slurmds ;;
+  start-slurmds) use_release_prefix; cmd_start_slurmds ;;
+  install-plugins) use_release_prefix; cmd_install_plugins ;;
   accounting-support) use_release_prefix; cmd_accounting_support ;;
   *) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 2 ;;
 esac

@@ -29,6 +29,16 @@ extern "C" {
 #define PSIPLACE_ENV_PSI_SORT "PSIPLACE_PSI_NODES_SORT" /* PROC, LOAD_1, ... */
 #define PSIPLACE_ENV_PSI "PSIPLACE_PSI"               /* 1: PSI node choice used */
 #define PSIPLACE_ENV_MALLEABLE "PSIPLACE_MALLEABLE"   /* MIN-MAX: --psi-malleable */
+/* The request's format version, sent by the SPANK plugin with every new
+ * job it sees (options or not), so that slurmctld can tell a job from a
+ * psiplace host that asked for nothing from one whose submit host has no
+ * psiplace (or one older than version 1, which sent entries only for
+ * --psi-* options and no version).  A newer format may add entries: an
+ * older slurmctld ignores those it does not know and says so. */
+#define PSIPLACE_ENV_REQUEST "PSIPLACE_REQUEST"
+#define PSIPLACE_REQUEST_VERSION 1
+#define PSIPLACE_REQUEST_VERSION_MAX 1000000 /* larger values are malformed */
+#define PSIPLACE_ENV_PREFIX "PSIPLACE_"
 
 /* Bounds for the untrusted job environment. */
 #define PSIPLACE_JOBENV_MAX_ENTRIES 4096
@@ -50,6 +60,14 @@ struct psiplace_ctld_request {
 	enum psiplace_nodes_sort psi_sort; /* UNSET: site NodesSort, else PROC */
 	/* --psi-malleable=MIN-MAX, node counts; max 0: not malleable */
 	uint32_t mall_min, mall_max;
+	/* What the request says of the plugin that sent it: its format
+	 * version (PSIPLACE_REQUEST; 0: none), how many PSIPLACE_* entries it
+	 * had (0 with version 0: no psiplace on the submit host), and the
+	 * PSIPLACE_* entries this version does not know (ignored): how many,
+	 * and the first one's name (quoted, "" none). */
+	uint32_t version;
+	size_t nentries, nunknown;
+	char unknown[64];
 };
 
 void psiplace_ctld_request_init(struct psiplace_ctld_request *r);
@@ -82,8 +100,9 @@ int psiplace_ctld_request_finish(struct psiplace_ctld_request *r, const char *po
 			   const char *priority_what, psiplace_error_t *err);
 
 /* Parse a job's spank environment (env[0..n-1], entries may be NULL):
- * PSIPLACE_ALLOC_POLICY, PSIPLACE_ALLOC_PRIORITY, PSIPLACE_MALLEABLE and the PSI entries, each
- * at most once.  Returns 0 with r filled (fields not present stay at their
+ * PSIPLACE_REQUEST, PSIPLACE_ALLOC_POLICY, PSIPLACE_ALLOC_PRIORITY, PSIPLACE_MALLEABLE and
+ * the PSI entries, each at most once; other PSIPLACE_* entries (a newer
+ * plugin's) are counted in nunknown and otherwise ignored.  Returns 0 with r filled (fields not present stay at their
  * defaults), or -1 when something psiplace owns is malformed: r is then
  * reset to the defaults and err says what was wrong.  PSI node lists are
  * validated but not kept (psi says whether the job uses PSI node choice):

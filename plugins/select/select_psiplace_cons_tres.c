@@ -55,6 +55,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 struct cons_tres_ops {
 	int (*job_test)(PSIPLACE_JOB_TEST_PARAMS);
 	int (*reconfigure)(void);
+	int (*job_begin)(job_record_t *job_ptr);
 #define OPS_FIELD(ret, fail, name, params, args) ret(*name) params;
 	PSIPLACE_FWD_ALL(OPS_FIELD)
 #undef OPS_FIELD
@@ -108,6 +109,7 @@ static const struct {
 } fwd_syms[] = {
 	{ "select_p_job_test", offsetof(struct cons_tres_ops, job_test) },
 	{ "select_p_reconfigure", offsetof(struct cons_tres_ops, reconfigure) },
+	{ "select_p_job_begin", offsetof(struct cons_tres_ops, job_begin) },
 #define SYM(ret, fail, name, params, args) { "select_p_" #name, offsetof(struct cons_tres_ops, name) },
 	PSIPLACE_FWD_ALL(SYM)
 #undef SYM
@@ -274,14 +276,16 @@ extern int init(void)
 	psiplace_error_t err;
 
 	memset(&ctx.site, 0, sizeof(ctx.site));
-#if !PSIPLACE_SLURM_AT_LEAST(25, 5)
+#if !PSIPLACE_SLURM_AT_LEAST(24, 5)
 	/* Up to 24.11 our plugin_id is 180, not cons_tres's 109: slurmctld
 	 * and srun load every select plugin and die on a duplicate id
 	 * (select.c's select_g_init), while slurmd and slurmstepd load only
 	 * the configured one and resolve the id packed with each job's
-	 * select data against it (select_get_plugin_id_pos).  A slurmd whose
-	 * SelectType differs from slurmctld's fails every RPC carrying that
-	 * data: say so where an administrator switching SelectType looks. */
+	 * select data against it (select_get_plugin_id_pos).  Up to 23.11
+	 * RPCs to slurmd carry that data (24.05 dropped it from
+	 * slurm_protocol_pack.c), and a slurmd whose SelectType differs from
+	 * slurmctld's fails every one of them: say so where an administrator
+	 * switching SelectType looks (tests/integration/test_switch_order.sh). */
 	if ((running_in_slurmctld() || running_in_slurmd()) &&
 	    !xstrcasecmp(slurm_conf.select_type, plugin_type))
 		info("%s: plugin_id %u: slurmctld and every slurmd must name SelectType=%s "
@@ -512,6 +516,42 @@ static void plan_psi(job_record_t *job_ptr, const struct psiplace_ctld_request *
 	free(order);
 }
 
+/* The site's policy for a job: the PartitionName line's of the partition
+ * Slurm tries, else the cluster's NodeAllocationPolicy. */
+static enum psiplace_policy site_policy(const job_record_t *job_ptr,
+					const struct psiplace_partconf **part)
+{
+	const struct psiplace_partconf *pc = NULL;
+
+	/* job_ptr->part_ptr is the partition being tried: for a job submitted
+	 * to several (-p a,b) slurmctld sets it to each in turn before it
+	 * calls select_g_job_test (doc/cluster-features.md) */
+	if (job_ptr->part_ptr && ctx.site.psiconf.nparts)
+		pc = psiplace_psiconf_partition(&ctx.site.psiconf, job_ptr->part_ptr->name);
+	if (part)
+		*part = pc;
+	return pc && pc->has_policy ? pc->policy : ctx.site.conf.policy;
+}
+
+/* A request from a newer psiplace than this slurmctld's: what this version
+ * knows of it applies, the rest is ignored, once per job with an error line
+ * (never silently: the ignored part may be the job's placement). */
+static void note_newer(job_record_t *job_ptr, const struct psiplace_ctld_request *req)
+{
+	char msg[PSIPLACE_ERRLEN];
+
+	if (req->version <= PSIPLACE_REQUEST_VERSION && !req->nunknown)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "request version %u, this slurmctld's psiplace %s reads version %d: %zu entr%s it does "
+		 "not know ignored%s%s%s, the rest applies; install the same psiplace on slurmctld's "
+		 "host and the submit hosts (doc/upgrade.md)",
+		 (unsigned)req->version, PSIPLACE_VERSION, PSIPLACE_REQUEST_VERSION, req->nunknown,
+		 req->nunknown == 1 ? "y" : "ies", req->nunknown ? " (" : "", req->unknown,
+		 req->nunknown ? ")" : "");
+	job_warn(job_ptr, "a newer psiplace on the submit host", msg);
+}
+
 /* The job's own request, else the cluster default.  The job environment
  * is hostile: anything malformed is logged and ignored. */
 static void plan_job(job_record_t *job_ptr, struct plan *p)
@@ -520,20 +560,14 @@ static void plan_job(job_record_t *job_ptr, struct plan *p)
 	psiplace_error_t err;
 
 	memset(p, 0, sizeof(*p));
-	p->policy = ctx.site.conf.policy;
-	/* job_ptr->part_ptr is the partition being tried: for a job submitted
-	 * to several (-p a,b) slurmctld sets it to each in turn before it
-	 * calls select_g_job_test (doc/cluster-features.md) */
-	if (job_ptr->part_ptr && ctx.site.psiconf.nparts &&
-	    (p->part = psiplace_psiconf_partition(&ctx.site.psiconf, job_ptr->part_ptr->name)) &&
-	    p->part->has_policy)
-		p->policy = p->part->policy;
+	p->policy = site_policy(job_ptr, &p->part);
 	if (psiplace_ctld_request_from_env_nodes((const char *const *)job_ptr->spank_job_env,
 					   job_ptr->spank_job_env_size, &req, &err) < 0) {
 		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
 		return;
 	}
 	p->malleable = req.mall_max != 0;
+	note_newer(job_ptr, &req);
 	if (req.priority[0] &&
 	    psiplace_priorityf_compile(req.priority, PSIPLACE_ENV_ALLOC_PRIORITY, &p->prio, &err) < 0) {
 		job_warn(job_ptr, "malformed psiplace request, using the cluster default", err.text);
@@ -1269,6 +1303,39 @@ extern int select_p_reconfigure(void)
 		xfree(psiconf);
 	}
 	return ctx.ops.reconfigure();
+}
+
+/* A job starts: say, once per start, when it came without psiplace's
+ * request, which is what a submit host without psiplace (or with one
+ * older than request version 1) sends; it is placed by the site's policy
+ * like a job that asked for nothing, and only this line tells the two
+ * apart (doc/upgrade.md, "Submit hosts that differ"). */
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	struct psiplace_ctld_request req;
+	psiplace_error_t err;
+	enum psiplace_policy pol;
+
+	if (!resolve())
+		return SLURM_ERROR;
+	if (psiplace_ctld_request_from_env((const char *const *)job_ptr->spank_job_env,
+					   job_ptr->spank_job_env_size, &req, &err) == 0 &&
+	    !req.version) {
+		pol = site_policy(job_ptr, NULL);
+		if (!req.nentries)
+			verbose("%s: %pJ: no psiplace request: its submit host has no psiplace SPANK "
+				"plugin (or one older than request version %d); placed by the site's "
+				"policy, %s",
+				plugin_type, job_ptr, PSIPLACE_REQUEST_VERSION,
+				pol == PSIPLACE_POLICY_NONE ? "none (cons_tres order)" :
+							      psiplace_policy_name(pol));
+		else
+			verbose("%s: %pJ: psiplace request without a version (a psiplace older than "
+				"request version %d on its submit host): read as version %d",
+				plugin_type, job_ptr, PSIPLACE_REQUEST_VERSION,
+				PSIPLACE_REQUEST_VERSION);
+	}
+	return ctx.ops.job_begin(job_ptr);
 }
 
 /* Everything else: forwarded unchanged (the list per release is in

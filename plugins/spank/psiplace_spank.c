@@ -122,6 +122,19 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return 0;
 	if (spank_submit_post_opt(sp) < 0)
 		return -1;
+	/* Every new job carries the request's version, options or not:
+	 * slurmctld tells a job from a host without psiplace by its absence
+	 * (doc/upgrade.md, "Submit hosts that differ"). */
+	if (ctx.new_job) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d", PSIPLACE_REQUEST_VERSION);
+		if (spank_job_control_setenv(sp, PSIPLACE_ENV_REQUEST, v, 1) != ESPANK_SUCCESS) {
+			spank_user_error("cannot pass psiplace's request (%s) to slurmctld",
+					 PSIPLACE_ENV_REQUEST);
+			return -1;
+		}
+	}
 	if (ctx.job_policy != PSIPLACE_POLICY_NONE) {
 		if (spank_job_control_setenv(sp, PSIPLACE_ENV_ALLOC_POLICY,
 					     psiplace_policy_name(ctx.job_policy), 1) != ESPANK_SUCCESS) {

@@ -24,7 +24,7 @@ check_eq "Depends names slurm-wlm-basic-plugins (= $want_deb) exactly" \
   "slurm-wlm-basic-plugins (= $want_deb)" "$(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/^ *//' | grep '^slurm-wlm-basic-plugins')"
 x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
 dpkg-deb -x "$deb" "$x"
-for so in psiplace.so select_psiplace_cons_tres.so; do
+for so in job_submit_psiplace.so psiplace.so select_psiplace_cons_tres.so; do
   f=$x/usr/lib/$multiarch/slurm-wlm/$so
   if [ ! -f "$f" ]; then
     not_ok "$so is in /usr/lib/$multiarch/slurm-wlm" "package files: $(dpkg-deb -c "$deb" | awk '{print $6}' | grep '\.so$' | paste -sd' ')"

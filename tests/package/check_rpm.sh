@@ -24,12 +24,12 @@ files=$(rpm -qlp "$rpmf")
 check_eq "Requires slurm(x86-64) = $want_ver exactly, and no other slurm" \
   "slurm(x86-64) = $want_ver" "$(rpm -qp --requires "$rpmf" | grep -i '^slurm')"
 check_eq "/usr/bin/psiplace is in the RPM" /usr/bin/psiplace "$(grep -x /usr/bin/psiplace <<<"$files")"
-check_eq "the RPM holds exactly two .so files, both in /usr/lib64/slurm" \
-  "/usr/lib64/slurm/psiplace.so /usr/lib64/slurm/select_psiplace_cons_tres.so" \
-  "$(grep '\.so$' <<<"$files" | sort | paste -sd' ')"
+check_eq "the RPM holds exactly three plugins, all in /usr/lib64/slurm" \
+  "/usr/lib64/slurm/job_submit_psiplace.so /usr/lib64/slurm/psiplace.so /usr/lib64/slurm/select_psiplace_cons_tres.so" \
+  "$(grep '/slurm/.*\.so$' <<<"$files" | sort | paste -sd' ')"
 x=$(mktemp -d); trap 'rm -rf "$x"' EXIT
 (cd "$x" && rpm2archive - <"$rpmf" | tar -xzf -) || { echo "Bail out! cannot unpack $rpmf"; exit 1; }
-for so in psiplace.so select_psiplace_cons_tres.so; do
+for so in job_submit_psiplace.so psiplace.so select_psiplace_cons_tres.so; do
   f=$x/usr/lib64/slurm/$so
   [ -f "$f" ] || { not_ok "$so: plugin_version is the tree's SLURM_VERSION_NUMBER" "$so missing"; continue; }
   got=$(plugin_version "$f")

@@ -4,8 +4,10 @@
 # plugin directory, the plugstack line naming the installed psiplace.so), the
 # foundation suite run against them, a malleable MPI program built out of
 # tree against the installed libpsiplace-mpi-dev (mpicc $(pkg-config
-# --cflags --libs psiplace-mpi)) and run, an upgrade to the next build with
-# a job running, then apt-get remove and Slurm's own files checked untouched.
+# --cflags --libs psiplace-mpi)) and run, an upgrade to the next build (N+1,
+# built here with --version) and a downgrade back to N with jobs running (the
+# daemons restarted in doc/upgrade.md's order after each dpkg -i), then
+# apt-get remove and Slurm's own files checked untouched.
 # Needs root.  PSIPLACE_PKG_DIR: a directory with the four .debs of version V
 # (psiplace-plugins, psiplace-tools, libpsiplace-mpi0, libpsiplace-mpi-dev)
 # already built (contrib/package.sh deb); else built here.
@@ -93,7 +95,7 @@ check_eq "psiplace-plugins $version installed" "install ok installed $version" \
 check_eq "psiplace-plugins depends on exactly the installed slurm-wlm-basic-plugins" \
   "slurm-wlm-basic-plugins (= $(dpkg-query -W -f='${Version}' slurm-wlm-basic-plugins))" \
   "$(dpkg-query -W -f='${Depends}' psiplace-plugins | tr ',' '\n' | sed 's/^ *//' | grep '^slurm-wlm-basic-plugins')"
-check_eq "plugins are in Slurm's plugin directory" "$sysdir/psiplace.so $sysdir/select_psiplace_cons_tres.so" \
+check_eq "plugins are in Slurm's plugin directory" "$sysdir/job_submit_psiplace.so $sysdir/psiplace.so $sysdir/select_psiplace_cons_tres.so" \
   "$(dpkg -L psiplace-plugins | grep '\.so$' | sort | paste -sd' ')"
 check_eq "psiplace --version (installed) names version and Slurm" "psiplace $version (built for Slurm $slurm_version)" \
   "$(/usr/bin/psiplace --version)"
@@ -106,7 +108,9 @@ out=$(timeout 900 bash "$src_dir/tests/integration/test_foundation.sh" 2>&1); rc
 printf '%s\n' "$out" | grep -E '^(not ok|# )' | sed 's/^/#   /'
 check_eq "foundation suite passes on the installed plugins ($(printf '%s\n' "$out" | grep -E '^# [0-9]+ passed'))" 0 "$rc"
 
-# --- a testbed of our own: which plugins run, then an upgrade under a running job
+# --- a testbed of our own: which plugins run, then N -> N+1 -> N under running jobs
+# (end states from the jobcomp file)
+export PSIPLACE_JOBCOMP=1
 tb_start
 conf_dir=$PSIPLACE_TESTBED_DIR/etc
 check_eq "slurm.conf PluginDir is Slurm's plugin directory only" "PluginDir=$sysdir" "$(grep '^PluginDir=' "$conf_dir/slurm.conf")"
@@ -144,34 +148,14 @@ else
   skip "the out-of-tree program runs" "no mpirun (openmpi-bin) on this machine"
 fi
 
-release=$work/release
-# The job waits (at most 10 minutes) until the test releases it.
-cat >"$work/hold.sh" <<HOLD
-#!/bin/bash
-deadline=\$((SECONDS + 600))
-until [ -e $release ] || [ \$SECONDS -ge \$deadline ]; do sleep 0.1; done
-[ -e $release ] && echo finished
-HOLD
-chmod +x "$work/hold.sh"
-job=$(timeout 30 sbatch --parsable -N1 --psi-alloc-policy=firstavailable -o "$work/job.out" "$work/hold.sh")
-poll 60 job_running "$job" || not_ok "long job $job runs before the upgrade" "state: $(job_state "$job")"
-out=$(dpkg -i $(debs_of "$work/n1" "$next") 2>&1) || { printf '# %s\n' "$out"; bail "dpkg -i of version $next failed"; }
-check_eq "upgraded to $next" "install ok installed $next" "$(dpkg-query -W -f='${Status} ${Version}' psiplace-plugins)"
-check_eq "psiplace --version after the upgrade" "psiplace $next (built for Slurm $slurm_version)" "$(/usr/bin/psiplace --version)"
-check_eq "job $job still running after dpkg -i" RUNNING "$(job_state "$job")"
-"$cluster" restart-ctld TERM >/dev/null 2>&1 || not_ok "slurmctld restarts on the upgraded plugin"
-poll 30 loaded slurmctld.log "psiplace $next built for Slurm $slurm_version loaded"
-check_match "restarted slurmctld loaded version N+1" "psiplace $next_re built for Slurm $slurm_version loaded" \
-  "$(cat "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
-check_eq "job $job still running after slurmctld restarted on N+1" RUNNING "$(job_state "$job")"
-n4_idle() { [ "$(sinfo -h -n n4 -o %t)" = idle ]; }
-poll 60 n4_idle
-check_eq "a new job under N+1 follows the cluster policy (n4)" n4 "$(SETTLE_KEEP=$job srun_node)"
-touch "$release"
-poll 60 job_done "$job"
-check_eq "job $job started under N completed under N+1" finished "$(cat "$work/job.out" 2>/dev/null)"
-"$cluster" stop >/dev/null 2>&1
-check_no_stepds "upgrade"
+
+# --- N -> N+1 -> N under running jobs, with dpkg -i (roundtrip.sh)
+pkg_install() { dpkg -i $(debs_of "$1" "$2"); }
+pkg_version() { dpkg-query -W -f='${Status} ${Version}' psiplace-plugins | sed -n 's/^install ok installed //p'; }
+pkg_psiplace() { /usr/bin/psiplace "$@"; }
+pkg_downgrade_said() { check_match "dpkg -i names the downgrade" "[Dd]owngrading psiplace-plugins" "$1"; }
+pkg_n1=$work/n1
+source "$(dirname "$0")/roundtrip.sh"
 
 # --- roll back: remove the packages, Slurm's files as before
 DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "${pkgs[@]}" >"$work/remove.log" 2>&1

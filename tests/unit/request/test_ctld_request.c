@@ -418,3 +418,63 @@ Test(ctld_request, malleable_travels_in_the_job_environment)
 	cr_assert_str_eq(e.text, "PSIPLACE_MALLEABLE: '0-2': MIN is 0; " MALL_ACCEPTED);
 	cr_assert_eq(r.mall_max, 0);
 }
+
+/* The request's version marker: what slurmctld can tell about the plugin
+ * that sent a job (doc/upgrade.md, "Submit hosts that differ"). */
+Test(ctld_request, version_marker_and_entry_count)
+{
+	const char *none[] = { "FOO=bar" };
+	const char *old[] = { "PSIPLACE_ALLOC_POLICY=fastest" };
+	const char *cur[] = { "PSIPLACE_REQUEST=1", "PSIPLACE_ALLOC_POLICY=fastest" };
+	const char *bare[] = { "PSIPLACE_REQUEST=1" };
+	struct psiplace_ctld_request r;
+	psiplace_error_t err;
+
+	cr_assert_eq(parse(none, 1, &r, &err), 0);
+	cr_assert_eq(r.version, 0);
+	cr_assert_eq(r.nentries, 0);
+	cr_assert_eq(parse(old, 1, &r, &err), 0);
+	cr_assert_eq(r.version, 0);
+	cr_assert_eq(r.nentries, 1);
+	cr_assert_eq(r.policy, PSIPLACE_POLICY_FASTEST);
+	cr_assert_eq(parse(cur, 2, &r, &err), 0);
+	cr_assert_eq(r.version, 1);
+	cr_assert_eq(r.nentries, 2);
+	cr_assert_eq(r.nunknown, 0);
+	cr_assert_eq(parse(bare, 1, &r, &err), 0);
+	cr_assert_eq(r.version, 1);
+	cr_assert_eq(r.policy, PSIPLACE_POLICY_NONE);
+}
+
+Test(ctld_request, newer_entries_are_counted_and_the_rest_applies)
+{
+	const char *env[] = { "PSIPLACE_REQUEST=7", "PSIPLACE_FUTURE_KNOB=3",
+			      "PSIPLACE_ALLOC_POLICY=fastest", "PSIPLACE_OTHER=x" };
+	struct psiplace_ctld_request r;
+	psiplace_error_t err;
+
+	cr_assert_eq(parse(env, 4, &r, &err), 0);
+	cr_assert_eq(r.version, 7);
+	cr_assert_eq(r.nunknown, 2);
+	cr_assert_str_eq(r.unknown, "PSIPLACE_FUTURE_KNOB");
+	cr_assert_eq(r.policy, PSIPLACE_POLICY_FASTEST);
+}
+
+Test(ctld_request, malformed_version_is_an_error)
+{
+	const char *bad[][2] = { { "PSIPLACE_REQUEST=", NULL },	     { "PSIPLACE_REQUEST=0", NULL },
+				 { "PSIPLACE_REQUEST=1x", NULL },    { "PSIPLACE_REQUEST=-1", NULL },
+				 { "PSIPLACE_REQUEST=1000001", NULL } };
+	const char *twice[] = { "PSIPLACE_REQUEST=1", "PSIPLACE_REQUEST=1" };
+	struct psiplace_ctld_request r;
+	psiplace_error_t err;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(parse(bad[i], 1, &r, &err), -1, "%s", bad[i][0]);
+		cr_assert(strstr(err.text, "PSIPLACE_REQUEST") && strstr(err.text, "accepted: 1 to 1000000"),
+			  "%s", err.text);
+		cr_assert_eq(r.version, 0);
+	}
+	cr_assert_eq(parse(twice, 2, &r, &err), -1);
+	cr_assert(strstr(err.text, "given twice"), "%s", err.text);
+}

@@ -60,6 +60,12 @@ extern int select_p_reconfigure(void)
 	return (int)answer("reconfigure");
 }
 
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	(void)job_ptr;
+	return (int)answer("job_begin");
+}
+
 #define FAKE(ret, fail, name, params, args) \
 	extern ret select_p_##name params   \
 	{                                   \
