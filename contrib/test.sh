@@ -313,9 +313,8 @@ st_release() { # REL INSTANCE
     --suite integration --no-suite long --no-suite once
 }
 
-built() { [ "$(cut -d' ' -f3 "$ci/build-$1.result" 2>/dev/null)" = pass ]; }
 st_upgrade_stage() {
-  if built 24.11 && built 26.05; then run_stage upgrade-24.11-26.05 st_upgrade
+  if stage_passed build-24.11 && stage_passed build-26.05; then run_stage upgrade-24.11-26.05 st_upgrade
   else skip_stage upgrade-24.11-26.05 'a release build failed'; fi
 }
 st_upgrade() {
