@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "rank_sort.h"
 
 #define SMALL 16
 
