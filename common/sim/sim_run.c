@@ -276,56 +276,10 @@ static void integrate(struct sim *s, int64_t t)
 	}
 }
 
-static void release(struct sim *s, uint32_t q)
-{
-	sim_apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
-	sim_running_remove(s, q);
-}
-
-/* trace_nodes: the export does not say whether a job that ended in this
- * second ended before or after a job that started in it.  It ended
- * before where the starting job's traced nodes need its CPUs (they would
- * be over-committed); otherwise it still holds them while that job is
- * placed (Slurm placed it before the end was processed, or the node was
- * still completing), and is released after the pass. */
-static bool over(const struct sim *s, uint32_t n)
-{
-	return s->need[n] && s->alloc[n] + s->need[n] > s->now[n].cpus;
-}
-
-void sim_release_needed(struct sim *s, const struct sjob *j)
-{
-	for (uint32_t a = 0; a < j->k; a++)
-		s->need[s->tnodes[j->tfirst + a]] += sim_take_cpus(s, j, s->tnodes[j->tfirst + a]);
-	for (;;) { /* the end that frees the over-committed nodes and the fewest others */
-		size_t best = SIZE_MAX;
-		uint32_t best_other = UINT32_MAX;
-
-		for (size_t d = 0; d < s->ndeferred; d++) {
-			const struct sjob *e = &s->jobs[s->deferred[d]];
-			const uint32_t *hn = held(s, e);
-			uint32_t hit = 0;
-
-			for (uint32_t a = 0; a < e->k; a++)
-				hit += over(s, hn[a]);
-			if (hit && e->k - hit < best_other) {
-				best = d;
-				best_other = e->k - hit;
-			}
-		}
-		if (best == SIZE_MAX)
-			break;
-		release(s, s->deferred[best]);
-		s->deferred[best] = s->deferred[--s->ndeferred];
-	}
-	for (uint32_t a = 0; a < j->k; a++)
-		s->need[s->tnodes[j->tfirst + a]] = 0;
-}
-
 static void release_deferred(struct sim *s)
 {
 	for (size_t d = 0; d < s->ndeferred; d++)
-		release(s, s->deferred[d]);
+		sim_release(s, s->deferred[d]);
 	s->ndeferred = 0;
 }
 
@@ -367,7 +321,7 @@ static void loop(struct sim *s, const uint32_t *arr)
 			if (s->opts->trace_nodes)
 				s->deferred[s->ndeferred++] = q;
 			else
-				release(s, q);
+				sim_release(s, q);
 		}
 		behind = true; /* every arrival queued behind the jobs there were */
 		for (; ai < s->njob && s->jobs[arr[ai]].elig == tn; ai++) {

@@ -81,40 +81,56 @@ struct sim {
 	size_t engine_calls;
 };
 
+/* The files of the replay, each using only those above it in this list
+ * (tests/unit/calls_down.sh, part sim):
+ *   sim_heap.c, sim_choose.c  level 0
+ *   sim_room.c                level 1
+ *   sim_nodes.c               level 2
+ *   sim_start.c, sim_reserve.c level 3
+ *   sim_plan.c                level 4
+ *   sim_pass.c, sim_mall.c    level 5
+ *   sim_run.c                 level 6 */
+
+/* sim_heap.c */
 void sim_heap_push(struct heap *h, int64_t key, uint32_t val);
 void sim_heap_pop(struct heap *h);
 
+/* sim_choose.c: the engine's choice for j over view[0..n-1] (positions
+ * into out). */
+bool sim_choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
+		int64_t start_in, uint32_t *out);
+
+/* sim_nodes.c */
+void sim_node_sync(struct sim *s, uint32_t i);
+uint32_t sim_take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
+void sim_apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
 void sim_running_add(struct sim *s, uint32_t q);
 void sim_running_remove(struct sim *s, uint32_t q);
-
-/* The top blocked job's reservation (s->resv); -1 when it can never
- * start. */
-int sim_reserve(struct sim *s, uint32_t q);
-
 /* A shape at least j's found no room in this pass (patched: beside the
  * reservation too). */
 bool sim_failed_before(const struct sim *s, const struct sjob *j, bool patched);
 void sim_remember_fail(struct sim *s, const struct sjob *j, bool patched);
 
-/* sim_pass.c */
-void sim_node_sync(struct sim *s, uint32_t i);
-/* The engine's choice for j over view[0..n-1] (positions into out). */
-bool sim_choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
-	    int64_t start_in, uint32_t *out);
-uint32_t sim_take_cpus(const struct sim *s, const struct sjob *j, uint32_t node);
-void sim_apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int sign);
-size_t sim_queue_add(struct sim *s, uint32_t q); /* its position */
-void sim_pass(struct sim *s);
-void sim_pass_arrivals(struct sim *s);
-void sim_pass_main(struct sim *s);
+/* sim_start.c */
 void sim_start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
 /* trace_nodes: job q starts now on its traced nodes; chose: the engine
  * chose s->pick (recorded and compared), else it found no room. */
 void sim_start_traced(struct sim *s, uint32_t q, bool chose);
-
+/* Job q ends: its CPUs are given back. */
+void sim_release(struct sim *s, uint32_t q);
 /* trace_nodes: release the jobs that ended this second whose CPUs j's
- * traced nodes need (sim_run.c). */
+ * traced nodes need. */
 void sim_release_needed(struct sim *s, const struct sjob *j);
+
+/* sim_reserve.c: the top blocked job's reservation (s->resv); -1 when it
+ * can never start. */
+int sim_reserve(struct sim *s, uint32_t q);
+
+/* sim_pass.c */
+size_t sim_queue_add(struct sim *s, uint32_t q); /* its position */
+void sim_pass(struct sim *s);
+void sim_pass_arrivals(struct sim *s);
+void sim_pass_main(struct sim *s);
 
 /* The nodes a running job holds. */
 static inline const uint32_t *held(const struct sim *s, const struct sjob *j)

@@ -3,7 +3,7 @@
 # part"): no object file of the table below uses a symbol that a file on its
 # own level or above defines.  Read from the built objects with nm, so a
 # call through a header counts as much as one in the source.
-# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable or spank)
+# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable, spank or sim)
 # A LIB.a is read member by member; a DIR holds the objects (a plugin's
 # meson private directory, NAME.so.p).  An object the table does not know
 # fails the check: a new file must be given its level here.
@@ -19,6 +19,11 @@ case $part in
   spank) # plugins/spank/, psiplace.so
     level=([spank_ctx]=0 [spank_options]=0 [spank_psets]=1 [spank_submit]=1
            [spank_step]=2 [psiplace_spank]=3) ;;
+  sim) # common/sim/, libpsiplace_sim (the order sim_run_internal.h gives)
+    level=([sim_rows]=0 [sim_gzip]=0 [sim_scontrol]=0 [sim_sacct]=1 [sim_swf]=1
+           [sim_trace]=2
+           [sim_heap]=0 [sim_choose]=0 [sim_room]=1 [sim_nodes]=2 [sim_start]=3
+           [sim_reserve]=3 [sim_plan]=4 [sim_pass]=5 [sim_mall]=5 [sim_run]=6) ;;
   *) echo "calls_down: unknown part '$part'"; exit 2 ;;
 esac
 
