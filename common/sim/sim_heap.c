@@ -7,9 +7,33 @@
 #include "psiplace/sim.h"
 #include "sim_run_internal.h"
 
+/* A growing heap (cap > 0) full: twice the room; false out of memory. */
+static bool room_for_one(struct heap *h)
+{
+	int64_t *k;
+	uint32_t *v;
+
+	if (!h->cap || h->n < h->cap)
+		return true;
+	if (!(k = realloc(h->key, 2 * h->cap * sizeof(*k))))
+		return false;
+	h->key = k;
+	if (!(v = realloc(h->val, 2 * h->cap * sizeof(*v))))
+		return false;
+	h->val = v;
+	h->cap *= 2;
+	return true;
+}
+
 void sim_heap_push(struct heap *h, int64_t key, uint32_t val)
 {
-	size_t i = h->n++;
+	size_t i;
+
+	if (!room_for_one(h)) {
+		h->oom = true;
+		return;
+	}
+	i = h->n++;
 
 	while (i > 0) {
 		size_t p = (i - 1) / 2;

@@ -49,6 +49,12 @@ void sim_apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int s
 	for (uint32_t i = 0; i < j->k; i++) {
 		uint32_t n = nodes[i], c = sim_take_cpus(s, j, n);
 
+		if (s->ipos && s->alloc[n] == 0 && sign > 0) { /* no longer idle */
+			uint32_t at = s->ipos[n], last = s->ilist[--s->nidle];
+
+			s->ilist[at] = last;
+			s->ipos[last] = at;
+		}
 		if (sign > 0) {
 			s->idle_nodes -= s->alloc[n] == 0;
 			s->alloc[n] += c;
@@ -59,6 +65,10 @@ void sim_apply(struct sim *s, const struct sjob *j, const uint32_t *nodes, int s
 			s->amem[n] -= j->mem;
 			s->njobs[n]--;
 			s->idle_nodes += s->alloc[n] == 0;
+			if (s->ipos && s->alloc[n] == 0) { /* idle again */
+				s->ipos[n] = (uint32_t)s->nidle;
+				s->ilist[s->nidle++] = n;
+			}
 		}
 		sim_node_sync(s, n);
 	}

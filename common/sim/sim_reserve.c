@@ -95,6 +95,7 @@ int sim_reserve(struct sim *s, uint32_t q)
 		if (sim_choose_room(s, j, j->excl ? s->idle : s->now, t - s->t, s->touched, nt,
 				s->resv.nodes)) {
 			set_resv(s, j, t);
+			s->resv.q = q;
 			found = 0;
 		}
 		patch(s, nt, false);

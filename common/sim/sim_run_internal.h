@@ -15,12 +15,23 @@ struct sjob {
 	bool excl, fits;              /* fits: on the empty cluster */
 	uint32_t tfirst, tk;          /* trace_nodes: its traced nodes in sim.tnodes; tk 0: none */
 	bool on_trace;                /* it runs on its traced nodes, not on res's */
+	/* Malleable (sim_mall.c): its range, the nodes it holds now (mnodes,
+	 * k of them; during a shrink the released ones last, mdrop of them),
+	 * its work left at wt (node-seconds of its traced size's rate), the
+	 * rate it runs at, when its held nodes last changed (the accounting),
+	 * its resize in progress until busy, its last resize. */
+	bool mall, done;
+	uint32_t mmin, mmax, k0, mdrop;
+	uint32_t *mnodes;
+	double work, rate;
+	int64_t wt, seg_t, busy, last_resize;
 };
 
 struct heap {
 	int64_t *key;
 	uint32_t *val;
-	size_t n;
+	size_t n, cap; /* cap 0: fixed, never more than allocated; else grows */
+	bool oom;      /* a push found no memory (the replay fails) */
 };
 
 struct shape {
@@ -59,6 +70,7 @@ struct sim {
 	int64_t t, next_bf;                /* opts->bf_interval: the next backfill pass */
 	struct {
 		bool active, found;
+		uint32_t q;     /* the job it is for */
 		int64_t t;
 		uint32_t k, *nodes, *extra;
 		uint64_t *extra_mem;
@@ -67,7 +79,7 @@ struct sim {
 	struct shape fail[SIM_MAXFAIL];
 	size_t nfail;
 	/* plan_all (sched/backfill's own way): the pass's plans, a view */
-	struct plan { int64_t t0, t1; size_t first; uint32_t k; } *plans;
+	struct plan { int64_t t0, t1; size_t first; uint32_t k, q; } *plans;
 	size_t nplans, plans_cap, nplan_nodes, plan_nodes_cap, times_cap;
 	uint32_t *plan_nodes;
 	int64_t *times;
@@ -79,6 +91,19 @@ struct sim {
 	double cpu_secs, used_secs, saved, frag_area, frag_time;
 	size_t overruns; /* jobs whose traced run exceeds their limit */
 	size_t engine_calls;
+	double node_secs;
+	/* Malleable jobs (sim_mall.c) */
+	const struct psiplace_sim_malleable *mall;
+	struct heap mdone;                /* resizes' completions */
+	int64_t next_dec, t0;             /* the next decision; the ticks' origin */
+	uint32_t *mrun;                   /* running malleable jobs */
+	size_t nmrun;
+	uint32_t *ilist, *ipos;           /* idle powered nodes (a set: list and places) */
+	size_t nidle;
+	struct sim_rdec *rd;              /* the decision's state (sim_mall.c) */
+	uint64_t rdec_id;
+	bool mall_freed;                  /* a shrink completed: a full pass is due */
+	bool mall_failed;                 /* the decision refused the state (a defect) */
 };
 
 /* The files of the replay, each using only those above it in this list
@@ -112,6 +137,9 @@ bool sim_failed_before(const struct sim *s, const struct sjob *j, bool patched);
 void sim_remember_fail(struct sim *s, const struct sjob *j, bool patched);
 
 /* sim_start.c */
+/* A malleable job's held nodes until now: the accounting (sim.cpu_secs,
+ * used_secs, node_secs) of the time since j->seg_t. */
+void sim_account(struct sim *s, struct sjob *j);
 void sim_start_job(struct sim *s, uint32_t q, const uint32_t *nodes);
 /* trace_nodes: job q starts now on its traced nodes; chose: the engine
  * chose s->pick (recorded and compared), else it found no room. */
@@ -132,9 +160,25 @@ void sim_pass(struct sim *s);
 void sim_pass_arrivals(struct sim *s);
 void sim_pass_main(struct sim *s);
 
+/* sim_mall.c: malleable jobs (opts->malleable) */
+int sim_mall_setup(struct sim *s, const struct psiplace_sim_trace *t, psiplace_error_t *err);
+void sim_mall_free(struct sim *s);
+/* A malleable job started / ends (its lists). */
+void sim_mall_started(struct sim *s, uint32_t q);
+void sim_mall_ended(struct sim *s, uint32_t q);
+/* The resizes that complete at s->t (shrinks give their nodes back). */
+void sim_mall_complete(struct sim *s);
+/* Something changed at s->t: a decision at the next tick. */
+void sim_mall_touch(struct sim *s);
+/* At s->t == s->next_dec: psiplace_rdec_decide() and its decisions
+ * begun. */
+void sim_mall_decide(struct sim *s);
+
 /* The nodes a running job holds. */
 static inline const uint32_t *held(const struct sim *s, const struct sjob *j)
 {
+	if (j->mnodes)
+		return j->mnodes;
 	return j->on_trace ? s->tnodes + j->tfirst : s->r->alloc + s->r->res[j->trace].nfirst;
 }
 

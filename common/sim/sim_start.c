@@ -7,7 +7,6 @@
 #include "psiplace/sim.h"
 #include "sim_run_internal.h"
 
-
 /* Job q starts now on occupy; its result records nodes. */
 static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uint32_t *occupy)
 {
@@ -35,11 +34,25 @@ static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uin
 	res->end = s->t + run;
 	res->nfirst = (uint32_t)r->nalloc;
 	res->nnodes = j->k;
-	for (uint32_t i = 0; i < j->k; i++) {
+	for (uint32_t i = 0; i < j->k; i++)
 		r->alloc[r->nalloc++] = nodes[i];
-		s->cpu_secs += (double)sim_take_cpus(s, j, nodes[i]) * (double)run;
+	if (j->mall && (j->mnodes = malloc((j->mmax > j->k ? j->mmax : j->k) * sizeof(uint32_t)))) {
+		/* its work: node-seconds at its traced size's rate, done
+		 * wherever it runs; the accounting follows what it holds */
+		memcpy(j->mnodes, occupy, j->k * sizeof(uint32_t));
+		j->work = (double)j->k0 * (double)run;
+		j->rate = j->k0;
+		j->wt = j->seg_t = s->t;
+		j->busy = INT64_MIN;
+		j->last_resize = INT64_MIN;
+		s->mrun[s->nmrun++] = q;
+	} else {
+		s->mall_failed = s->mall_failed || j->mall; /* out of memory */
+		for (uint32_t i = 0; i < j->k; i++)
+			s->cpu_secs += (double)sim_take_cpus(s, j, nodes[i]) * (double)run;
+		s->used_secs += (double)j->cpus * (double)run;
+		s->node_secs += (double)j->k * (double)run;
 	}
-	s->used_secs += (double)j->cpus * (double)run;
 	j->end = res->end;
 	j->limit_end = s->t + j->limit;
 	sim_heap_push(&s->ends, j->end, q);
@@ -76,10 +89,36 @@ void sim_start_traced(struct sim *s, uint32_t q, bool chose)
 	start_on(s, q, chose ? s->pick : tn, tn);
 }
 
+void sim_account(struct sim *s, struct sjob *j)
+{
+	double dt = (double)(s->t - j->seg_t);
+
+	for (uint32_t a = 0; a < j->k; a++)
+		s->cpu_secs += (double)sim_take_cpus(s, j, j->mnodes[a]) * dt;
+	s->used_secs += (double)j->ppn * (double)j->k * dt;
+	s->node_secs += (double)j->k * dt;
+	j->seg_t = s->t;
+}
+
 void sim_release(struct sim *s, uint32_t q)
 {
-	sim_apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
+	struct sjob *j = &s->jobs[q];
+
+	if (j->mnodes)
+		sim_account(s, j);
+	sim_apply(s, j, held(s, j), -1);
 	sim_running_remove(s, q);
+	j->done = true;
+	if (j->mnodes) {
+		for (size_t i = 0; i < s->nmrun; i++)
+			if (s->mrun[i] == q) {
+				s->mrun[i] = s->mrun[--s->nmrun];
+				break;
+			}
+		s->r->res[j->trace].end = s->t;
+		free(j->mnodes);
+		j->mnodes = NULL;
+	}
 }
 
 /* trace_nodes: the export does not say whether a job that ended in this

@@ -20,7 +20,7 @@ case $part in
     level=([spank_ctx]=0 [spank_options]=0 [spank_psets]=1 [spank_submit]=1
            [spank_step]=2 [psiplace_spank]=3) ;;
   sim) # common/sim/, libpsiplace_sim (the order sim_run_internal.h gives)
-    level=([sim_rows]=0 [sim_gzip]=0 [sim_scontrol]=0 [sim_sacct]=1 [sim_swf]=1
+    level=([sim_rows]=0 [sim_gzip]=0 [sim_mall_opts]=0 [sim_scontrol]=0 [sim_sacct]=1 [sim_swf]=1
            [sim_trace]=2
            [sim_heap]=0 [sim_choose]=0 [sim_room]=1 [sim_nodes]=2 [sim_start]=3
            [sim_reserve]=3 [sim_plan]=4 [sim_pass]=5 [sim_mall]=5 [sim_run]=6) ;;
