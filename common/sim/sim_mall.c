@@ -32,6 +32,7 @@ struct sim_rdec {
 	uint32_t *rnodes;                 /* the running jobs' nodes as positions */
 	struct psiplace_rdec_pending *pend;
 	uint32_t *pnodes;                 /* the pending jobs' planned nodes as positions */
+	size_t pcap;
 	uint32_t *plan_of;                /* per job: its plan + 1 this pass (backfill slurm) */
 	int64_t off;                      /* added to every time: the decision's times are > 0 */
 };
@@ -114,6 +115,7 @@ int sim_mall_setup(struct sim *s, const struct psiplace_sim_trace *t, psiplace_e
 	rd->back = calloc(s->n + 1, sizeof(*rd->back));
 	rd->rnodes = calloc(s->n + 1, sizeof(*rd->rnodes));
 	rd->pnodes = calloc(s->n + 1, sizeof(*rd->pnodes));
+	rd->pcap = s->n + 1;
 	rd->plan_of = calloc(s->njob + 1, sizeof(*rd->plan_of));
 	rd->run = calloc(s->njob + 1, sizeof(*rd->run));
 	if (!rd->nodes || !rd->pos || !rd->back || !rd->rnodes || !rd->pnodes || !rd->plan_of ||
@@ -413,12 +415,25 @@ static bool build_pending(struct sim *s, size_t *np)
 {
 	struct sim_rdec *rd = s->rd;
 	uint32_t depth = s->opts->bf_depth ? s->opts->bf_depth : 500;
-	size_t n = s->nq < depth ? s->nq : depth, used = 0;
+	size_t n = s->nq < depth ? s->nq : depth, used = 0, need = 0;
 	struct psiplace_rdec_pending *p;
 
 	if (!(p = realloc(rd->pend, (n + 1) * sizeof(*p))))
 		return false;
 	rd->pend = p;
+	if (s->opts->plan_all) /* plans at other times may share nodes: more than n */
+		for (size_t x = 0; x < s->nplans; x++)
+			need += s->plans[x].k;
+	else
+		need = s->resv.k;
+	if (need >= rd->pcap) {
+		uint32_t *q = realloc(rd->pnodes, (need + 1) * sizeof(*q));
+
+		if (!q)
+			return false;
+		rd->pnodes = q;
+		rd->pcap = need + 1;
+	}
 	if (s->opts->plan_all)
 		for (size_t x = 0; x < s->nplans; x++)
 			rd->plan_of[s->plans[x].q] = (uint32_t)x + 1;
@@ -445,15 +460,21 @@ static bool build_pending(struct sim *s, size_t *np)
 			.planned = pk ? rd->pnodes + used : NULL, .nplanned = pk,
 			.policy = { .policy = PSIPLACE_POLICY_NONE },
 		};
-		for (uint32_t a = 0; a < pk && used < s->n; a++)
+		for (uint32_t a = 0; a < pk; a++)
 			rd->pnodes[used++] = show(s, pl[a]);
-		p[i].nplanned = pk && used ? pk : 0;
 	}
 	if (s->opts->plan_all)
 		for (size_t x = 0; x < s->nplans; x++)
 			rd->plan_of[s->plans[x].q] = 0;
 	*np = n;
 	return true;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static void apply_decisions(struct sim *s, const struct psiplace_rdec_result *res)
@@ -474,6 +495,7 @@ static void apply_decisions(struct sim *s, const struct psiplace_rdec_result *re
 		}
 		for (uint32_t a = 0; a < d->k; a++)
 			nodes[a] = rd->back[d->nodes[a]];
+		qsort(nodes, d->k, sizeof(*nodes), cmp_u32); /* node order, not the view's */
 		if (d->action == PSIPLACE_RDEC_GROW)
 			grow(s, d->job, nodes, d->k);
 		else
