@@ -409,13 +409,16 @@ int cmd_simulate(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	struct psiplace_sim_malleable base = mall;
+
+	base.baseline = true; /* the same jobs on whole nodes, never resized */
 	for (int x = 0; x < (mreps ? 2 * np : np) && rc == 0; x++) {
 		psiplace_error_t err;
 		struct psiplace_sim_opts ox = o;
 		int i = mreps ? x / 2 : x;
 		struct psiplace_sim_report *r = mreps && x % 2 ? &mreps[i] : &reps[i];
 
-		ox.malleable = mreps && x % 2 ? o.malleable : NULL; /* rigid, then malleable */
+		ox.malleable = !mreps ? NULL : x % 2 ? o.malleable : &base; /* rigid, then malleable */
 		ox.rank.policy = pol[i];
 		if (isatty(STDERR_FILENO)) {
 			ox.progress = progress;

@@ -94,7 +94,8 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		fprintf(f, "# node_h: nodes held x hours; mall: %zu of the jobs malleable (--malleable), range x%g..x%g of their "
 			"nodes, decisions every %lld s, at least %lld s between two resizes of a job; "
 			"resize cost %g + %g s/node (grow), %g + %g s/node (shrink); efficiency %g; "
-			"resizes/job: resizes per malleable job\n",
+			"resizes/job: resizes per malleable job; rigid: the same jobs on whole nodes at "
+			"their traced size, never resized\n",
 			mreps[0].malleable, ml->range_lo, ml->range_hi, (long long)ml->interval,
 			(long long)ml->min_interval, ml->grow_base, ml->grow_per_node, ml->shrink_base,
 			ml->shrink_per_node, ml->efficiency);

@@ -90,8 +90,10 @@ int sim_mall_setup(struct sim *s, const struct psiplace_sim_trace *t, psiplace_e
 		lo = lo < 1 ? 1 : lo;
 		hi = hi > npow ? npow : hi;
 		hi = hi < j->k ? j->k : hi;
-		j->mall = true;
 		j->excl = true; /* the decision moves whole nodes */
+		if (m->baseline)
+			continue;
+		j->mall = true;
 		j->mmin = lo;
 		j->mmax = hi;
 		j->k0 = j->k;
@@ -99,6 +101,8 @@ int sim_mall_setup(struct sim *s, const struct psiplace_sim_trace *t, psiplace_e
 		s->r->res[j->trace].mall_max = hi;
 		s->r->malleable++;
 	}
+	if (m->baseline)
+		return 0;
 	s->next_dec = INT64_MAX;
 	s->rd = rd = calloc(1, sizeof(*rd));
 	s->mrun = calloc(s->njob + 1, sizeof(*s->mrun));

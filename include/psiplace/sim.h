@@ -130,6 +130,10 @@ struct psiplace_sim_malleable {
 	 * second on m nodes (1: linear) */
 	double efficiency;
 	bool log;              /* record every resize in the report */
+	/* The rigid baseline: the jobs the rule chooses hold whole nodes as
+	 * malleable ones do, at their traced size, and are never resized (so
+	 * that rigid and malleable replays differ in the resizes alone). */
+	bool baseline;
 };
 
 /* The defaults above. */
