@@ -362,13 +362,28 @@ static bool too_soon(const struct sim *s, const struct sjob *j)
 	return j->last_resize != INT64_MIN && s->t - j->last_resize < s->mall->min_interval;
 }
 
-/* Might a call decide anything?  false also schedules the tick at which
- * a job's minimum interval runs out, when one waits for that. */
-static bool worth_asking(struct sim *s)
+/* A job the decision may grow now. */
+static bool may_grow(const struct sim *s, const struct sjob *j)
+{
+	return j->busy <= s->t && !too_soon(s, j) && j->k < j->mmax;
+}
+
+/* What a call may decide: ASK_SHRINK, a shrink may let the first waiting
+ * job start (it does not fit the idle nodes, and the spare nodes of the
+ * jobs that may be resized cover its deficit: a bound on what rule 2 may
+ * take); ASK_GROW, an idle node may be granted: one that no plan holds
+ * whose start is before the end of the growing job that ends first (rule
+ * 3a protects a planned node from a grower ending after the plan's start;
+ * every pending job shown has a plan or a start beyond every limit, so
+ * rule 3b protects nothing).  Also schedules the tick at which a job's
+ * minimum interval runs out, when one waits for that. */
+enum { ASK_GROW = 1, ASK_SHRINK = 2 };
+
+static int worth_asking(struct sim *s)
 {
 	uint32_t spare = 0, idle_planned = 0;
-	bool growable = false;
-	int64_t wake = INT64_MAX;
+	int64_t wake = INT64_MAX, min_end = INT64_MAX;
+	int ask = 0;
 
 	for (size_t i = 0; i < s->nmrun; i++) {
 		const struct sjob *j = &s->jobs[s->mrun[i]];
@@ -382,7 +397,8 @@ static bool worth_asking(struct sim *s)
 			continue;
 		}
 		spare += j->k - j->mmin;
-		growable = growable || j->k < j->mmax;
+		if (j->k < j->mmax && j->limit_end < min_end)
+			min_end = j->limit_end;
 	}
 	if (wake < INT64_MAX) {
 		int64_t at = tick(s, wake);
@@ -391,12 +407,12 @@ static bool worth_asking(struct sim *s)
 	}
 	if (s->nq && spare > 0 && s->jobs[s->queue[0]].k > s->nidle &&
 	    s->jobs[s->queue[0]].k - s->nidle <= spare)
-		return true; /* a shrink may let the first waiting job start */
-	if (!growable || !s->nidle)
-		return false;
+		ask |= ASK_SHRINK;
+	if (min_end == INT64_MAX || !s->nidle)
+		return ask;
 	if (s->opts->plan_all) {
 		for (size_t p = 0; p < s->nplans; p++)
-			for (uint32_t a = 0; a < s->plans[p].k; a++) {
+			for (uint32_t a = 0; a < s->plans[p].k && s->plans[p].t0 < min_end; a++) {
 				uint32_t i = s->plan_nodes[s->plans[p].first + a];
 
 				if (s->alloc[i] == 0 && s->now[i].power && s->rd->pos[i] == UINT32_MAX) {
@@ -407,11 +423,13 @@ static bool worth_asking(struct sim *s)
 		for (size_t p = 0; p < s->nplans; p++)
 			for (uint32_t a = 0; a < s->plans[p].k; a++)
 				s->rd->pos[s->plan_nodes[s->plans[p].first + a]] = UINT32_MAX;
-	} else if (s->resv.found && s->nq && s->resv.q == s->queue[0]) {
+	} else if (s->resv.found && s->nq && s->resv.q == s->queue[0] && s->resv.t < min_end) {
 		for (uint32_t a = 0; a < s->resv.k; a++)
 			idle_planned += s->alloc[s->resv.nodes[a]] == 0 && s->now[s->resv.nodes[a]].power;
 	}
-	return s->nidle > idle_planned; /* an idle node no plan holds */
+	if (s->nidle > idle_planned)
+		ask |= ASK_GROW;
+	return ask;
 }
 
 /* The pending jobs the last pass walked, with the plan it made. */
@@ -419,7 +437,7 @@ static bool build_pending(struct sim *s, size_t *np)
 {
 	struct sim_rdec *rd = s->rd;
 	uint32_t depth = s->opts->bf_depth ? s->opts->bf_depth : 500;
-	size_t n = s->nq < depth ? s->nq : depth, used = 0, need = 0;
+	size_t n = s->nq < depth ? s->nq : depth, used = 0, need = 0, m = 0;
 	struct psiplace_rdec_pending *p;
 
 	if (!(p = realloc(rd->pend, (n + 1) * sizeof(*p))))
@@ -459,7 +477,13 @@ static bool build_pending(struct sim *s, size_t *np)
 			pk = s->resv.k;
 			start = s->resv.t + rd->off;
 		}
-		p[i] = (struct psiplace_rdec_pending){
+		/* A job without a plan has a start beyond every limit: rule 3
+		 * reads nothing of it, rule 2 only the first job: it is left out,
+		 * the same answer at a fraction of the cost (rule 3 walks the
+		 * pending jobs once per growing job). */
+		if (i > 0 && !pk)
+			continue;
+		p[m++] = (struct psiplace_rdec_pending){
 			.id = q, .nodes = j->k, .time_limit = j->limit, .planned_start = start,
 			.planned = pk ? rd->pnodes + used : NULL, .nplanned = pk,
 			.policy = { .policy = PSIPLACE_POLICY_NONE },
@@ -470,7 +494,7 @@ static bool build_pending(struct sim *s, size_t *np)
 	if (s->opts->plan_all)
 		for (size_t x = 0; x < s->nplans; x++)
 			rd->plan_of[s->plans[x].q] = 0;
-	*np = n;
+	*np = m;
 	return true;
 }
 
@@ -515,10 +539,11 @@ void sim_mall_decide(struct sim *s)
 	struct psiplace_rdec_state st;
 	struct psiplace_rdec_result res;
 	psiplace_error_t err;
-	size_t used = 0, np = 0;
+	size_t used = 0, np = 0, nr = 0;
+	int ask;
 
 	s->next_dec = INT64_MAX;
-	if (!s->nmrun || !worth_asking(s))
+	if (!s->nmrun || !(ask = worth_asking(s)))
 		return;
 	rd->n = 0;
 	for (size_t i = 0; i < s->nidle; i++)
@@ -526,9 +551,16 @@ void sim_mall_decide(struct sim *s)
 	for (size_t i = 0; i < s->nmrun; i++) {
 		const struct sjob *j = &s->jobs[s->mrun[i]];
 
-		rd->run[i] = (struct psiplace_rdec_running){
+		/* With no shrink possible, the jobs that cannot grow now would
+		 * only be told "nothing" (their nodes are not idle either way):
+		 * the decision is shown the others alone, the same answer.  With
+		 * no grow possible, a job is shown at its maximum (rule 3 ends at
+		 * once; rule 2 reads the minimum alone): the same answer. */
+		if (!(ask & ASK_SHRINK) && !may_grow(s, j))
+			continue;
+		rd->run[nr++] = (struct psiplace_rdec_running){
 			.id = s->mrun[i], .nodes = rd->rnodes + used, .nnodes = j->k,
-			.min = j->mmin, .max = j->mmax, .end = j->limit_end + rd->off,
+			.min = j->mmin, .max = ask & ASK_GROW ? j->mmax : j->k, .end = j->limit_end + rd->off,
 			.last_resize = j->last_resize == INT64_MIN ? 0 : j->last_resize + rd->off,
 			.in_progress = j->busy > s->t,
 			.policy = { .policy = PSIPLACE_POLICY_NONE },
@@ -546,7 +578,7 @@ void sim_mall_decide(struct sim *s)
 	par.cluster_policy.priorityf = s->opts->rank.cluster_priorityf;
 	st = (struct psiplace_rdec_state){
 		.now = s->t + rd->off, .nodes = rd->nodes, .nnodes = rd->n, .running = rd->run,
-		.nrunning = s->nmrun, .pending = rd->pend, .npending = np,
+		.nrunning = nr, .pending = rd->pend, .npending = np,
 	};
 	s->r->rdec_calls++;
 	if (psiplace_rdec_decide(&st, &par, s->rdec_id + 1, &res, &err) < 0) {
