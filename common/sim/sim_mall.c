@@ -29,12 +29,12 @@ struct sim_rdec {
 	uint32_t *pos, *back;             /* node -> its position there (UINT32_MAX: none); back */
 	size_t n;
 	struct psiplace_rdec_running *run;
-	uint32_t *rnodes;                 /* the running jobs' nodes as positions */
+	uint32_t *rnodes; /* the running jobs' nodes as positions */
 	struct psiplace_rdec_pending *pend;
-	uint32_t *pnodes;                 /* the pending jobs' planned nodes as positions */
+	uint32_t *pnodes; /* the pending jobs' planned nodes as positions */
 	size_t pcap;
-	uint32_t *plan_of;                /* per job: its plan + 1 this pass (backfill slurm) */
-	int64_t off;                      /* added to every time: the decision's times are > 0 */
+	uint32_t *plan_of; /* per job: its plan + 1 this pass (backfill slurm) */
+	int64_t off;       /* added to every time: the decision's times are > 0 */
 };
 
 static uint64_t mix(uint64_t x)
@@ -51,12 +51,9 @@ static bool chosen(const struct psiplace_sim_malleable *m, const struct psiplace
 	switch (m->rule) {
 	case PSIPLACE_SIM_MALL_FRACTION:
 		return (double)(mix(m->seed ^ mix(tj->id)) >> 11) * 0x1.0p-53 < m->fraction;
-	case PSIPLACE_SIM_MALL_MIN_NODES:
-		return j->k >= m->min_nodes;
-	case PSIPLACE_SIM_MALL_TRACE:
-		return tj->mall_max > 0;
-	default:
-		return false;
+	case PSIPLACE_SIM_MALL_MIN_NODES: return j->k >= m->min_nodes;
+	case PSIPLACE_SIM_MALL_TRACE: return tj->mall_max > 0;
+	default: return false;
 	}
 }
 
@@ -232,13 +229,15 @@ static void log_resize(struct sim *s, const struct sjob *j, uint32_t from, uint3
 	if (!s->mall->log)
 		return;
 	if (!(nr = realloc(r->resizes, (r->nresizes + 1) * sizeof(*nr))) ||
-	    !(r->resizes = nr, nn = realloc(r->resize_nodes, (r->nresize_nodes + k + 1) * sizeof(*nn)))) {
+	    !(r->resizes = nr,
+	      nn = realloc(r->resize_nodes, (r->nresize_nodes + k + 1) * sizeof(*nn)))) {
 		s->mall_failed = true;
 		return;
 	}
 	r->resize_nodes = nn;
-	r->resizes[r->nresizes++] = (struct psiplace_sim_resize){ s->t, s->t + c, j->trace, from, to,
-								  r->nresize_nodes };
+	r->resizes[r->nresizes++] = (struct psiplace_sim_resize){
+		s->t, s->t + c, j->trace, from, to, r->nresize_nodes
+	};
 	memcpy(nn + r->nresize_nodes, nodes, k * sizeof(*nn));
 	r->nresize_nodes += k;
 }
@@ -415,7 +414,8 @@ static int worth_asking(struct sim *s)
 			for (uint32_t a = 0; a < s->plans[p].k && s->plans[p].t0 < min_end; a++) {
 				uint32_t i = s->plan_nodes[s->plans[p].first + a];
 
-				if (s->alloc[i] == 0 && s->now[i].power && s->rd->pos[i] == UINT32_MAX) {
+				if (s->alloc[i] == 0 && s->now[i].power &&
+				    s->rd->pos[i] == UINT32_MAX) {
 					s->rd->pos[i] = 0; /* counted once */
 					idle_planned++;
 				}
@@ -425,7 +425,8 @@ static int worth_asking(struct sim *s)
 				s->rd->pos[s->plan_nodes[s->plans[p].first + a]] = UINT32_MAX;
 	} else if (s->resv.found && s->nq && s->resv.q == s->queue[0] && s->resv.t < min_end) {
 		for (uint32_t a = 0; a < s->resv.k; a++)
-			idle_planned += s->alloc[s->resv.nodes[a]] == 0 && s->now[s->resv.nodes[a]].power;
+			idle_planned +=
+				s->alloc[s->resv.nodes[a]] == 0 && s->now[s->resv.nodes[a]].power;
 	}
 	if (s->nidle > idle_planned)
 		ask |= ASK_GROW;
@@ -484,8 +485,12 @@ static bool build_pending(struct sim *s, size_t *np)
 		if (i > 0 && !pk)
 			continue;
 		p[m++] = (struct psiplace_rdec_pending){
-			.id = q, .nodes = j->k, .time_limit = j->limit, .planned_start = start,
-			.planned = pk ? rd->pnodes + used : NULL, .nplanned = pk,
+			.id = q,
+			.nodes = j->k,
+			.time_limit = j->limit,
+			.planned_start = start,
+			.planned = pk ? rd->pnodes + used : NULL,
+			.nplanned = pk,
 			.policy = { .policy = PSIPLACE_POLICY_NONE },
 		};
 		for (uint32_t a = 0; a < pk; a++)
@@ -515,7 +520,8 @@ static void apply_decisions(struct sim *s, const struct psiplace_rdec_result *re
 
 		if (d->action == PSIPLACE_RDEC_NOTHING) {
 			if (d->why == PSIPLACE_RDEC_WHY_TOO_SOON) {
-				int64_t at = tick(s, s->jobs[d->job].last_resize + s->mall->min_interval);
+				int64_t at = tick(s, s->jobs[d->job].last_resize +
+							     s->mall->min_interval);
 
 				s->next_dec = at < s->next_dec ? at : s->next_dec;
 			}
@@ -559,8 +565,12 @@ void sim_mall_decide(struct sim *s)
 		if (!(ask & ASK_SHRINK) && !may_grow(s, j))
 			continue;
 		rd->run[nr++] = (struct psiplace_rdec_running){
-			.id = s->mrun[i], .nodes = rd->rnodes + used, .nnodes = j->k,
-			.min = j->mmin, .max = ask & ASK_GROW ? j->mmax : j->k, .end = j->limit_end + rd->off,
+			.id = s->mrun[i],
+			.nodes = rd->rnodes + used,
+			.nnodes = j->k,
+			.min = j->mmin,
+			.max = ask & ASK_GROW ? j->mmax : j->k,
+			.end = j->limit_end + rd->off,
 			.last_resize = j->last_resize == INT64_MIN ? 0 : j->last_resize + rd->off,
 			.in_progress = j->busy > s->t,
 			.policy = { .policy = PSIPLACE_POLICY_NONE },
@@ -577,8 +587,13 @@ void sim_mall_decide(struct sim *s)
 	par.cluster_policy.policy = s->opts->rank.policy;
 	par.cluster_policy.priorityf = s->opts->rank.cluster_priorityf;
 	st = (struct psiplace_rdec_state){
-		.now = s->t + rd->off, .nodes = rd->nodes, .nnodes = rd->n, .running = rd->run,
-		.nrunning = nr, .pending = rd->pend, .npending = np,
+		.now = s->t + rd->off,
+		.nodes = rd->nodes,
+		.nnodes = rd->n,
+		.running = rd->run,
+		.nrunning = nr,
+		.pending = rd->pend,
+		.npending = np,
 	};
 	s->r->rdec_calls++;
 	if (psiplace_rdec_decide(&st, &par, s->rdec_id + 1, &res, &err) < 0) {

@@ -59,7 +59,8 @@ static int numbers(const char *s, double *out, int max)
 	}
 }
 
-#define RULE_ACCEPTED "fraction=F (0 < F <= 1) with an optional ,seed=N; min-nodes=N (N >= 1); trace"
+#define RULE_ACCEPTED \
+	"fraction=F (0 < F <= 1) with an optional ,seed=N; min-nodes=N (N >= 1); trace"
 
 static int rule(struct psiplace_sim_malleable *m, const char *v, psiplace_error_t *err)
 {
@@ -93,7 +94,7 @@ static int rule(struct psiplace_sim_malleable *m, const char *v, psiplace_error_
 	}
 	if (frac + minn + trace != 1 || (seed && !frac))
 		return bad(err, "malleable", v, RULE_ACCEPTED);
-	m->rule = frac ? PSIPLACE_SIM_MALL_FRACTION
+	m->rule = frac   ? PSIPLACE_SIM_MALL_FRACTION
 		  : minn ? PSIPLACE_SIM_MALL_MIN_NODES
 			 : PSIPLACE_SIM_MALL_TRACE;
 	return 0;
@@ -128,8 +129,9 @@ int psiplace_sim_malleable_option(struct psiplace_sim_malleable *m, const char *
 		return 0;
 	}
 	if (!strcmp(flag, "resize-cost")) {
-		if (numbers(value, d, 4) != 4 || !(d[0] >= 0 && d[1] >= 0 && d[2] >= 0 && d[3] >= 0) ||
-		    d[0] > 86400 || d[1] > 86400 || d[2] > 86400 || d[3] > 86400)
+		if (numbers(value, d, 4) != 4 ||
+		    !(d[0] >= 0 && d[1] >= 0 && d[2] >= 0 && d[3] >= 0) || d[0] > 86400 ||
+		    d[1] > 86400 || d[2] > 86400 || d[3] > 86400)
 			return bad(err, flag, value,
 				   "GROW_BASE,GROW_PER_NODE,SHRINK_BASE,SHRINK_PER_NODE, seconds, "
 				   "each 0 to 86400");
@@ -156,8 +158,8 @@ int psiplace_sim_malleable_tag(const char *s, size_t n, uint32_t *min, uint32_t 
 	size_t i, j, dash;
 
 	for (i = 0; i + kl <= n; i++)
-		if (!memcmp(s + i, key, kl) && (i == 0 || s[i - 1] == ' ' || s[i - 1] == ',' ||
-						s[i - 1] == ';'))
+		if (!memcmp(s + i, key, kl) &&
+		    (i == 0 || s[i - 1] == ' ' || s[i - 1] == ',' || s[i - 1] == ';'))
 			break;
 	if (i + kl > n)
 		return 0;

@@ -32,19 +32,21 @@ static int run_rc(struct fixture *f, const char *nodes_csv, const char *jobs,
 		long id, sub, rn, cpus, lim;
 		int used = (int)strlen(p);
 
-		cr_assert_eq(sscanf(p, "%ld %ld %ld %ld %ld;%n", &id, &sub, &rn, &cpus, &lim, &used), 5);
+		cr_assert_eq(
+			sscanf(p, "%ld %ld %ld %ld %ld;%n", &id, &sub, &rn, &cpus, &lim, &used), 5);
 		at += (size_t)snprintf(swf + at, sizeof(swf) - at,
-				       "%ld %ld -1 %ld %ld -1 -1 %ld %ld -1 1 1 1 -1 1 -1 -1 -1\n", id,
-				       sub, rn, cpus, cpus, lim);
+				       "%ld %ld -1 %ld %ld -1 -1 %ld %ld -1 1 1 1 -1 1 -1 -1 -1\n",
+				       id, sub, rn, cpus, cpus, lim);
 		cr_assert_lt(at, sizeof(swf));
 		p += used;
 		while (*p == ' ')
 			p++;
 	}
-	cr_assert_eq(psiplace_sim_trace_parse(swf, at, "t.swf", PSIPLACE_SIM_SWF, false, &f->t, err), 0,
-		     "%s", err->text);
-	cr_assert_eq(psiplace_nodetable_parse(nodes_csv, strlen(nodes_csv), "n.csv", &f->nt, err), 0,
-		     "%s", err->text);
+	cr_assert_eq(
+		psiplace_sim_trace_parse(swf, at, "t.swf", PSIPLACE_SIM_SWF, false, &f->t, err), 0,
+		"%s", err->text);
+	cr_assert_eq(psiplace_nodetable_parse(nodes_csv, strlen(nodes_csv), "n.csv", &f->nt, err),
+		     0, "%s", err->text);
 	return psiplace_sim_run(&f->t, f->nt.nodes, f->nt.n, o, &f->r, err);
 }
 
@@ -101,7 +103,8 @@ Test(sim_malleable, a_grow_into_idle_nodes_by_hand)
 	cr_assert_eq(f.r.resizes[0].done, 1);
 	cr_assert_eq(f.r.resizes[0].from, 2);
 	cr_assert_eq(f.r.resizes[0].to, 4);
-	cr_assert_eq(f.r.resize_nodes[f.r.resizes[0].first], 2, "%u", f.r.resize_nodes[f.r.resizes[0].first]); /* n3, n4: FIRSTAVAILABLE */
+	cr_assert_eq(f.r.resize_nodes[f.r.resizes[0].first], 2, "%u",
+		     f.r.resize_nodes[f.r.resizes[0].first]); /* n3, n4: FIRSTAVAILABLE */
 	cr_assert_eq(f.r.resize_nodes[f.r.resizes[0].first + 1], 3);
 	/* held: 2 nodes 0..0, 4 nodes 0..51: 204 node-seconds */
 	cr_assert_float_eq(f.r.node_hours, 204.0 / 3600, 1e-9);
@@ -153,7 +156,7 @@ Test(sim_malleable, a_shrink_for_the_first_waiting_job_by_hand)
 	cr_assert_eq(f.r.res[1].mall_max, 0, "B is rigid");
 	cr_assert_eq(f.r.res[1].start, 11);
 	cr_assert_eq(f.r.res[1].end, 61);
-	cr_assert_eq(f.nt.nodes[f.r.alloc[f.r.res[1].nfirst]].index, 1); /* n2 */
+	cr_assert_eq(f.nt.nodes[f.r.alloc[f.r.res[1].nfirst]].index, 1);     /* n2 */
 	cr_assert_eq(f.nt.nodes[f.r.alloc[f.r.res[1].nfirst + 1]].index, 2); /* n3 */
 	cr_assert_eq(f.r.shrinks, 1);
 	cr_assert_eq(f.r.grows, 1);
@@ -230,7 +233,8 @@ static void check_invariants(struct fixture *f, const struct psiplace_sim_mallea
 		for (size_t i = 0; i < nn; i++)
 			held[i] = 0;
 		for (uint32_t a = 0; a < k; a++)
-			held[f->r.alloc[r->nfirst + a]] = 1, since[f->r.alloc[r->nfirst + a]] = r->start;
+			held[f->r.alloc[r->nfirst + a]] = 1,
+						    since[f->r.alloc[r->nfirst + a]] = r->start;
 		rate = k;
 		need = (double)k * (double)run;
 		for (size_t x = 0; x < f->r.nresizes; x++) {
@@ -240,10 +244,13 @@ static void check_invariants(struct fixture *f, const struct psiplace_sim_mallea
 
 			if (z->job != j)
 				continue;
-			cr_assert_eq(z->from, k, "job %zu: resize from %u, holds %u", j, z->from, k);
+			cr_assert_eq(z->from, k, "job %zu: resize from %u, holds %u", j, z->from,
+				     k);
 			cr_assert(z->to >= r->mall_min && z->to <= r->mall_max,
-				  "job %zu: size %u outside [%u, %u]", j, z->to, r->mall_min, r->mall_max);
-			cr_assert_geq(z->t, busy_until, "job %zu: a resize while one is in progress", j);
+				  "job %zu: size %u outside [%u, %u]", j, z->to, r->mall_min,
+				  r->mall_max);
+			cr_assert_geq(z->t, busy_until,
+				      "job %zu: a resize while one is in progress", j);
 			cr_assert(z->t >= r->start && z->done <= r->end);
 			work += rate * (double)(z->t - (t > busy_until ? t : busy_until));
 			for (uint32_t a = 0; a < dk; a++) {
@@ -257,7 +264,8 @@ static void check_invariants(struct fixture *f, const struct psiplace_sim_mallea
 					cr_assert(held[i]);
 					held[i] = 0;
 					cr_assert_lt(ns[i], cap);
-					sp[i][ns[i]++] = (struct span){ since[i], z->done, (uint32_t)j };
+					sp[i][ns[i]++] =
+						(struct span){ since[i], z->done, (uint32_t)j };
 				}
 			}
 			k = z->to;
@@ -273,17 +281,20 @@ static void check_invariants(struct fixture *f, const struct psiplace_sim_mallea
 		work += rate * (double)(r->end - busy_until);
 		/* conserved: every node-second of the traced run is done, and the
 		 * job ends in the second the last one is (the clock's unit) */
-		cr_assert_geq(work + 1e-6, need, "job %zu: %.1f of %.1f node-seconds", j, work, need);
-		cr_assert_lt(work, need + rate + 1e-6, "job %zu: %.1f of %.1f node-seconds", j, work,
-			     need);
+		cr_assert_geq(work + 1e-6, need, "job %zu: %.1f of %.1f node-seconds", j, work,
+			      need);
+		cr_assert_lt(work, need + rate + 1e-6, "job %zu: %.1f of %.1f node-seconds", j,
+			     work, need);
 	}
 	for (size_t i = 0; i < nn; i++) {
 		for (size_t a = 0; a < ns[i]; a++)
 			for (size_t b = a + 1; b < ns[i]; b++)
-				cr_assert(sp[i][a].t1 <= sp[i][b].t0 || sp[i][b].t1 <= sp[i][a].t0,
-					  "node %zu held by jobs %u [%lld, %lld) and %u [%lld, %lld)", i,
-					  sp[i][a].job, (long long)sp[i][a].t0, (long long)sp[i][a].t1,
-					  sp[i][b].job, (long long)sp[i][b].t0, (long long)sp[i][b].t1);
+				cr_assert(
+					sp[i][a].t1 <= sp[i][b].t0 || sp[i][b].t1 <= sp[i][a].t0,
+					"node %zu held by jobs %u [%lld, %lld) and %u [%lld, %lld)",
+					i, sp[i][a].job, (long long)sp[i][a].t0,
+					(long long)sp[i][a].t1, sp[i][b].job,
+					(long long)sp[i][b].t0, (long long)sp[i][b].t1);
 		free(sp[i]);
 	}
 	free(sp);
@@ -294,12 +305,14 @@ static void check_invariants(struct fixture *f, const struct psiplace_sim_mallea
 
 Test(sim_malleable, random_traces_keep_the_invariants)
 {
-	static const char *const eight = "name,cpus\nn1,1\nn2,1\nn3,1\nn4,1\nn5,1\nn6,1\nn7,1\nn8,1\n";
+	static const char *const eight =
+		"name,cpus\nn1,1\nn2,1\nn3,1\nn4,1\nn5,1\nn6,1\nn7,1\nn8,1\n";
 	size_t total_resizes = 0;
 
 	for (unsigned seed = 1; seed <= 40; seed++) {
 		struct psiplace_sim_malleable m = mall(PSIPLACE_SIM_MALL_FRACTION);
-		struct psiplace_sim_opts o = { .rank = { .policy = 1 + seed % 7 }, .malleable = &m };
+		struct psiplace_sim_opts o = { .rank = { .policy = 1 + seed % 7 },
+					       .malleable = &m };
 		static char jobs[1 << 16];
 		size_t at = 0;
 		unsigned s = seed;
@@ -318,8 +331,8 @@ Test(sim_malleable, random_traces_keep_the_invariants)
 			sub += lcg(&s) % 40;
 			if (lcg(&s) % 8 == 0)
 				lim = run > 5 ? run - 5 : run; /* killed at its limit */
-			at += (size_t)snprintf(jobs + at, sizeof(jobs) - at, "%d %ld %ld %u %ld; ", j, sub,
-					       run, 1 + lcg(&s) % 6, lim);
+			at += (size_t)snprintf(jobs + at, sizeof(jobs) - at, "%d %ld %ld %u %ld; ",
+					       j, sub, run, 1 + lcg(&s) % 6, lim);
 		}
 		jobs[at - 2] = '\0';
 		run(&f, eight, jobs, &o);
@@ -368,30 +381,35 @@ Test(sim_malleable, options_one_error_line_naming_flag_value_accepted)
 	static const struct {
 		const char *flag, *value, *err;
 	} bad[] = {
-		{ "malleable", "fraction=0", "--malleable: 'fraction=0' is not accepted; accepted: "
-					      "fraction=F (0 < F <= 1) with an optional ,seed=N; "
-					      "min-nodes=N (N >= 1); trace" },
+		{ "malleable", "fraction=0",
+		  "--malleable: 'fraction=0' is not accepted; accepted: "
+		  "fraction=F (0 < F <= 1) with an optional ,seed=N; "
+		  "min-nodes=N (N >= 1); trace" },
 		{ "malleable", "fraction=1.5", NULL },
 		{ "malleable", "min-nodes=0", NULL },
 		{ "malleable", "seed=3", NULL },
 		{ "malleable", "trace,min-nodes=2", NULL },
 		{ "malleable", "half", NULL },
 		{ "malleable", "", NULL },
-		{ "malleable-range", "2,1", "--malleable-range: '2,1' is not accepted; accepted: LO,HI, "
-					    "multiples of a job's nodes: 0 < LO <= 1 <= HI <= 1000" },
+		{ "malleable-range", "2,1",
+		  "--malleable-range: '2,1' is not accepted; accepted: LO,HI, "
+		  "multiples of a job's nodes: 0 < LO <= 1 <= HI <= 1000" },
 		{ "malleable-range", "0.5", NULL },
 		{ "malleable-range", "0,2", NULL },
-		{ "resize-interval", "0", "--resize-interval: '0' is not accepted; accepted: a whole "
-					  "number of seconds, 1 to 86400" },
+		{ "resize-interval", "0",
+		  "--resize-interval: '0' is not accepted; accepted: a whole "
+		  "number of seconds, 1 to 86400" },
 		{ "resize-interval", "5s", NULL },
 		{ "resize-min-interval", "-1", NULL },
-		{ "resize-cost", "1,2,3", "--resize-cost: '1,2,3' is not accepted; accepted: "
-					  "GROW_BASE,GROW_PER_NODE,SHRINK_BASE,SHRINK_PER_NODE, "
-					  "seconds, each 0 to 86400" },
+		{ "resize-cost", "1,2,3",
+		  "--resize-cost: '1,2,3' is not accepted; accepted: "
+		  "GROW_BASE,GROW_PER_NODE,SHRINK_BASE,SHRINK_PER_NODE, "
+		  "seconds, each 0 to 86400" },
 		{ "resize-cost", "1,2,3,-4", NULL },
 		{ "resize-cost", "1,2,3,nan", NULL },
-		{ "resize-efficiency", "0", "--resize-efficiency: '0' is not accepted; accepted: a "
-					    "number, 0 < E <= 1" },
+		{ "resize-efficiency", "0",
+		  "--resize-efficiency: '0' is not accepted; accepted: a "
+		  "number, 0 < E <= 1" },
 		{ "resize-efficiency", "1.01", NULL },
 	};
 	struct psiplace_sim_malleable m;
@@ -405,11 +423,12 @@ Test(sim_malleable, options_one_error_line_naming_flag_value_accepted)
 		if (bad[i].err)
 			cr_assert_str_eq(err.text, bad[i].err);
 		else
-			cr_assert(strstr(err.text, bad[i].flag) && strstr(err.text, "accepted:"), "%s",
-				  err.text);
+			cr_assert(strstr(err.text, bad[i].flag) && strstr(err.text, "accepted:"),
+				  "%s", err.text);
 	}
 	psiplace_sim_malleable_init(&m);
-	cr_assert_eq(psiplace_sim_malleable_option(&m, "malleable", "fraction=0.25,seed=1", &err), 0);
+	cr_assert_eq(psiplace_sim_malleable_option(&m, "malleable", "fraction=0.25,seed=1", &err),
+		     0);
 	cr_assert_eq(m.rule, PSIPLACE_SIM_MALL_FRACTION);
 	cr_assert_float_eq(m.fraction, 0.25, 1e-12);
 	cr_assert_eq(m.seed, 1);
@@ -426,7 +445,8 @@ Test(sim_malleable, options_one_error_line_naming_flag_value_accepted)
  * `--malleable trace` then uses its range. */
 Test(sim_malleable, sacct_comment_marks_malleable_jobs)
 {
-	static const char hdr[] = "JobIDRaw|Submit|Start|End|Timelimit|NNodes|NCPUS|Comment|AdminComment\n";
+	static const char hdr[] =
+		"JobIDRaw|Submit|Start|End|Timelimit|NNodes|NCPUS|Comment|AdminComment\n";
 	static const char rows[] =
 		"1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:20:00|2|2|psi-malleable=1-4|\n"
 		"2|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:20:00|1|1|run 3|\n"
@@ -442,7 +462,8 @@ Test(sim_malleable, sacct_comment_marks_malleable_jobs)
 
 	snprintf(text, sizeof(text), "%s%s", hdr, rows);
 	cr_assert_eq(psiplace_sim_trace_parse(text, strlen(text), "s", PSIPLACE_SIM_AUTO, false, &t,
-					      &err), 0, "%s", err.text);
+					      &err),
+		     0, "%s", err.text);
 	cr_assert_eq(t.jobs[0].mall_min, 1);
 	cr_assert_eq(t.jobs[0].mall_max, 4);
 	cr_assert_eq(t.jobs[1].mall_max, 0);
@@ -456,10 +477,12 @@ Test(sim_malleable, sacct_comment_marks_malleable_jobs)
 	psiplace_nodetable_free(&nt);
 	psiplace_sim_trace_free(&t);
 
-	snprintf(text, sizeof(text), "%s%s", hdr,
-		 "1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:20:00|2|2|psi-malleable=4-1|\n");
+	snprintf(
+		text, sizeof(text), "%s%s", hdr,
+		"1|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:01:40|00:20:00|2|2|psi-malleable=4-1|\n");
 	cr_assert_eq(psiplace_sim_trace_parse(text, strlen(text), "s", PSIPLACE_SIM_AUTO, false, &t,
-					      &err), -1);
+					      &err),
+		     -1);
 	cr_assert_str_eq(err.text, "s:2: Comment: psi-malleable= is not MIN-MAX (1 <= MIN <= MAX)");
 }
 
@@ -467,7 +490,8 @@ Test(sim_malleable, not_with_traced_starts)
 {
 	struct psiplace_sim_malleable m = mall(PSIPLACE_SIM_MALL_FRACTION);
 	struct psiplace_sim_opts o = { .rank = { .policy = PSIPLACE_POLICY_FIRSTAVAILABLE },
-				       .malleable = &m, .trace_starts = true };
+				       .malleable = &m,
+				       .trace_starts = true };
 	struct fixture f;
 	psiplace_error_t err;
 
