@@ -323,6 +323,10 @@ Test(sim_malleable, random_traces_keep_the_invariants)
 		m.seed = seed;
 		m.efficiency = seed % 3 ? 1.0 : 0.7;
 		m.min_interval = seed % 4 ? 60 : 0;
+		if (seed % 6 == 0) /* resizes without cost: a shrink's nodes back at once */
+			m.grow_base = m.grow_per_node = m.shrink_base = 0;
+		if (seed % 6 == 3) /* costly resizes: several seconds */
+			m.grow_per_node = m.shrink_per_node = 2.5;
 		o.plan_all = seed % 5 == 0;
 		o.reserve_count = seed % 5 == 1;
 		for (int j = 1; j <= 60; j++) {
