@@ -25,18 +25,25 @@ static const char sim_usage[] =
 	"[--psiconf FILE] [--plugstack FILE] [--policy A,B,...] [--order priority|submit] "
 	"[--backfill easy|slurm] [--trace-starts] [--trace-nodes] [--bf-window SECONDS] [--bf-depth N] [--bf-interval SECONDS] [--speed-scaling[=REF]] [--exclusive] [--lenient] "
 	"[--overrun kill|run] [--reserve node|count] [--swf-procs allocated|requested] "
-	"[--seed N] [--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
+	"[--seed N] [--malleable fraction=F[,seed=N]|min-nodes=N|trace] [--malleable-range LO,HI] "
+	"[--resize-interval SECONDS] [--resize-min-interval SECONDS] "
+	"[--resize-cost GROW_BASE,GROW_PER_NODE,SHRINK_BASE,SHRINK_PER_NODE] [--resize-efficiency E] "
+	"[--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
 		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg,
-		*overrun, *swf_procs, *reserve;
+		*overrun, *swf_procs, *reserve, *mall[6];
 	int exclusive, lenient, speed_given, trace_starts, trace_nodes;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
        O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS,
-       O_TNODES, O_OVERRUN, O_SWFPROCS, O_RESERVE };
+       O_TNODES, O_OVERRUN, O_SWFPROCS, O_RESERVE, O_MALL /* O_MALL + 0..5: mall_flags[] */ };
+
+/* The malleable flags, in sim_args.mall[]'s order; psiplace_sim_malleable_option() reads them. */
+static const char *const mall_flags[6] = { "malleable", "malleable-range", "resize-interval",
+					   "resize-min-interval", "resize-cost", "resize-efficiency" };
 
 static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, O_TRACE },
@@ -63,6 +70,12 @@ static const struct option longopts[] = {
 	{ "overrun", required_argument, NULL, O_OVERRUN },
 	{ "swf-procs", required_argument, NULL, O_SWFPROCS },
 	{ "reserve", required_argument, NULL, O_RESERVE },
+	{ "malleable", required_argument, NULL, O_MALL },
+	{ "malleable-range", required_argument, NULL, O_MALL + 1 },
+	{ "resize-interval", required_argument, NULL, O_MALL + 2 },
+	{ "resize-min-interval", required_argument, NULL, O_MALL + 3 },
+	{ "resize-cost", required_argument, NULL, O_MALL + 4 },
+	{ "resize-efficiency", required_argument, NULL, O_MALL + 5 },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -108,7 +121,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_OVERRUN: slot = &a->overrun; break;
 		case O_SWFPROCS: slot = &a->swf_procs; break;
 		case O_RESERVE: slot = &a->reserve; break;
-		default: slot = &a->jobs_csv; break;
+		case O_JOBSCSV: slot = &a->jobs_csv; break;
+		default: slot = &a->mall[c - O_MALL]; break;
 		}
 		if (*slot)
 			return cli_usage_error("--%s given twice", longopts[li].name);
@@ -131,6 +145,31 @@ static int two_words(const char *opt, const char *v, const char *off, const char
 	if (v && strcmp(v, off) && strcmp(v, on))
 		return cli_usage_error("--%s: '%s' is not accepted; accepted: %s, %s", opt, v, off, on);
 	*out = v && !strcmp(v, on);
+	return 0;
+}
+
+/* The malleable flags into m (o->malleable set when --malleable is
+ * given): 0, or 2 (reported). */
+static int parse_malleable(const struct sim_args *a, struct psiplace_sim_opts *o,
+			   struct psiplace_sim_malleable *m)
+{
+	psiplace_error_t err;
+
+	psiplace_sim_malleable_init(m);
+	for (int i = 0; i < 6; i++) {
+		if (!a->mall[i])
+			continue;
+		if (!a->mall[0])
+			return cli_usage_error("--%s: '%s' needs --malleable RULE (which jobs are malleable)",
+					       mall_flags[i], a->mall[i]);
+		if (psiplace_sim_malleable_option(m, mall_flags[i], a->mall[i], &err) < 0)
+			return cli_usage_error("%s", err.text);
+	}
+	if (a->mall[0] && (o->trace_starts || o->trace_nodes))
+		return cli_usage_error("--malleable: '%s' is not replayed with --trace-starts or "
+				       "--trace-nodes (the traced starts are rigid jobs' starts)",
+				       a->mall[0]);
+	o->malleable = a->mall[0] ? m : NULL;
 	return 0;
 }
 
@@ -345,7 +384,8 @@ int cmd_simulate(int argc, char **argv)
 	struct sim_args a = { 0 };
 	struct psiplace_sim_opts o = { 0 };
 	struct psiplace_sim_trace t = { 0 };
-	struct psiplace_sim_report *reps = NULL;
+	struct psiplace_sim_report *reps = NULL, *mreps = NULL;
+	struct psiplace_sim_malleable mall;
 	enum psiplace_policy pol[32];
 	enum psiplace_sim_format tf = PSIPLACE_SIM_AUTO;
 	struct cluster c = { 0 };
@@ -353,7 +393,7 @@ int cmd_simulate(int argc, char **argv)
 
 	if ((rc = parse_args(argc, argv, &a)) != 0)
 		return rc == 1 ? 0 : rc;
-	if ((rc = parse_values(&a, &o, &tf, &fmt)) != 0)
+	if ((rc = parse_values(&a, &o, &tf, &fmt)) != 0 || (rc = parse_malleable(&a, &o, &mall)) != 0)
 		return rc;
 	if ((rc = read_cluster(&a, &c)) != 0 || (rc = read_trace(&a, tf, &t)) != 0)
 		goto out;
@@ -363,35 +403,47 @@ int cmd_simulate(int argc, char **argv)
 	}
 	o.rank.policy_overrides_weight = c.site.policy_overrides_weight;
 	o.rank.cluster_priorityf = c.cluster_f;
-	if (!(reps = calloc((size_t)np, sizeof(*reps)))) {
+	if (!(reps = calloc((size_t)np, sizeof(*reps))) ||
+	    (o.malleable && !(mreps = calloc((size_t)np, sizeof(*mreps))))) {
 		fprintf(stderr, "psiplace: error: simulate: out of memory\n");
 		rc = 1;
 		goto out;
 	}
-	for (int i = 0; i < np && rc == 0; i++) {
-		psiplace_error_t err;
+	struct psiplace_sim_malleable base = mall;
 
-		o.rank.policy = pol[i];
+	base.baseline = true; /* the same jobs on whole nodes, never resized */
+	for (int x = 0; x < (mreps ? 2 * np : np) && rc == 0; x++) {
+		psiplace_error_t err;
+		struct psiplace_sim_opts ox = o;
+		int i = mreps ? x / 2 : x;
+		struct psiplace_sim_report *r = mreps && x % 2 ? &mreps[i] : &reps[i];
+
+		ox.malleable = !mreps ? NULL : x % 2 ? o.malleable : &base; /* rigid, then malleable */
+		ox.rank.policy = pol[i];
 		if (isatty(STDERR_FILENO)) {
-			o.progress = progress;
-			o.progress_arg = (void *)psiplace_policy_name(pol[i]);
+			ox.progress = progress;
+			ox.progress_arg = (void *)psiplace_policy_name(pol[i]);
 		}
-		if (psiplace_sim_run(&t, c.t.nodes, c.t.n, &o, &reps[i], &err) < 0) {
+		if (psiplace_sim_run(&t, c.t.nodes, c.t.n, &ox, r, &err) < 0) {
 			fprintf(stderr, "psiplace: error: %s: %s\n", psiplace_policy_name(pol[i]), err.text);
 			rc = 1;
 		}
-		if (o.progress && reps[i].jobs >= 10000)
+		if (ox.progress && r->jobs >= 10000)
 			fputs("\r\033[K", stderr); /* the line is cleared */
 	}
 	if (rc == 0)
-		rc = sim_print(stdout, fmt, a.trace, &t, &c.t, pol, reps, np, &o, c.site.policy);
+		rc = sim_print(stdout, fmt, a.trace, &t, &c.t, pol, reps, mreps, np, &o, c.site.policy);
 	if (rc == 0 && a.jobs_csv)
-		rc = sim_jobs_csv(a.jobs_csv, psiplace_policy_name(pol[0]), &t, &c.t, &reps[0]);
+		rc = sim_jobs_csv(a.jobs_csv, psiplace_policy_name(pol[0]), &t, &c.t,
+				  mreps ? &mreps[0] : &reps[0]);
 	if (rc == 0 && a.svg)
-		rc = sim_svg(a.svg, &t, &c.t, pol, reps, np);
+		rc = sim_svg(a.svg, &t, &c.t, pol, reps, mreps, np);
 	for (int i = 0; reps && i < np; i++)
 		psiplace_sim_report_free(&reps[i]);
+	for (int i = 0; mreps && i < np; i++)
+		psiplace_sim_report_free(&mreps[i]);
 	free(reps);
+	free(mreps);
 out:
 	psiplace_sim_trace_free(&t);
 	cluster_free(&c);

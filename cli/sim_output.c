@@ -1,4 +1,5 @@
 /* psiplace simulate's outputs (doc/simulate.md, "Output"). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,8 @@ static void print_counts(FILE *f, const struct psiplace_sim_report *reps, int np
 
 static void print_table(FILE *f, const char *path, const struct psiplace_sim_trace *t,
 			const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
-			const struct psiplace_sim_report *reps, int np,
+			const struct psiplace_sim_report *reps, const struct psiplace_sim_report *mreps,
+			int np,
 			const struct psiplace_sim_opts *o, enum psiplace_policy site)
 {
 	const struct psiplace_sim_counts *c = &t->counts;
@@ -55,20 +57,27 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		o->plan_all ? "slurm" : o->reserve_count ? "count-based EASY" : "node-specific EASY",
 		(long long)(o->bf_window ? o->bf_window : 86400), o->bf_depth ? o->bf_depth : 500,
 		o->speed_ref > 0 ? "; speed scaling" : "");
-	fprintf(f, "%-16s %8s %8s %11s %6s %6s %10s %10s %10s %8s %6s %11s%s%s\n", "policy", "jobs",
+	fprintf(f, "%-*s %8s %8s %11s %6s %6s %10s %10s %10s %8s %6s %11s%s%s%s\n", mreps ? 21 : 16,
+		"policy", "jobs",
 		"unplaced", "makespan_s", "alloc%", "used%", "wait_mean", "wait_med", "wait_p95", "bsld",
-		"frag%", "shape_waits", o->speed_ref > 0 ? "  cpu_h_saved" : "",
+		"frag%", "shape_waits", mreps ? "     node_h  resizes/job" : "",
+		o->speed_ref > 0 ? "  cpu_h_saved" : "",
 		o->trace_nodes ? "  decisions  same_nodes%  no_room  untraced" : "");
-	for (int i = 0; i < np; i++) {
-		const struct psiplace_sim_report *r = &reps[i];
-		char name[32];
+	for (int x = 0; x < (mreps ? 2 * np : np); x++) {
+		int i = mreps ? x / 2 : x;
+		bool m = mreps && x % 2;
+		const struct psiplace_sim_report *r = m ? &mreps[i] : &reps[i];
+		char name[40];
 
-		snprintf(name, sizeof(name), "%s%s", psiplace_policy_name(pol[i]),
-			 pol[i] == site ? "*" : "");
-		fprintf(f, "%-16s %8zu %8zu %11lld %6.1f %6.1f %10.0f %10.0f %10.0f %8.2f %6.1f %11zu", name,
+		snprintf(name, sizeof(name), "%s%s%s", psiplace_policy_name(pol[i]),
+			 pol[i] == site ? "*" : "", m ? " mall" : mreps ? " rigid" : "");
+		fprintf(f, "%-*s %8zu %8zu %11lld %6.1f %6.1f %10.0f %10.0f %10.0f %8.2f %6.1f %11zu", mreps ? 21 : 16, name,
 			r->jobs, r->unplaceable, (long long)r->makespan, 100 * r->utilisation,
 			100 * r->utilisation_used, r->wait_mean, r->wait_median, r->wait_p95, r->bsld_mean, 100 * r->frag,
 			r->shape_waits);
+		if (mreps)
+			fprintf(f, " %10.1f  %11.2f", r->node_hours, r->malleable ? (double)(r->grows + r->shrinks) /
+								   (double)r->malleable : 0.0);
 		if (o->speed_ref > 0)
 			fprintf(f, "  %11.1f", r->cpu_hours_saved);
 		if (o->trace_nodes)
@@ -79,6 +88,26 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 	}
 	fputs("# alloc%: CPUs held (whole nodes, or CPUs per node x nodes) over the cluster's "
 	      "CPU-time; used%: the CPUs the jobs asked for\n", f);
+	if (mreps && np) {
+		const struct psiplace_sim_malleable *ml = o->malleable;
+
+		fprintf(f, "# node_h: nodes held x hours; mall: %zu of the jobs malleable (--malleable), range x%g..x%g of their "
+			"nodes, decisions every %lld s, at least %lld s between two resizes of a job; "
+			"resize cost %g + %g s/node (grow), %g + %g s/node (shrink); efficiency %g; "
+			"resizes/job: resizes per malleable job; rigid: the same jobs on whole nodes at "
+			"their traced size, never resized\n",
+			mreps[0].malleable, ml->range_lo, ml->range_hi, (long long)ml->interval,
+			(long long)ml->min_interval, ml->grow_base, ml->grow_per_node, ml->shrink_base,
+			ml->shrink_per_node, ml->efficiency);
+		for (int i = 0; i < np; i++)
+			fprintf(f, "# %s: malleable against rigid: makespan %+.1f%%, mean wait %+.1f%%, "
+				"%zu grows, %zu shrinks\n", psiplace_policy_name(pol[i]),
+				reps[i].makespan ? 100.0 * (double)(mreps[i].makespan - reps[i].makespan) /
+							   (double)reps[i].makespan : 0.0,
+				reps[i].wait_mean > 0 ? 100.0 * (mreps[i].wait_mean - reps[i].wait_mean) /
+							      reps[i].wait_mean : 0.0,
+				mreps[i].grows, mreps[i].shrinks);
+	}
 	print_counts(f, reps, np, o);
 	if (o->trace_nodes)
 		fputs("# --trace-nodes: each job starts when and where Slurm started it; same_nodes%: "
@@ -108,6 +137,7 @@ static json_t *report_json(enum psiplace_policy p, const struct psiplace_sim_rep
 	cli_json_set(o, "bounded_slowdown_mean", json_real(r->bsld_mean), bad);
 	cli_json_set(o, "fragmentation", json_real(r->frag), bad);
 	cli_json_set(o, "shape_waits", json_integer((json_int_t)r->shape_waits), bad);
+	cli_json_set(o, "node_hours", json_real(r->node_hours), bad);
 	if (speed)
 		cli_json_set(o, "cpu_hours_saved", json_real(r->cpu_hours_saved), bad);
 	if (decisions) {
@@ -124,9 +154,25 @@ static json_t *report_json(enum psiplace_policy p, const struct psiplace_sim_rep
 	return o;
 }
 
+/* The malleable replay's report: the same figures, and the resizes. */
+static json_t *mall_json(enum psiplace_policy p, const struct psiplace_sim_report *r,
+			 const struct psiplace_sim_opts *o, int *bad)
+{
+	json_t *m = report_json(p, r, o->speed_ref > 0, false, bad);
+
+	cli_json_set(m, "malleable_jobs", json_integer((json_int_t)r->malleable), bad);
+	cli_json_set(m, "grows", json_integer((json_int_t)r->grows), bad);
+	cli_json_set(m, "shrinks", json_integer((json_int_t)r->shrinks), bad);
+	cli_json_set(m, "resizes_per_job", json_real(r->malleable ? (double)(r->grows + r->shrinks) /
+								     (double)r->malleable : 0), bad);
+	cli_json_set(m, "decision_calls", json_integer((json_int_t)r->rdec_calls), bad);
+	return m;
+}
+
 static int print_json(FILE *f, const char *path, const struct psiplace_sim_trace *t,
 		      const enum psiplace_policy *pol, const struct psiplace_sim_report *reps,
-		      int np, const struct psiplace_sim_opts *o)
+		      const struct psiplace_sim_report *mreps, int np,
+		      const struct psiplace_sim_opts *o)
 {
 	const struct psiplace_sim_counts *c = &t->counts;
 	json_t *doc = json_object(), *tr = json_object(), *arr = json_array();
@@ -144,8 +190,27 @@ static int print_json(FILE *f, const char *path, const struct psiplace_sim_trace
 	cli_json_set(tr, "unknown_fields", json_integer((json_int_t)c->unknown_fields), &bad);
 	cli_json_set(tr, "malformed", json_integer((json_int_t)c->malformed), &bad);
 	cli_json_set(doc, "trace", tr, &bad);
-	for (int i = 0; i < np; i++)
-		cli_json_append(arr, report_json(pol[i], &reps[i], o->speed_ref > 0, o->trace_nodes, &bad), &bad);
+	for (int i = 0; i < np; i++) {
+		json_t *r = report_json(pol[i], &reps[i], o->speed_ref > 0, o->trace_nodes, &bad);
+
+		if (mreps)
+			cli_json_set(r, "malleable", mall_json(pol[i], &mreps[i], o, &bad), &bad);
+		cli_json_append(arr, r, &bad);
+	}
+	if (mreps) {
+		json_t *m = json_object();
+
+		cli_json_set(m, "range_low", json_real(o->malleable->range_lo), &bad);
+		cli_json_set(m, "range_high", json_real(o->malleable->range_hi), &bad);
+		cli_json_set(m, "interval", json_integer(o->malleable->interval), &bad);
+		cli_json_set(m, "min_interval", json_integer(o->malleable->min_interval), &bad);
+		cli_json_set(m, "grow_cost_base", json_real(o->malleable->grow_base), &bad);
+		cli_json_set(m, "grow_cost_per_node", json_real(o->malleable->grow_per_node), &bad);
+		cli_json_set(m, "shrink_cost_base", json_real(o->malleable->shrink_base), &bad);
+		cli_json_set(m, "shrink_cost_per_node", json_real(o->malleable->shrink_per_node), &bad);
+		cli_json_set(m, "efficiency", json_real(o->malleable->efficiency), &bad);
+		cli_json_set(doc, "malleable_model", m, &bad);
+	}
 	cli_json_set(doc, "policies", arr, &bad);
 	if (bad) {
 		json_decref(doc);
@@ -157,22 +222,24 @@ static int print_json(FILE *f, const char *path, const struct psiplace_sim_trace
 
 int sim_print(FILE *f, int fmt, const char *path, const struct psiplace_sim_trace *t,
 	      const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
-	      const struct psiplace_sim_report *reps, int np, const struct psiplace_sim_opts *o,
-	      enum psiplace_policy site)
+	      const struct psiplace_sim_report *reps, const struct psiplace_sim_report *mreps,
+	      int np, const struct psiplace_sim_opts *o, enum psiplace_policy site)
 {
 	if (fmt == 1)
-		return print_json(f, path, t, pol, reps, np, o);
+		return print_json(f, path, t, pol, reps, mreps, np, o);
 	if (fmt == 0) {
-		print_table(f, path, t, nodes, pol, reps, np, o, site);
+		print_table(f, path, t, nodes, pol, reps, mreps, np, o, site);
 		return 0;
 	}
 	fputs("policy,jobs,unplaceable,makespan,utilisation_allocated,wait_mean,wait_median,"
 	      "wait_p95,bounded_slowdown_mean,fragmentation,shape_waits,cpu_hours_saved", f);
 	fputs(o->trace_nodes ? ",decisions,decisions_same,decisions_same_share,decisions_no_room,"
 			       "decisions_untraced" : "", f);
-	fputs(",utilisation_used,overruns,trace_start_delays,trace_start_delay_max\n", f);
-	for (int i = 0; i < np; i++) {
-		const struct psiplace_sim_report *r = &reps[i];
+	fputs(",utilisation_used,overruns,trace_start_delays,trace_start_delay_max", f);
+	fputs(mreps ? ",node_hours,variant,malleable_jobs,grows,shrinks,resizes_per_job\n" : "\n", f);
+	for (int x = 0; x < (mreps ? 2 * np : np); x++) {
+		int i = mreps ? x / 2 : x;
+		const struct psiplace_sim_report *r = mreps && x % 2 ? &mreps[i] : &reps[i];
 
 		fprintf(f, "%s,%zu,%zu,%lld,%.6f,%.3f,%.3f,%.3f,%.6f,%.6f,%zu,%.3f",
 			psiplace_policy_name(pol[i]), r->jobs, r->unplaceable, (long long)r->makespan,
@@ -182,8 +249,14 @@ int sim_print(FILE *f, int fmt, const char *path, const struct psiplace_sim_trac
 			fprintf(f, ",%zu,%zu,%.6f,%zu,%zu", r->decisions, r->decisions_same,
 				r->decisions ? (double)r->decisions_same / (double)r->decisions : 0,
 				r->decisions_noroom, r->decisions_untraced);
-		fprintf(f, ",%.6f,%zu,%zu,%lld\n", r->utilisation_used, r->overruns, r->start_delays,
+		fprintf(f, ",%.6f,%zu,%zu,%lld", r->utilisation_used, r->overruns, r->start_delays,
 			(long long)r->start_delay_max);
+		if (mreps)
+			fprintf(f, ",%.3f,%s,%zu,%zu,%zu,%.4f", r->node_hours,
+				x % 2 ? "malleable" : "rigid", r->malleable,
+				r->grows, r->shrinks,
+				r->malleable ? (double)(r->grows + r->shrinks) / (double)r->malleable : 0);
+		fputc('\n', f);
 	}
 	return 0;
 }

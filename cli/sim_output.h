@@ -8,11 +8,13 @@
 #include "psiplace/nodetable.h"
 #include "psiplace/sim.h"
 
-/* fmt: 0 table, 1 json, 2 csv.  Returns 0, or 1 (reported). */
+/* fmt: 0 table, 1 json, 2 csv.  mreps: NULL, or the same policies'
+ * replays with malleable jobs (opts.malleable), printed beside the rigid
+ * ones.  Returns 0, or 1 (reported). */
 int sim_print(FILE *f, int fmt, const char *trace_path, const struct psiplace_sim_trace *t,
 	      const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
-	      const struct psiplace_sim_report *reps, int np, const struct psiplace_sim_opts *o,
-	      enum psiplace_policy site);
+	      const struct psiplace_sim_report *reps, const struct psiplace_sim_report *mreps,
+	      int np, const struct psiplace_sim_opts *o, enum psiplace_policy site);
 
 /* id,policy,submit,eligible,start,end,wait,nodes for every job of the
  * trace under rep (nodes ';'-separated; start -1: never started). */
@@ -20,9 +22,10 @@ int sim_jobs_csv(const char *path, const char *policy, const struct psiplace_sim
 		 const struct psiplace_nodetable *nodes, const struct psiplace_sim_report *rep);
 
 /* The chart (cli/sim_svg.c): wait-time CDF and utilisation over time,
- * one curve per policy.  Returns 0, or 1 (reported). */
+ * one curve per policy (mreps: and a dashed one per policy with malleable
+ * jobs).  Returns 0, or 1 (reported). */
 int sim_svg(const char *path, const struct psiplace_sim_trace *t,
 	    const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
-	    const struct psiplace_sim_report *reps, int np);
+	    const struct psiplace_sim_report *reps, const struct psiplace_sim_report *mreps, int np);
 
 #endif

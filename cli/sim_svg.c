@@ -2,7 +2,9 @@
  * (log-scaled seconds) and each policy's utilisation over time (allocated
  * CPUs / the cluster's, in 200 bins).  One polyline per policy and panel,
  * class "cdf" or "util" and data-policy naming it, so that a test (or a
- * script) can find them.  PNG: rsvg-convert -o chart.png chart.svg. */
+ * script) can find them; with malleable replays a second, dashed one per
+ * policy and panel in the same colour, data-variant "malleable" (the
+ * rigid one's is "rigid").  PNG: rsvg-convert -o chart.png chart.svg. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,34 @@
 
 static const char *const colour[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
 				      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf" };
+
+/* The curves: np rigid ones, or with malleable replays 2 np (rigid and
+ * malleable of each policy, one after the other). */
+struct curves {
+	const enum psiplace_policy *pol;
+	const struct psiplace_sim_report *reps, *mreps;
+	int np;
+};
+
+static int ncurves(const struct curves *c)
+{
+	return c->mreps ? 2 * c->np : c->np;
+}
+
+static const struct psiplace_sim_report *curve(const struct curves *c, int x)
+{
+	return c->mreps ? (x % 2 ? &c->mreps[x / 2] : &c->reps[x / 2]) : &c->reps[x];
+}
+
+static void polyline(FILE *f, const struct curves *c, int x, const char *cls, double width)
+{
+	int p = c->mreps ? x / 2 : x;
+
+	fprintf(f, "<polyline class=\"%s\" data-policy=\"%s\"%s fill=\"none\" stroke=\"%s\" "
+		"stroke-width=\"%.1f\"%s points=\"", cls, psiplace_policy_name(c->pol[p]),
+		!c->mreps ? "" : x % 2 ? " data-variant=\"malleable\"" : " data-variant=\"rigid\"",
+		colour[p % 10], width, c->mreps && x % 2 ? " stroke-dasharray=\"6,3\"" : "");
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -67,16 +97,15 @@ static void axes(FILE *f, double x0, const char *title, const char *xlabel, cons
 			H - H * q / 4 + 4, q * 25);
 }
 
-static void cdf_panel(FILE *f, const struct psiplace_sim_trace *t, const enum psiplace_policy *pol,
-		      const struct psiplace_sim_report *reps, int np)
+static void cdf_panel(FILE *f, const struct psiplace_sim_trace *t, const struct curves *c)
 {
 	double maxw = 1, maxlog;
 
-	for (int p = 0; p < np; p++)
-		maxw = reps[p].wait_p95 > maxw ? reps[p].wait_p95 : maxw;
-	for (int p = 0; p < np; p++) { /* the longest wait, not only p95 */
+	for (int p = 0; p < ncurves(c); p++)
+		maxw = curve(c, p)->wait_p95 > maxw ? curve(c, p)->wait_p95 : maxw;
+	for (int p = 0; p < ncurves(c); p++) { /* the longest wait, not only p95 */
 		size_t k;
-		double *w = waits_of(t, &reps[p], &k);
+		double *w = waits_of(t, curve(c, p), &k);
 
 		if (w && k && w[k - 1] > maxw)
 			maxw = w[k - 1];
@@ -88,12 +117,11 @@ static void cdf_panel(FILE *f, const struct psiplace_sim_trace *t, const enum ps
 	for (int e = 0; e <= (int)maxlog; e++) /* 0, 10, 100 ... */
 		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"11\">%.0f</text>\n",
 			e ? fmin(W, lx(pow(10, e), maxlog)) : 0.0, H + 16, e ? pow(10, e) : 0.0);
-	for (int p = 0; p < np; p++) {
+	for (int p = 0; p < ncurves(c); p++) {
 		size_t k;
-		double *w = waits_of(t, &reps[p], &k);
+		double *w = waits_of(t, curve(c, p), &k);
 
-		fprintf(f, "<polyline class=\"cdf\" data-policy=\"%s\" fill=\"none\" stroke=\"%s\" "
-			"stroke-width=\"1.5\" points=\"", psiplace_policy_name(pol[p]), colour[p % 10]);
+		polyline(f, c, p, "cdf", 1.5);
 		for (int q = 0; w && k && q <= CDF_POINTS; q++) {
 			size_t r = (size_t)((double)q / CDF_POINTS * (double)(k - 1));
 
@@ -131,19 +159,18 @@ static void util_bins(const struct psiplace_sim_trace *t, const struct psiplace_
 }
 
 static void util_panel(FILE *f, const struct psiplace_sim_trace *t,
-		       const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
-		       const struct psiplace_sim_report *reps, int np)
+		       const struct psiplace_nodetable *nodes, const struct curves *c)
 {
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	double cpus = 0, bin[BINS];
 
 	for (size_t i = 0; i < nodes->n; i++)
 		cpus += nodes->nodes[i].power ? nodes->nodes[i].cpus : 0;
-	for (int p = 0; p < np; p++)
+	for (int p = 0; p < ncurves(c); p++)
 		for (size_t i = 0; i < t->n; i++)
-			if (reps[p].res[i].start >= 0) {
+			if (curve(c, p)->res[i].start >= 0) {
 				t0 = t->jobs[i].eligible < t0 ? t->jobs[i].eligible : t0;
-				t1 = reps[p].res[i].end > t1 ? reps[p].res[i].end : t1;
+				t1 = curve(c, p)->res[i].end > t1 ? curve(c, p)->res[i].end : t1;
 			}
 	if (t0 >= t1)
 		t0 = 0, t1 = 1;
@@ -152,10 +179,9 @@ static void util_panel(FILE *f, const struct psiplace_sim_trace *t,
 	for (int q = 0; q <= 4; q++)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"11\">%.3g</text>\n",
 			W * q / 4, H + 16, (double)(t1 - t0) * q / 4 / 3600.0);
-	for (int p = 0; p < np; p++) {
-		util_bins(t, &reps[p], t0, t1, cpus > 0 ? cpus : 1, bin);
-		fprintf(f, "<polyline class=\"util\" data-policy=\"%s\" fill=\"none\" stroke=\"%s\" "
-			"stroke-width=\"1.2\" points=\"", psiplace_policy_name(pol[p]), colour[p % 10]);
+	for (int p = 0; p < ncurves(c); p++) {
+		util_bins(t, curve(c, p), t0, t1, cpus > 0 ? cpus : 1, bin);
+		polyline(f, c, p, "util", 1.2);
 		for (int b = 0; b < BINS; b++)
 			fprintf(f, "%s%.1f,%.1f", b ? " " : "", W * (b + 0.5) / BINS,
 				H - H * fmin(bin[b], 1.0));
@@ -166,8 +192,9 @@ static void util_panel(FILE *f, const struct psiplace_sim_trace *t,
 
 int sim_svg(const char *path, const struct psiplace_sim_trace *t,
 	    const struct psiplace_nodetable *nodes, const enum psiplace_policy *pol,
-	    const struct psiplace_sim_report *reps, int np)
+	    const struct psiplace_sim_report *reps, const struct psiplace_sim_report *mreps, int np)
 {
+	const struct curves c = { pol, reps, mreps, np };
 	double width = ML + 2 * W + GAP + 200, height = MT + H + 60;
 	FILE *f = fopen(path, "w");
 
@@ -179,13 +206,18 @@ int sim_svg(const char *path, const struct psiplace_sim_trace *t,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", width, height, width, height);
-	cdf_panel(f, t, pol, reps, np);
-	util_panel(f, t, nodes, pol, reps, np);
+	cdf_panel(f, t, &c);
+	util_panel(f, t, nodes, &c);
 	for (int p = 0; p < np; p++) /* the legend */
 		fprintf(f, "<g transform=\"translate(%.0f,%.0f)\"><line x2=\"24\" stroke=\"%s\" "
 			"stroke-width=\"3\"/><text x=\"30\" y=\"4\" font-size=\"12\">%s</text></g>\n",
 			ML + 2 * W + GAP + 20, MT + 10 + 20.0 * p, colour[p % 10],
 			psiplace_policy_name(pol[p]));
+	if (mreps)
+		fprintf(f, "<g transform=\"translate(%.0f,%.0f)\"><line x2=\"24\" stroke=\"#333\" "
+			"stroke-width=\"2\" stroke-dasharray=\"6,3\"/><text x=\"30\" y=\"4\" "
+			"font-size=\"12\">malleable (solid: rigid)</text></g>\n",
+			ML + 2 * W + GAP + 20, MT + 10 + 20.0 * np);
 	fputs("</svg>\n", f);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "psiplace: error: --svg: cannot write '%s'\n", path);

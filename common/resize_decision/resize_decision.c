@@ -17,6 +17,11 @@ struct ctx {
 	int32_t *held;           /* per node: the running job holding it, -1: none */
 	unsigned char *taken;    /* per node: given away by this call */
 	unsigned char *prot;     /* per node: protected from the grow being decided */
+	uint32_t *pset;          /* the positions prot marks (cleared by them, not by all nodes) */
+	size_t npset;
+	uint32_t *idle_pos;      /* the idle nodes' positions, ascending (idle() does not change
+				  * during a call): what rule 3 scans, not every node */
+	size_t nidle;
 	uint32_t *cand, *order;  /* per node: scratch lists of positions */
 	struct psiplace_node *scratch;
 	struct psiplace_rdec_decision **dj; /* per running job; NULL: not malleable */
@@ -130,6 +135,21 @@ static int rank_cands(struct ctx *c, const struct psiplace_rdec_policy *pol, siz
 		c->order[i] = c->cand[c->order[i]];
 	memcpy(c->cand, c->order, m * sizeof(*c->cand));
 	return 0;
+}
+
+static void prot_set(struct ctx *c, uint32_t q)
+{
+	if (!c->prot[q]) {
+		c->prot[q] = 1;
+		c->pset[c->npset++] = q;
+	}
+}
+
+static void prot_clear(struct ctx *c)
+{
+	for (size_t i = 0; i < c->npset; i++)
+		c->prot[c->pset[i]] = 0;
+	c->npset = 0;
 }
 
 static int set_nodes(struct ctx *c, struct psiplace_rdec_decision *d, const unsigned char *mark,
@@ -277,7 +297,7 @@ static int emit_shrinks(struct ctx *c, const uint32_t *given, const char *part)
 	for (uint32_t q = 0; q < c->s->nnodes; q++)
 		if (c->prot[q] || (idle(c, q) && in_partition(c->s->nodes[q].partitions, part)))
 			c->taken[q] = 1;
-	memset(c->prot, 0, c->s->nnodes);
+	prot_clear(c);
 	c->top_placed = true;
 	return 0;
 }
@@ -314,7 +334,7 @@ static int plan_shrink(struct ctx *c)
 
 			if (given[owner] < budget[owner]) {
 				given[owner]++;
-				c->prot[c->cand[i]] = 1;
+				prot_set(c, c->cand[i]);
 				got++;
 			}
 		}
@@ -337,14 +357,14 @@ static int protect_for(struct ctx *c, int64_t end)
 	const struct psiplace_rdec_state *s = c->s;
 	size_t i, j, m;
 
-	memset(c->prot, 0, s->nnodes);
+	prot_clear(c);
 	for (i = 0; i < s->npending; i++) {
 		const struct psiplace_rdec_pending *p = &s->pending[i];
 
 		if (pending_counts(c, i) && p->planned_start != PSIPLACE_RDEC_UNKNOWN &&
 		    p->nplanned && p->planned_start < end)
 			for (j = 0; j < p->nplanned; j++)
-				c->prot[p->planned[j]] = 1;
+				prot_set(c, p->planned[j]);
 	}
 	for (i = 0; i < s->npending; i++) {
 		const struct psiplace_rdec_pending *p = &s->pending[i];
@@ -353,14 +373,14 @@ static int protect_for(struct ctx *c, int64_t end)
 
 		if (!pending_counts(c, i) || !unplaced)
 			continue;
-		for (m = 0, j = 0; j < s->nnodes; j++)
-			if (grantable(c, (uint32_t)j) &&
-			    in_partition(s->nodes[j].partitions, p->partition))
-				c->cand[m++] = (uint32_t)j;
+		for (m = 0, j = 0; j < c->nidle; j++)
+			if (grantable(c, c->idle_pos[j]) &&
+			    in_partition(s->nodes[c->idle_pos[j]].partitions, p->partition))
+				c->cand[m++] = c->idle_pos[j];
 		if (rank_cands(c, &p->policy, m, p->nodes < m ? p->nodes : m) < 0)
 			return -1;
 		for (j = 0; j < m && j < p->nodes; j++)
-			c->prot[c->cand[j]] = 1;
+			prot_set(c, c->cand[j]);
 	}
 	return 0;
 }
@@ -380,9 +400,12 @@ static int grow_one(struct ctx *c, size_t i)
 		k = c->p->max_grow;
 	if (protect_for(c, r->end) < 0)
 		return -1;
-	for (uint32_t q = 0; q < c->s->nnodes; q++)
+	for (size_t j = 0; j < c->nidle; j++) {
+		uint32_t q = c->idle_pos[j];
+
 		if (grantable(c, q) && in_partition(c->s->nodes[q].partitions, r->partition))
 			c->cand[m++] = q;
+	}
 	if (m == 0) {
 		d->why = PSIPLACE_RDEC_WHY_NO_NODES;
 		return 0;
@@ -391,9 +414,11 @@ static int grow_one(struct ctx *c, size_t i)
 		k = m;
 	if (rank_cands(c, &r->policy, m, k) < 0)
 		return -1;
-	memset(c->prot, 0, c->s->nnodes);
-	for (size_t j = 0; j < k; j++)
-		c->prot[c->cand[j]] = c->taken[c->cand[j]] = 1;
+	prot_clear(c);
+	for (size_t j = 0; j < k; j++) {
+		prot_set(c, c->cand[j]);
+		c->taken[c->cand[j]] = 1;
+	}
 	d->action = PSIPLACE_RDEC_GROW;
 	d->k = (uint32_t)k;
 	return set_nodes(c, d, c->prot, -1);
@@ -449,13 +474,15 @@ static int alloc_ctx(struct ctx *c, struct psiplace_rdec_result *out)
 	c->held = malloc(nn * sizeof(*c->held));
 	c->taken = calloc(nn, 1);
 	c->prot = calloc(nn, 1);
+	c->pset = malloc(nn * sizeof(*c->pset));
+	c->idle_pos = malloc(nn * sizeof(*c->idle_pos));
 	c->cand = malloc(nn * sizeof(*c->cand));
 	c->order = malloc(nn * sizeof(*c->order));
 	c->scratch = malloc(nn * sizeof(*c->scratch));
 	c->dj = calloc(nr, sizeof(*c->dj));
 	c->settled = calloc(nr, sizeof(*c->settled));
 	out->d = calloc(nr, sizeof(*out->d));
-	if (!c->held || !c->taken || !c->prot || !c->cand || !c->order || !c->scratch || !c->dj ||
+	if (!c->held || !c->taken || !c->prot || !c->pset || !c->idle_pos || !c->cand || !c->order || !c->scratch || !c->dj ||
 	    !c->settled || !out->d)
 		return psiplace_seterr(c->err, "resize decision: out of memory");
 	for (i = 0; i < c->s->nnodes; i++)
@@ -468,6 +495,8 @@ static void free_ctx(struct ctx *c)
 	free(c->held);
 	free(c->taken);
 	free(c->prot);
+	free(c->pset);
+	free(c->idle_pos);
 	free(c->cand);
 	free(c->order);
 	free(c->scratch);
@@ -481,6 +510,9 @@ static int decide(struct ctx *c, struct psiplace_rdec_result *out)
 
 	if (alloc_ctx(c, out) < 0 || check_state(c) < 0)
 		return -1;
+	for (uint32_t q = 0; q < s->nnodes; q++) /* after check_state: held[] is known */
+		if (idle(c, q))
+			c->idle_pos[c->nidle++] = q;
 	for (size_t i = 0; i < s->nrunning; i++) {
 		if (!s->running[i].max)
 			continue;

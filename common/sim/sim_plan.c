@@ -112,7 +112,8 @@ static bool plan(struct sim *s, const struct sjob *j)
 			break;
 		build_view(s, j, t - s->t, nrel);
 		if (sim_choose(s, j, s->view, s->n, t - s->t, s->plan_nodes + s->nplan_nodes)) {
-			s->plans[s->nplans++] = (struct plan){ t, t + j->limit, s->nplan_nodes, j->k };
+			s->plans[s->nplans++] = (struct plan){ t, t + j->limit, s->nplan_nodes, j->k,
+							     (uint32_t)(j - s->jobs) };
 			s->nplan_nodes += j->k;
 			return true;
 		}

@@ -1,114 +1,12 @@
 /* The top blocked job's reservation: walk the running jobs in the order
  * of their limits (sched/backfill's view: a job ends at its limit), count
  * the nodes that would have room for the job, and when there are enough,
- * ask the engine which nodes it would take at that time.  Also the
- * structures the walk reads: the running jobs by limit, the end heap, and
- * the shapes that found no room in this pass. */
+ * ask the engine which nodes it would take at that time. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "psiplace/sim.h"
 #include "sim_run_internal.h"
-
-void sim_heap_push(struct heap *h, int64_t key, uint32_t val)
-{
-	size_t i = h->n++;
-
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (h->key[p] < key || (h->key[p] == key && h->val[p] < val))
-			break;
-		h->key[i] = h->key[p];
-		h->val[i] = h->val[p];
-		i = p;
-	}
-	h->key[i] = key;
-	h->val[i] = val;
-}
-
-void sim_heap_pop(struct heap *h)
-{
-	int64_t key = h->key[--h->n];
-	uint32_t val = h->val[h->n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && (h->key[c + 1] < h->key[c] ||
-				     (h->key[c + 1] == h->key[c] && h->val[c + 1] < h->val[c])))
-			c++;
-		if (key < h->key[c] || (key == h->key[c] && val < h->val[c]))
-			break;
-		h->key[i] = h->key[c];
-		h->val[i] = h->val[c];
-		i = c;
-	}
-	h->key[i] = key;
-	h->val[i] = val;
-}
-
-static bool before(const struct sim *s, uint32_t a, uint32_t b)
-{
-	const struct sjob *x = &s->jobs[a], *y = &s->jobs[b];
-
-	return x->limit_end < y->limit_end || (x->limit_end == y->limit_end && a < b);
-}
-
-static size_t running_pos(const struct sim *s, uint32_t q)
-{
-	size_t lo = 0, hi = s->nrun;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (before(s, s->running[mid], q))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-void sim_running_add(struct sim *s, uint32_t q)
-{
-	size_t p = running_pos(s, q);
-
-	memmove(s->running + p + 1, s->running + p, (s->nrun - p) * sizeof(*s->running));
-	s->running[p] = q;
-	s->nrun++;
-}
-
-void sim_running_remove(struct sim *s, uint32_t q)
-{
-	size_t p = running_pos(s, q);
-
-	if (p < s->nrun && s->running[p] == q) {
-		memmove(s->running + p, s->running + p + 1,
-			(s->nrun - p - 1) * sizeof(*s->running));
-		s->nrun--;
-	}
-}
-
-bool sim_failed_before(const struct sim *s, const struct sjob *j, bool patched)
-{
-	for (size_t i = 0; i < s->nfail; i++) {
-		const struct shape *f = &s->fail[i];
-
-		if ((patched || !f->patched) && j->k >= f->k && j->ppn >= f->ppn && j->mem >= f->mem && (j->excl || !f->excl))
-			return true;
-	}
-	return false;
-}
-
-void sim_remember_fail(struct sim *s, const struct sjob *j, bool patched)
-{
-	if (s->nfail < SIM_MAXFAIL)
-		s->fail[s->nfail++] = (struct shape){ j->k, j->ppn, j->mem, j->excl, patched };
-}
 
 /* Room for j on node i once rel[i] CPUs are released. */
 static bool room(const struct sim *s, const struct sjob *j, uint32_t i)
@@ -197,6 +95,7 @@ int sim_reserve(struct sim *s, uint32_t q)
 		if (sim_choose_room(s, j, j->excl ? s->idle : s->now, t - s->t, s->touched, nt,
 				s->resv.nodes)) {
 			set_resv(s, j, t);
+			s->resv.q = q;
 			found = 0;
 		}
 		patch(s, nt, false);

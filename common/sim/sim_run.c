@@ -247,6 +247,7 @@ static int trace_nodes(struct sim *s, const struct psiplace_sim_trace *t, psipla
 
 static void sim_free(struct sim *s)
 {
+	sim_mall_free(s); /* reads the jobs */
 	free(s->jobs); free(s->now); free(s->idle); free(s->alloc); free(s->njobs);
 	free(s->nodefree); free(s->pick); free(s->rel); free(s->touched);
 	free(s->amem); free(s->relmem); free(s->wasp); free(s->hist); free(s->queue); free(s->running);
@@ -276,57 +277,41 @@ static void integrate(struct sim *s, int64_t t)
 	}
 }
 
-static void release(struct sim *s, uint32_t q)
-{
-	sim_apply(s, &s->jobs[q], held(s, &s->jobs[q]), -1);
-	sim_running_remove(s, q);
-}
-
-/* trace_nodes: the export does not say whether a job that ended in this
- * second ended before or after a job that started in it.  It ended
- * before where the starting job's traced nodes need its CPUs (they would
- * be over-committed); otherwise it still holds them while that job is
- * placed (Slurm placed it before the end was processed, or the node was
- * still completing), and is released after the pass. */
-static bool over(const struct sim *s, uint32_t n)
-{
-	return s->need[n] && s->alloc[n] + s->need[n] > s->now[n].cpus;
-}
-
-void sim_release_needed(struct sim *s, const struct sjob *j)
-{
-	for (uint32_t a = 0; a < j->k; a++)
-		s->need[s->tnodes[j->tfirst + a]] += sim_take_cpus(s, j, s->tnodes[j->tfirst + a]);
-	for (;;) { /* the end that frees the over-committed nodes and the fewest others */
-		size_t best = SIZE_MAX;
-		uint32_t best_other = UINT32_MAX;
-
-		for (size_t d = 0; d < s->ndeferred; d++) {
-			const struct sjob *e = &s->jobs[s->deferred[d]];
-			const uint32_t *hn = held(s, e);
-			uint32_t hit = 0;
-
-			for (uint32_t a = 0; a < e->k; a++)
-				hit += over(s, hn[a]);
-			if (hit && e->k - hit < best_other) {
-				best = d;
-				best_other = e->k - hit;
-			}
-		}
-		if (best == SIZE_MAX)
-			break;
-		release(s, s->deferred[best]);
-		s->deferred[best] = s->deferred[--s->ndeferred];
-	}
-	for (uint32_t a = 0; a < j->k; a++)
-		s->need[s->tnodes[j->tfirst + a]] = 0;
-}
-
 static void release_deferred(struct sim *s)
 {
 	for (size_t d = 0; d < s->ndeferred; d++)
-		release(s, s->deferred[d]);
+		sim_release(s, s->deferred[d]);
 	s->ndeferred = 0;
+}
+
+/* The pass an event time gets (after its ends and arrivals). */
+static void passes(struct sim *s, int64_t tn, int64_t tb, bool ended, bool behind, size_t ai,
+		   size_t nq, bool *stop)
+{
+	if (s->opts->trace_nodes) {
+		size_t held_ends;
+
+		sim_pass(s);
+		held_ends = s->ndeferred;
+		release_deferred(s);
+		if (held_ends && s->nq) /* jobs without a traced placement */
+			sim_pass(s);
+		return;
+	}
+	if (s->opts->bf_interval > 0 && tn < s->next_bf && !s->opts->trace_starts) {
+		sim_pass_main(s);
+		return;
+	}
+	if (s->opts->bf_interval > 0) {
+		s->next_bf = tn + s->opts->bf_interval;
+		sim_pass(s);
+		if (tn == tb && !ended && ai == s->njob && !s->ends.n && s->nq == nq && !s->nmrun)
+			*stop = true; /* nothing will change: the rest never starts */
+	} else if (!ended && behind && !s->opts->plan_all && !s->opts->trace_starts) {
+		sim_pass_arrivals(s);
+	} else {
+		sim_pass(s);
+	}
 }
 
 static void loop(struct sim *s, const uint32_t *arr)
@@ -340,12 +325,16 @@ static void loop(struct sim *s, const uint32_t *arr)
 		int64_t te = s->ends.n ? s->ends.key[0] : INT64_MAX;
 		int64_t tw = s->wakes.n ? s->wakes.key[0] : INT64_MAX;
 		int64_t tb = s->opts->bf_interval > 0 && s->nq ? s->next_bf : INT64_MAX;
+		int64_t tm = s->mdone.n ? s->mdone.key[0] : INT64_MAX;
+		int64_t td = s->mall ? s->next_dec : INT64_MAX;
 		int64_t tn = ta < te ? ta : te;
 		size_t nq = s->nq;
-		bool ended, behind;
+		bool ended = false, behind, stop = false, event;
 
 		tn = tw < tn ? tw : tn;
 		tn = tb < tn ? tb : tn;
+		tn = tm < tn ? tm : tn;
+		tn = td < tn ? td : tn;
 		while (s->wakes.n && s->wakes.key[0] <= tn)
 			sim_heap_pop(&s->wakes);
 
@@ -357,20 +346,33 @@ static void loop(struct sim *s, const uint32_t *arr)
 				break;
 			continue;
 		}
+		if (s->ends.oom || s->mdone.oom)
+			break;
 		integrate(s, tn);
 		s->t = tn;
-		ended = s->ends.n && s->ends.key[0] == tn;
+		event = tn != td;
 		while (s->ends.n && s->ends.key[0] == tn) {
 			uint32_t q = s->ends.val[0];
+			const struct sjob *j = &s->jobs[q];
 
 			sim_heap_pop(&s->ends);
+			if (j->done || j->end != tn)
+				continue; /* an end a resize moved */
+			ended = true;
 			if (s->opts->trace_nodes)
 				s->deferred[s->ndeferred++] = q;
 			else
-				release(s, q);
+				sim_release(s, q);
+		}
+		if (s->mall) {
+			s->mall_freed = false;
+			sim_mall_complete(s);
+			ended = ended || s->mall_freed;
+			event = event || tm == tn;
 		}
 		behind = true; /* every arrival queued behind the jobs there were */
 		for (; ai < s->njob && s->jobs[arr[ai]].elig == tn; ai++) {
+			event = true;
 			if (!s->jobs[arr[ai]].fits) {
 				s->r->unplaceable++;
 				continue;
@@ -379,30 +381,21 @@ static void loop(struct sim *s, const uint32_t *arr)
 			if (s->jobs[arr[ai]].tstart > tn)
 				sim_heap_push(&s->wakes, s->jobs[arr[ai]].tstart, arr[ai]);
 		}
-		if (s->opts->trace_nodes) {
-			size_t held_ends;
-
-			sim_pass(s);
-			held_ends = s->ndeferred;
-			release_deferred(s);
-			if (held_ends && s->nq) /* jobs without a traced placement */
-				sim_pass(s);
-			continue;
+		passes(s, tn, tb, ended, behind, ai, nq, &stop);
+		if (s->mall) {
+			if (event || ended)
+				sim_mall_touch(s);
+			if (s->next_dec <= tn) {
+				s->mall_freed = false;
+				sim_mall_decide(s);
+				if (s->mall_freed) /* a shrink without cost gave nodes back */
+					sim_pass(s);
+			}
+			if (s->mall_failed)
+				break;
 		}
-		if (s->opts->bf_interval > 0 && tn < s->next_bf && !s->opts->trace_starts) {
-			sim_pass_main(s);
-			continue;
-		}
-		if (s->opts->bf_interval > 0) {
-			s->next_bf = tn + s->opts->bf_interval;
-			sim_pass(s);
-			if (tn == tb && !ended && ai == s->njob && !s->ends.n && s->nq == nq)
-				break; /* nothing will change: the rest never starts */
-		} else if (!ended && behind && !s->opts->plan_all && !s->opts->trace_starts) {
-			sim_pass_arrivals(s);
-		} else {
-			sim_pass(s);
-		}
+		if (stop)
+			break;
 	}
 }
 
@@ -450,6 +443,7 @@ static void figures(struct sim *s, struct psiplace_sim_report *r, double *waits)
 	r->wait_p95 = waits[(size_t)ceil(0.95 * (double)k) - 1]; /* nearest rank */
 	r->bsld_mean = bsld / (double)k;
 	r->frag = s->frag_time > 0 ? s->frag_area / s->frag_time : 0;
+	r->node_hours = s->node_secs / 3600.0;
 	r->cpu_hours_saved = s->saved;
 }
 
@@ -468,6 +462,9 @@ int psiplace_sim_run(const struct psiplace_sim_trace *t, const struct psiplace_n
 	o.trace_starts = o.trace_starts || o.trace_nodes;
 	if (!psiplace_policy_valid(opts->rank.policy))
 		return psiplace_seterr(err, "simulate: policy %d is not a policy", opts->rank.policy);
+	if (opts->malleable && opts->malleable->rule != PSIPLACE_SIM_MALL_NONE && o.trace_starts)
+		return psiplace_seterr(err, "simulate: malleable jobs are not replayed with the traced "
+				       "starts (--trace-starts, --trace-nodes)");
 	rc = setup(&s, t, nodes, n, err);
 	if (rc == 0 && o.trace_nodes)
 		rc = trace_nodes(&s, t, err);
@@ -487,9 +484,18 @@ int psiplace_sim_run(const struct psiplace_sim_trace *t, const struct psiplace_n
 			r->res[i].start = r->res[i].end = -1;
 			r->res[i].same_as_trace = -1;
 		}
+		rc = sim_mall_setup(&s, t, err);
+	}
+	if (rc == 0) {
 		qsort_r(arr, s.njob, sizeof(*arr), by_elig, s.jobs);
 		loop(&s, arr);
-		figures(&s, r, waits);
+		if (s.ends.oom || s.mdone.oom)
+			rc = psiplace_seterr(err, "simulate: out of memory for the jobs' ends");
+		else if (s.mall_failed)
+			rc = psiplace_seterr(err, "simulate: a resize decision could not be applied "
+					     "(out of memory, or a state the decision refused)");
+		else
+			figures(&s, r, waits);
 	}
 	free(arr);
 	free(waits);
@@ -505,6 +511,10 @@ void psiplace_sim_report_free(struct psiplace_sim_report *r)
 		return;
 	free(r->res);
 	free(r->alloc);
+	free(r->resizes);
+	free(r->resize_nodes);
 	r->res = NULL;
 	r->alloc = NULL;
+	r->resizes = NULL;
+	r->resize_nodes = NULL;
 }

@@ -1,6 +1,9 @@
 /* A sacct export as a trace:
  *   sacct -a -X -P -o JobIDRaw,Submit,Eligible,Start,End,Timelimit,NNodes,NCPUS,\
- *         ReqMem,ReqTRES,Partition,NodeList,State,Priority -S ... -E ...
+ *         ReqMem,ReqTRES,Partition,NodeList,State,Priority[,Comment,AdminComment]
+ *         -S ... -E ...
+ * (Comment or AdminComment `psiplace-malleable=MIN-MAX` or `psi-malleable=MIN-MAX`: the job was malleable,
+ * for simulate --malleable trace.)
  * Fields are found by their header name, in any order; other columns are
  * counted and ignored.  Steps are skipped, jobs that never started or had
  * not ended are counted, not replayed. */
@@ -14,11 +17,13 @@
 #include "sim_rows.h"
 
 enum col { C_IDRAW, C_ID, C_SUBMIT, C_ELIGIBLE, C_START, C_END, C_LIMIT, C_NNODES, C_NCPUS,
-	   C_REQMEM, C_REQTRES, C_PARTITION, C_NODELIST, C_STATE, C_PRIORITY, C_COUNT };
+	   C_REQMEM, C_REQTRES, C_PARTITION, C_NODELIST, C_STATE, C_PRIORITY, C_COMMENT,
+	   C_ADMINCOMMENT, C_COUNT };
 
 static const char *const col_names[C_COUNT] = {
 	"JobIDRaw", "JobID", "Submit", "Eligible", "Start", "End", "Timelimit", "NNodes",
-	"NCPUS", "ReqMem", "ReqTRES", "Partition", "NodeList", "State", "Priority",
+	"NCPUS", "ReqMem", "ReqTRES", "Partition", "NodeList", "State", "Priority", "Comment",
+	"AdminComment",
 };
 
 #define MAXFIELDS 256
@@ -235,6 +240,11 @@ static int job_line(const struct sacct *h, const char *const *f, const size_t *f
 	    strncmp(F(C_NODELIST), "None", 4) &&
 	    (j->nodelist = sim_trace_nodelist(t, F(C_NODELIST), FL(C_NODELIST))) == SIZE_MAX)
 		return *msg = "out of memory for its NodeList", -1;
+	for (int c = C_COMMENT; c <= C_ADMINCOMMENT && !j->mall_max; c++)
+		if (FL(c) && psiplace_sim_malleable_tag(F(c), FL(c), &j->mall_min, &j->mall_max) < 0)
+			return *msg = c == C_COMMENT ? "Comment: psi-malleable= is not MIN-MAX (1 <= MIN <= MAX)"
+						     : "AdminComment: psi-malleable= is not MIN-MAX (1 <= MIN <= MAX)",
+			       -1;
 	*skip = false;
 	return 0;
 }

@@ -41,6 +41,9 @@ struct psiplace_sim_job {
 	bool exclusive;    /* whole nodes */
 	int line;          /* where it was read */
 	size_t nodelist;   /* sacct NodeList: offset into trace.nodelists; 0: none */
+	/* sacct Comment or AdminComment `psi-malleable=MIN-MAX` (the job's
+	 * --psi-malleable range, node counts); max 0: none */
+	uint32_t mall_min, mall_max;
 };
 
 /* What a reader did with the lines it did not turn into jobs. */
@@ -97,6 +100,63 @@ bool psiplace_sim_parse_limit(const char *s, size_t n, int64_t *secs);
 int psiplace_sim_nodetable_from_scontrol(const char *text, size_t len, const char *file,
 					 struct psiplace_nodetable *t, psiplace_error_t *err);
 
+/* Malleable jobs (doc/simulate.md, "Malleable jobs"): which of a trace's
+ * jobs may be resized, and the model of a resize.  The decision is
+ * psiplace_rdec_decide() (psiplace/resize_decision.h), the code the
+ * resource manager's daemon runs. */
+enum psiplace_sim_mall_rule {
+	PSIPLACE_SIM_MALL_NONE = 0,
+	PSIPLACE_SIM_MALL_FRACTION,  /* a share of the jobs, chosen by a seed */
+	PSIPLACE_SIM_MALL_MIN_NODES, /* jobs of at least min_nodes nodes */
+	PSIPLACE_SIM_MALL_TRACE,     /* jobs whose sacct Comment/AdminComment gives psi-malleable= */
+};
+
+struct psiplace_sim_malleable {
+	enum psiplace_sim_mall_rule rule;
+	double fraction;       /* FRACTION: 0 < fraction <= 1 */
+	uint64_t seed;         /* FRACTION: which jobs (a hash of seed and job id) */
+	uint32_t min_nodes;    /* MIN_NODES */
+	/* A chosen job of n nodes may run on [ceil(range_lo n), floor(range_hi
+	 * n)] nodes, within [1, the cluster's nodes] (TRACE: its own range,
+	 * capped by the cluster) */
+	double range_lo, range_hi;  /* 0.5, 2 */
+	int64_t interval;      /* seconds between two decisions (the daemon's interval): 5 */
+	int64_t min_interval;  /* seconds between two resizes of one job: 60 */
+	/* A resize's cost in seconds: base + per_node x nodes added (grow) or
+	 * released (shrink), rounded up to whole seconds (the clock's unit);
+	 * the job holds the nodes of both sizes and makes no progress then. */
+	double grow_base, grow_per_node, shrink_base, shrink_per_node;
+	/* A job traced on n nodes does n + efficiency x (m - n) nodes' work a
+	 * second on m nodes (1: linear) */
+	double efficiency;
+	bool log;              /* record every resize in the report */
+	/* The rigid baseline: the jobs the rule chooses hold whole nodes as
+	 * malleable ones do, at their traced size, and are never resized (so
+	 * that rigid and malleable replays differ in the resizes alone). */
+	bool baseline;
+};
+
+/* The defaults above. */
+void psiplace_sim_malleable_init(struct psiplace_sim_malleable *m);
+/* One command-line flag into m: "malleable" (RULE: fraction=F[,seed=N] |
+ * min-nodes=N | trace), "malleable-range" (LO,HI), "resize-interval",
+ * "resize-min-interval" (SECONDS), "resize-cost" (GB,GN,SB,SN),
+ * "resize-efficiency" (E).  0, or -1 with one line in err naming the
+ * flag, the value and what is accepted. */
+int psiplace_sim_malleable_option(struct psiplace_sim_malleable *m, const char *flag,
+				  const char *value, psiplace_error_t *err);
+/* `psi-malleable=MIN-MAX` in a sacct Comment text of n bytes: 1 found
+ * (*min, *max set), 0 not there, -1 there but not 1 <= MIN <= MAX. */
+int psiplace_sim_malleable_tag(const char *s, size_t n, uint32_t *min, uint32_t *max);
+
+/* One resize of a replay (psiplace_sim_malleable.log). */
+struct psiplace_sim_resize {
+	int64_t t, done;      /* decided (and begun), completed (t + its cost) */
+	uint32_t job;         /* index in the trace */
+	uint32_t from, to;    /* nodes before and after */
+	size_t first;         /* the nodes added or released: report.resize_nodes[first..] */
+};
+
 /* The model's choices (doc/simulate.md); zero is the default of each. */
 struct psiplace_sim_opts {
 	struct psiplace_rank_opts rank; /* policy, weight override, cluster function */
@@ -139,6 +199,9 @@ struct psiplace_sim_opts {
 	 * field 5 (allocated, the default). */
 	bool swf_requested;
 	uint64_t seed;         /* RANDOM's seed, mixed with each job's id */
+	/* Malleable jobs resized by the resource manager's decision; NULL or
+	 * rule NONE: every job rigid.  Not with trace_starts. */
+	const struct psiplace_sim_malleable *malleable;
 	/* Called every 10,000 started jobs (a progress line); NULL: none. */
 	void (*progress)(void *arg, size_t started, size_t jobs);
 	void *progress_arg;
@@ -153,6 +216,8 @@ struct psiplace_sim_result {
 	/* trace_nodes: 1 the engine chose the traced nodes, 0 other nodes (or
 	 * none: then nodes are the traced ones), -1 not compared */
 	int8_t same_as_trace;
+	uint32_t mall_min, mall_max; /* its range when malleable; max 0: rigid */
+	uint32_t resizes;            /* resizes it made */
 };
 
 struct psiplace_sim_report {
@@ -176,6 +241,14 @@ struct psiplace_sim_report {
 	 * those where the engine found no room, jobs whose NodeList was
 	 * missing or not NNodes nodes of this cluster (not compared) */
 	size_t decisions, decisions_same, decisions_noroom, decisions_untraced;
+	double node_hours;      /* nodes held x time, / 3600 */
+	size_t malleable;       /* jobs replayed as malleable */
+	size_t grows, shrinks;  /* resizes */
+	size_t rdec_calls;      /* psiplace_rdec_decide() calls */
+	struct psiplace_sim_resize *resizes; /* malleable.log: every resize, in time order */
+	size_t nresizes;
+	uint32_t *resize_nodes;
+	size_t nresize_nodes;
 	struct psiplace_sim_result *res; /* per job, in trace order */
 	uint32_t *alloc;        /* node indexes of every started job */
 	size_t nalloc;

@@ -3,8 +3,8 @@
 # part"): no object file of the table below uses a symbol that a file on its
 # own level or above defines.  Read from the built objects with nm, so a
 # call through a header counts as much as one in the source.
-# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable, spank, select or
-# policy)
+# Usage: calls_down.sh PART DIR_OR_LIB...   (PART: malleable, spank, select,
+# policy or sim)
 # A LIB.a is read member by member; a DIR holds the objects (a plugin's
 # meson private directory, NAME.so.p).  An object the table does not know
 # fails the check: a new file must be given its level here.
@@ -30,6 +30,11 @@ case $part in
     only=policy_
     level=([policy_names]=0 [select_weights]=0 [nodecache]=0 [priorityf]=0 [rank_sort]=0
            [set_policies]=1 [engine]=2 [nodecols]=3 [rank_columns]=4 [rank_dispatch]=5) ;;
+  sim) # common/sim/, libpsiplace_sim (the order sim_run_internal.h gives)
+    level=([sim_rows]=0 [sim_gzip]=0 [sim_mall_opts]=0 [sim_scontrol]=0 [sim_sacct]=1 [sim_swf]=1
+           [sim_trace]=2
+           [sim_heap]=0 [sim_choose]=0 [sim_room]=1 [sim_nodes]=2 [sim_start]=3
+           [sim_reserve]=3 [sim_plan]=4 [sim_pass]=5 [sim_mall]=5 [sim_run]=6) ;;
   *) echo "calls_down: unknown part '$part'"; exit 2 ;;
 esac
 only=${only:-}

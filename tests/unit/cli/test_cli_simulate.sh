@@ -139,4 +139,41 @@ check "an unknown policy: exit 2" "2" "$rc"
 err=$("$psiplace" simulate --trace "$d/jobs.txt" 2>&1); rc=$?
 check "no cluster: usage error" "2" "$rc"
 
+# --malleable: rigid and malleable side by side; bad values one error line each
+printf 'name,cpus\nn1,1\nn2,1\nn3,1\nn4,1\n' >"$d/four.csv"
+printf '1 0 0 100 4 -1 -1 4 1000 -1 1 1 1 1 1 1 -1 -1\n2 10 0 50 2 -1 -1 2 1000 -1 1 1 1 1 1 1 -1 -1\n' >"$d/mall.swf"
+msim() { "$psiplace" simulate --trace "$d/mall.swf" --table "$d/four.csv" --policy FIRSTAVAILABLE "$@"; }
+out=$(msim --malleable min-nodes=3 --format csv 2>&1)
+check "--malleable csv: a rigid and a malleable row (makespan 150 and 132, 1 grow 1 shrink)" \
+  "rigid,150,0,0 malleable,132,1,1" \
+  "$(awk -F, 'NR > 1 { printf "%s%s,%s,%s,%s", (NR > 2 ? " " : ""), $18, $4, $20, $21 }' <<<"$out")"
+out=$(msim --malleable min-nodes=3 2>&1)
+check "--malleable table: rows FIRSTAVAILABLE rigid and FIRSTAVAILABLE mall" "2" \
+  "$(grep -c '^FIRSTAVAILABLE \(rigid\|mall\) ' <<<"$out")"
+check "--malleable table: the change per policy" \
+  "# FIRSTAVAILABLE: malleable against rigid: makespan -12.0%, mean wait -98.9%, 1 grows, 1 shrinks" \
+  "$(grep '^# FIRSTAVAILABLE: malleable' <<<"$out")"
+out=$(msim --malleable min-nodes=3 --format json 2>&1)
+check "--malleable json: each policy gains a malleable object with the same figures and the resizes" \
+  "132 1 1 1" \
+  "$(printf '%s' "$out" | python3 -c 'import json,sys; p=json.load(sys.stdin)["policies"][0]["malleable"]; print(p["makespan"], p["grows"], p["shrinks"], p["malleable_jobs"])' 2>&1)"
+msim --malleable min-nodes=3 --svg "$d/m.svg" >/dev/null 2>&1
+check "--malleable svg: rigid and malleable curves of both panels" "2 2" \
+  "$(grep -c 'data-variant="malleable"' "$d/m.svg") $(grep -c 'data-variant="rigid"' "$d/m.svg")"
+while IFS='|' read -r args want; do
+  read -ra av <<<"$args"
+  err=$(msim "${av[@]}" 2>&1 >/dev/null); rc=$?
+  check "bad: $args" "2 1 psiplace: error: $want" "$rc $(wc -l <<<"$err") $err"
+done <<'X'
+--malleable fraction=2|--malleable: 'fraction=2' is not accepted; accepted: fraction=F (0 < F <= 1) with an optional ,seed=N; min-nodes=N (N >= 1); trace
+--malleable all|--malleable: 'all' is not accepted; accepted: fraction=F (0 < F <= 1) with an optional ,seed=N; min-nodes=N (N >= 1); trace
+--malleable trace --malleable-range 3,4|--malleable-range: '3,4' is not accepted; accepted: LO,HI, multiples of a job's nodes: 0 < LO <= 1 <= HI <= 1000
+--malleable trace --resize-interval 0|--resize-interval: '0' is not accepted; accepted: a whole number of seconds, 1 to 86400
+--malleable trace --resize-min-interval 1m|--resize-min-interval: '1m' is not accepted; accepted: a whole number of seconds, 0 to 86400
+--malleable trace --resize-cost 1,2|--resize-cost: '1,2' is not accepted; accepted: GROW_BASE,GROW_PER_NODE,SHRINK_BASE,SHRINK_PER_NODE, seconds, each 0 to 86400
+--malleable trace --resize-efficiency 2|--resize-efficiency: '2' is not accepted; accepted: a number, 0 < E <= 1
+--resize-cost 1,1,1,1|--resize-cost: '1,1,1,1' needs --malleable RULE (which jobs are malleable)
+--malleable trace --trace-starts|--malleable: 'trace' is not replayed with --trace-starts or --trace-nodes (the traced starts are rigid jobs' starts)
+X
+
 tap_end

@@ -98,6 +98,18 @@ if [ -r "$kth" ]; then
   check "KTH-SP2, --backfill slurm on single-CPU nodes: no shape waits" "0" \
     "$(sim --trace "$kth" --table "$d/kth.csv" --backfill slurm | col shape_waits)"
   check "KTH-SP2, --reserve count: on identical single-CPU nodes every policy gives one mean wait" "1" "$(means --reserve count)"
+  # malleable: a quarter and a half of the jobs (doc/simulate.md's study on
+  # identical nodes): the same jobs replayed, waits lower, more so at 50 %
+  mw() { "$psiplace" simulate --trace "$kth" --table "$d/kth.csv" --policy FIRSTAVAILABLE \
+           --reserve count --malleable "fraction=$1,seed=1" --format csv |
+         awk -F, 'NR > 1 { printf "%s ", $6 } NR == 3 { printf "%s %s", $19, ($20 + $21 > 0) }'; }
+  read -r r25 m25 n25 any25 <<<"$(mw 0.25)"
+  read -r r50 m50 n50 any50 <<<"$(mw 0.5)"
+  check "KTH-SP2 --malleable: 7,076 and 14,188 jobs malleable, resized" "7076 1 14188 1" \
+    "$n25 $any25 $n50 $any50"
+  check "KTH-SP2 --malleable: the rigid replay is the rigid mean wait, 6,850 s" "6849.650 6849.650" "$r25 $r50"
+  check "KTH-SP2 --malleable: the mean wait falls, more at 50 % than at 25 %" "yes" \
+    "$(awk -v r="$r25" -v a="$m25" -v b="$m50" 'BEGIN { print (b < a && a < r) ? "yes" : "no: " r " " a " " b }')"
 else
   echo "# SKIP KTH-SP2: $kth is absent (the Parallel Workloads Archive's log, not in the repository)"
 fi

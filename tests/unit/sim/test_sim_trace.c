@@ -50,7 +50,7 @@ Test(sim_trace, sacct_fields_by_name_steps_never_ran_running_arrays_counted)
 	struct psiplace_sim_trace t;
 	psiplace_error_t err;
 
-	cr_assert_eq(parse("State|NCPUS|NNodes|End|Start|Submit|JobID|JobIDRaw|Comment\n"
+	cr_assert_eq(parse("State|NCPUS|NNodes|End|Start|Submit|JobID|JobIDRaw|Account\n"
 			   "COMPLETED|4|1|2026-01-01T00:00:10|2026-01-01T00:00:00|2026-01-01T00:00:00|5|5|x\n"
 			   "COMPLETED|4|1|2026-01-01T00:00:10|2026-01-01T00:00:00|2026-01-01T00:00:00|5.batch|5.batch|\n"
 			   "CANCELLED by 0|4|1|2026-01-01T00:00:10|Unknown|2026-01-01T00:00:00|6|6|\n"
