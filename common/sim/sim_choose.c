@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 bool sim_choose(struct sim *s, const struct sjob *j, const struct psiplace_node *view, size_t n,
 	    int64_t start_in, uint32_t *out)

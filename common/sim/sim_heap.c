@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 /* A growing heap (cap > 0) full: twice the room; false out of memory. */
 static bool room_for_one(struct heap *h)

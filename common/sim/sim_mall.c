@@ -17,7 +17,7 @@
 
 #include "psiplace/resize_decision.h"
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 /* A pending job that the plan gives no start: later than every limit
  * (rule 3 of the decision then protects nothing for it; EASY promises

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 /* For a job still running at T: the reservation's nodes keep only what it
  * leaves them (on), or are as they are again (off). */

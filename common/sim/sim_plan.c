@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
 {

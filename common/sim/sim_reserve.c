@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 /* Room for j on node i once rel[i] CPUs are released. */
 static bool room(const struct sim *s, const struct sjob *j, uint32_t i)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 static uint32_t bucket(const struct sim *s, uint32_t f)
 {

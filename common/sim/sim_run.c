@@ -8,7 +8,7 @@
 
 #include "psiplace/hostlist.h"
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 #define TAU 10.0 /* bounded slowdown's threshold, seconds */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "psiplace/sim.h"
-#include "sim_run_internal.h"
+#include "sim_replay.h"
 
 /* Job q starts now on occupy; its result records nodes. */
 static void start_on(struct sim *s, uint32_t q, const uint32_t *nodes, const uint32_t *occupy)

@@ -1,6 +1,6 @@
 /* The replay's state, shared by its files (common/sim/sim_*.c). */
-#ifndef PSIPLACE_SIM_RUN_INTERNAL_H
-#define PSIPLACE_SIM_RUN_INTERNAL_H
+#ifndef PSIPLACE_SIM_REPLAY_H
+#define PSIPLACE_SIM_REPLAY_H
 
 #include "psiplace/sim.h"
 
