@@ -36,6 +36,7 @@ struct psiplace_mall {
 	/* the resource manager's channel (mall_rm.c; meaningful on rank 0) */
 	double poll_last;           /* when the job record was last read */
 	unsigned long long done_id; /* the last order acted on */
+	char ack_err[PSIPLACE_ERRLEN];         /* an ack that could not be written: the next poll's error */
 };
 
 /* What a spawned process is told (its hidden argument). */

@@ -133,6 +133,12 @@ static void poll_root(psiplace_mall_t *m, struct verdict *v)
 	const char *job = getenv("SLURM_JOB_ID");
 	int rc;
 
+	if (m->ack_err[0]) {
+		v->rc = -1;
+		snprintf(v->err, sizeof(v->err), "%s", m->ack_err);
+		m->ack_err[0] = 0;
+		return;
+	}
 	if (m->poll_last > 0 && t - m->poll_last < interval)
 		return;
 	m->poll_last = t;
@@ -412,7 +418,7 @@ int psiplace_mall_act(psiplace_mall_t *m, const struct psiplace_mall_order *o,
 		      psiplace_error_t *err)
 {
 	psiplace_error_t e;
-	int rc;
+	int rc, rank;
 
 	if (m->comm == MPI_COMM_NULL)
 		return psiplace_seterr(err, "malleable: act: this process has left the job");
@@ -426,9 +432,12 @@ int psiplace_mall_act(psiplace_mall_t *m, const struct psiplace_mall_order *o,
 		return psiplace_seterr(err, "malleable: act: no order");
 	if (m->leaving)
 		return 0;
-	if (psiplace_mall_ack(m, o, rc == 0, rc == 0 ? NULL : err->text, &e) < 0 && rc == 0) {
-		*err = e;
-		return -1;
-	}
+	/* Rank 0 alone: after a grow the new processes are in the job's
+	 * communicator but not here (they return from psiplace_mall_init), so
+	 * no collective may follow; a failure to write the acknowledgement is
+	 * the next poll's error, on every process. */
+	MPI_Comm_rank(m->comm, &rank);
+	if (rank == 0 && ack_root(m, o, rc == 0, rc == 0 ? NULL : err->text, &e) < 0)
+		snprintf(m->ack_err, sizeof(m->ack_err), "%s", e.text);
 	return rc;
 }
