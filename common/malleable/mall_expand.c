@@ -61,10 +61,6 @@ static void check_group(struct expand *x)
 	char msg[MALL_ERRLEN];
 
 	MPI_Comm_size(x->world, &size);
-	if (getenv("PSIPLACE_DEBUGX"))
-		fprintf(stderr, "DEBUGX node %d gnode %d me %s nalloc %zu h0 %s h1 %s\n", x->m->node,
-			(int)g->node, getenv("SLURMD_NODENAME"), x->m->nalloc, x->m->hosts[0],
-			x->m->nalloc > 1 ? x->m->hosts[1] : "-");
 	MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, x->world);
 	if (x->lrank != 0)
 		return;

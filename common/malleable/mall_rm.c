@@ -267,7 +267,7 @@ static void grow_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, s
 		return;
 	}
 	for (i = 0; i < j->nnodes && off < sizeof(v->nodes) - 80; i++)
-		if (!in_alloc(m, j->names[i]))
+		if (!in_alloc(m, j->names[i]) && j->cpus[i] > 0)
 			off += (size_t)snprintf(v->nodes + off, sizeof(v->nodes) - off, "%s%s:%d",
 						off ? "," : "", j->names[i], j->cpus[i]);
 	if (!off) {

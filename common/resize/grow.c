@@ -281,8 +281,10 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psipl
 	const char *job = o->job ? o->job : getenv("SLURM_JOB_ID");
 	struct psiplace_resize_out out = { 0 };
 	struct timespec end, nap = { 0, 200 * 1000 * 1000 };
-	struct psiplace_resize_job *j = after;
+	struct psiplace_resize_job *j = after, *h = NULL;
+	struct psiplace_hostlist all = { 0 };
 	char hid[32], *dir;
+	size_t i;
 	int rc = -1;
 
 	*helper = 0;
@@ -299,6 +301,14 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psipl
 	if (request_helper(o, job, j, dir, helper, err) < 0)
 		goto done;
 	snprintf(hid, sizeof(hid), "%lu", *helper);
+	/* the helper's CPUs per node, from its own record: after the merge the
+	 * job's per-node detail can name the wrong nodes (22.05 prints
+	 * "Nodes=n[2-3]" for NodeList=n[2-4] right after a merge) */
+	if (!(h = malloc(sizeof(*h))) || psiplace_resize_job_read(hid, sc, h, err) < 0) {
+		if (!h)
+			psiplace_seterr(err, "resize: out of memory");
+		goto done;
+	}
 	/* the merge: the helper's nodes go to the job, the helper ends */
 	if (update(sc, dir, hid, "NumNodes=0", &out, err) < 0) {
 		psiplace_error_t e2;
@@ -320,9 +330,27 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psipl
 			o->waiting(o->waiting_arg);
 		nanosleep(&nap, NULL);
 	}
-	rc = psiplace_resize_job_read(job, sc, after, err);
+	if (psiplace_resize_job_read(job, sc, after, err) < 0 ||
+	    psiplace_hostlist_expand(after->nodes, "the job's NodeList", &all, err) < 0)
+		goto done;
+	/* every node of the job, with the helper's CPUs on the helper's nodes
+	 * (0: a node the job had before) */
+	after->nnodes = 0;
+	for (i = 0; i < all.n && i < PSIPLACE_RESIZE_MAXNODES; i++) {
+		size_t k;
+
+		snprintf(after->names[i], sizeof(after->names[0]), "%s", all.host[i]);
+		after->cpus[i] = 0;
+		for (k = 0; k < h->nnodes; k++)
+			if (!strcmp(h->names[k], all.host[i]))
+				after->cpus[i] = h->cpus[k];
+		after->nnodes++;
+	}
+	rc = 0;
 done:
 	clean_workdir(dir);
+	psiplace_hostlist_free(&all);
+	free(h);
 	free(out.s);
 	return rc;
 }

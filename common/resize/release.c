@@ -158,6 +158,7 @@ static int update(const char *scontrol, const char *job, const char *kept, struc
 {
 	char a1[64], *a2, *dir, *path;
 	char *argv[] = { (char *)scontrol, "update", a1, NULL, NULL };
+	struct timespec end;
 	int status, rc;
 	const char *ext[] = { "sh", "csh" };
 	size_t i;
@@ -176,7 +177,21 @@ static int update(const char *scontrol, const char *job, const char *kept, struc
 	}
 	sprintf(a2, "NodeList=%s", kept);
 	argv[3] = a2;
-	rc = psiplace_resize_run(argv, dir, out, &status, err);
+	/* Right after a grow merged a helper into the job, slurmctld answers
+	 * "Job update not available right now, the DB index is being set, try
+	 * again in a bit" (22.05) until the new accounting record has its id:
+	 * retried for up to 30 s. */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 30;
+	while ((rc = psiplace_resize_run(argv, dir, out, &status, err)) == 0 && status &&
+	       strstr(out->s, "try again")) {
+		struct timespec now, nap = { 0, 200 * 1000 * 1000 };
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec >= end.tv_sec)
+			break;
+		nanosleep(&nap, NULL);
+	}
 	/* scontrol names them by the job id as the number it parsed: job is
 	 * that number (psiplace_release_nodes normalises it). */
 	for (i = 0; i < 2; i++) {
