@@ -145,28 +145,36 @@ static int update(const char *sc, const char *dir, const char *job, const char *
 	return 0;
 }
 
-int psiplace_resize_comment(const char *job, const char *text, const char *scontrol,
-			    psiplace_error_t *err)
-{
-	struct psiplace_resize_out out = { 0 };
-	char *what = malloc(strlen(text) + 16);
-	int rc;
-
-	if (!what)
-		return psiplace_seterr(err, "resize: out of memory");
-	sprintf(what, "Comment=%s", text);
-	rc = update(scontrol ? scontrol : "scontrol", NULL, job, what, &out, err);
-	free(what);
-	free(out.s);
-	return rc;
-}
-
 static int past(const struct timespec *end)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > end->tv_sec || (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
+}
+
+int psiplace_resize_comment(const char *job, const char *text, const char *scontrol,
+			    psiplace_error_t *err)
+{
+	struct psiplace_resize_out out = { 0 };
+	struct timespec end, nap = { 0, 500 * 1000 * 1000 };
+	char *what = malloc(strlen(text) + 16);
+	int rc;
+
+	if (!what)
+		return psiplace_seterr(err, "resize: out of memory");
+	sprintf(what, "Comment=%s", text);
+	/* after a merge slurmctld refuses updates of the job until its new
+	 * accounting record has an id ("try again in a bit"; 22.05: 15-40 s
+	 * here without slurmdbd): retried for up to 120 s */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 120;
+	while ((rc = update(scontrol ? scontrol : "scontrol", NULL, job, what, &out, err)) < 0 &&
+	       strstr(err->text, "try again") && !past(&end))
+		nanosleep(&nap, NULL);
+	free(what);
+	free(out.s);
+	return rc;
 }
 
 /* The helper's id from salloc's "Granted job allocation H" (or "Pending job
@@ -323,9 +331,13 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psipl
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += 30;
 	setenv("SLURM_JOBID", job, 0);
+	/* it changes nothing in slurmctld (ALL is no value there): past the
+	 * deadline of its retries the grow goes on without it */
 	while (update(sc, dir, job, "NumNodes=ALL", &out, err) < 0) {
-		if (!strstr(err->text, "try again") || past(&end))
+		if (!strstr(err->text, "try again"))
 			goto done;
+		if (past(&end))
+			break;
 		if (o->waiting)
 			o->waiting(o->waiting_arg);
 		nanosleep(&nap, NULL);

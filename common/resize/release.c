@@ -179,10 +179,10 @@ static int update(const char *scontrol, const char *job, const char *kept, struc
 	argv[3] = a2;
 	/* Right after a grow merged a helper into the job, slurmctld answers
 	 * "Job update not available right now, the DB index is being set, try
-	 * again in a bit" (22.05) until the new accounting record has its id:
-	 * retried for up to 30 s. */
+	 * again in a bit" (22.05; 15-40 s here without slurmdbd) until the new
+	 * accounting record has its id: retried for up to 120 s. */
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += 30;
+	end.tv_sec += 120;
 	while ((rc = psiplace_resize_run(argv, dir, out, &status, err)) == 0 && status &&
 	       strstr(out->s, "try again")) {
 		struct timespec now, nap = { 0, 200 * 1000 * 1000 };
