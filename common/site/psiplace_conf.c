@@ -22,12 +22,13 @@ static const char *const attr_names[NATTR] = { "Speed", "Priority", "ChargeRate"
 static const char accepted[] = "MetricsFile, NodeName (with Speed, Priority, ChargeRate, "
 			       "PriorityFunction), PartitionName (with NodeAllocationPolicy, "
 			       "PriorityFunction), MalleableMinInterval, MalleableMaxGrow, "
-			       "MalleableShrink";
+			       "MalleableShrink, MalleableInterval, MalleableAckTimeout";
 
 /* The resize decision's parameters, one key a line. */
-enum { M_INTERVAL, M_MAX_GROW, M_SHRINK, NMALL };
+enum { M_INTERVAL, M_MAX_GROW, M_SHRINK, M_CYCLE, M_ACK, NMALL };
 static const char *const mall_keys[NMALL] = { "MalleableMinInterval", "MalleableMaxGrow",
-					      "MalleableShrink" };
+					      "MalleableShrink", "MalleableInterval",
+					      "MalleableAckTimeout" };
 
 /* One NodeName line's attributes before they are spread over its nodes. */
 struct line_attrs {
@@ -49,6 +50,8 @@ void psiplace_psiconf_init(struct psiplace_psiconf *c)
 {
 	memset(c, 0, sizeof(*c));
 	psiplace_rdec_params_init(&c->malleable);
+	c->mall_interval = PSIPLACE_PSICONF_MALL_INTERVAL_DEFAULT;
+	c->mall_ack_timeout = PSIPLACE_PSICONF_MALL_ACK_DEFAULT;
 }
 
 void psiplace_psiconf_free(struct psiplace_psiconf *c)
@@ -272,6 +275,16 @@ static int parse_malleable_value(struct parse *p, int k, const char *v)
 				       "to 1048576:", v);
 		m->max_grow = (uint32_t)u;
 		return 0;
+	case M_CYCLE:
+		if (!psiplace_parse_u64(v, strlen(v), PSIPLACE_PSICONF_MAX_CYCLE, &u) || !u)
+			return lerr(p, "MalleableInterval: not whole seconds from 1 to 3600:", v);
+		p->c->mall_interval = (int64_t)u;
+		return 0;
+	case M_ACK:
+		if (!psiplace_parse_u64(v, strlen(v), PSIPLACE_PSICONF_MAX_INTERVAL, &u) || !u)
+			return lerr(p, "MalleableAckTimeout: not whole seconds from 1 to 604800:", v);
+		p->c->mall_ack_timeout = (int64_t)u;
+		return 0;
 	default:
 		if (!strcasecmp(v, "yes") || !strcasecmp(v, "no")) {
 			m->allow_shrink = !strcasecmp(v, "yes");
@@ -281,7 +294,8 @@ static int parse_malleable_value(struct parse *p, int k, const char *v)
 	}
 }
 
-/* MalleableMinInterval=, MalleableMaxGrow=, MalleableShrink=; 1: not one
+/* MalleableMinInterval=, MalleableMaxGrow=, MalleableShrink=,
+ * MalleableInterval=, MalleableAckTimeout=; 1: not one
  * of them. */
 static int parse_malleable(struct parse *p, char **w, int n)
 {

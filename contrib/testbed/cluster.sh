@@ -14,6 +14,8 @@
 #   cluster.sh status      report what runs
 #   cluster.sh env         print the export lines a shell needs
 #   cluster.sh restart-ctld [SIG]  kill slurmctld with SIG (TERM), start it on its saved state
+#   cluster.sh restart-malleabled [SIG]  (PSIPLACE_MALLEABLED=1) kill psiplace-malleabled with
+#                          SIG (TERM), start it again (it resumes from its state file)
 #   cluster.sh stop-ctld | restart-slurmds | start-ctld
 #                          a SelectType switch in the documented order (doc/upgrade.md):
 #                          slurmctld stopped, every slurmd restarted on the edited
@@ -70,6 +72,10 @@
 #   PSIPLACE_JOBCOMP=1       JobCompType=jobcomp/filetxt, one record per ended job in
 #                            log/jobcomp.txt (the testbed has no slurmdbd: sacct has nothing)
 #   PSIPLACE_PSICONF_EXTRA   lines appended to the testbed's psiplace.conf (e.g. PartitionName=...)
+#   PSIPLACE_MALLEABLED=1    malleable jobs: JobSubmitPlugins=psiplace, permit_job_expansion
+#                            added to SchedulerParameters, and psiplace-malleabled started
+#                            after the nodes are idle (--foreground, log/malleabled.out,
+#                            pids/malleabled; PSIPLACE_MALLEABLED_ARGS: its further arguments)
 #   PSIPLACE_ACCOUNTING      none | dbd (default none: accounting_storage/none).  dbd: a private
 #                            MariaDB server (mariadb-install-db into db/data, mariadbd on
 #                            127.0.0.1 port +8 and socket db/mysqld.sock, as root with
@@ -243,7 +249,12 @@ installed() { [ "${PSIPLACE_INSTALLED:-0}" = 1 ]; }
 plugin_path() {
   if installed; then echo "$plugin_dir_sys"; return; fi
   local b; b=$(build_dir)
-  echo "$b/plugins/select:$b/plugins/spank:$plugin_dir_sys"
+  echo "$b/plugins/select:$b/plugins/spank:$b/plugins/job_submit:$plugin_dir_sys"
+}
+malleabled() { [ "${PSIPLACE_MALLEABLED:-0}" = 1 ]; }
+malleabled_bin() {
+  if installed; then command -v psiplace-malleabled || echo /usr/sbin/psiplace-malleabled; return; fi
+  echo "$(build_dir)/cli/malleabled/psiplace-malleabled"
 }
 spank_so() {
   if installed; then echo "$plugin_dir_sys/psiplace.so"; return; fi
@@ -326,7 +337,9 @@ GresTypes=gpu
 NodeName=DEFAULT State=UNKNOWN ThreadsPerCore=1
 $(node_lines "$p")
 CONF
-  [ -n "${PSIPLACE_SCHED_PARAMS:-}" ] && echo "SchedulerParameters=$PSIPLACE_SCHED_PARAMS" >>"$conf"
+  local sched=${PSIPLACE_SCHED_PARAMS:-}
+  malleabled && sched=${sched:+$sched,}permit_job_expansion && echo "JobSubmitPlugins=psiplace" >>"$conf"
+  [ -n "$sched" ] && echo "SchedulerParameters=$sched" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_MODE:-}" ] && echo "PreemptMode=$PSIPLACE_PREEMPT_MODE" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_TYPE:-}" ] && echo "PreemptType=$PSIPLACE_PREEMPT_TYPE" >>"$conf"
   [ -n "${PSIPLACE_MAX_NODE_COUNT:-}" ] && echo "MaxNodeCount=$PSIPLACE_MAX_NODE_COUNT" >>"$conf"
@@ -792,6 +805,10 @@ cmd_start() {
     spawn "slurmd-$n" slurmd -D -N "$n" -f "$conf"
   done
   wait_idle 60
+  if malleabled; then
+    # shellcheck disable=SC2086  # further arguments, split on purpose
+    spawn malleabled "$(malleabled_bin)" --foreground ${PSIPLACE_MALLEABLED_ARGS:-}
+  fi
   power_down_start_nodes
   log "up: Slurm $(slurmctld -V | awk '{print $2}'), $(node_names | wc -w) nodes idle, SLURM_CONF=$conf"
   guard
@@ -887,6 +904,12 @@ cmd_restart_ctld() {
   wait_ctld " after restart"
 }
 
+cmd_restart_malleabled() {
+  stop_daemon malleabled "${1:-TERM}"
+  # shellcheck disable=SC2086  # further arguments, split on purpose
+  spawn malleabled "$(malleabled_bin)" --foreground ${PSIPLACE_MALLEABLED_ARGS:-}
+}
+
 # Stop the recorded daemon NAME with SIGNAL (default TERM) and wait until it
 # is gone (30 s).
 stop_daemon() { # NAME [SIGNAL]
@@ -960,6 +983,7 @@ case ${1:-} in
   env) use_release_prefix; cmd_env ;;
   plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;
   restart-ctld) use_release_prefix; shift; cmd_restart_ctld "$@" ;;
+  restart-malleabled) use_release_prefix; shift; cmd_restart_malleabled "$@" ;;
   stop-ctld) use_release_prefix; cmd_stop_ctld ;;
   restart-slurmds) use_release_prefix; cmd_restart_slurmds ;;
   start-ctld) use_release_prefix; cmd_start_ctld ;;

@@ -9,6 +9,8 @@
  *   MalleableMinInterval=60
  *   MalleableMaxGrow=0
  *   MalleableShrink=yes
+ *   MalleableInterval=5
+ *   MalleableAckTimeout=120
  *
  * A PartitionName line sets the policy (and the PRIORITY function) of the
  * jobs Slurm tries in that partition: a job's own option wins over it, it
@@ -18,8 +20,11 @@
  * (psiplace/resize_decision.h): the least seconds between two resizes of
  * one job (0..604800, default 60), the most nodes one grow adds (0..1048576,
  * 0 the default: up to the job's MAX), whether malleable jobs are shrunk
- * for waiting work (yes or no, default yes); each at most once, alone on
- * its line.
+ * for waiting work (yes or no, default yes); psiplace-malleabled's own
+ * are the seconds between two decisions (MalleableInterval, 1..3600,
+ * default 5) and the seconds a job has to acknowledge an order
+ * (MalleableAckTimeout, 1..604800, default 120); each at most once, alone
+ * on its line.
  * Keys are case-insensitive, '#' starts a comment outside double quotes,
  * NodeName takes a Slurm hostlist expression.  A node may appear on
  * several lines, but each attribute is set once.  Errors are fatal for
@@ -45,6 +50,9 @@ extern "C" {
 #define PSIPLACE_PSICONF_MAXPARTS 65536    /* PartitionName lines */
 #define PSIPLACE_PSICONF_MAX_INTERVAL 604800 /* MalleableMinInterval, seconds (a week) */
 #define PSIPLACE_PSICONF_MAX_GROW 1048576    /* MalleableMaxGrow, nodes */
+#define PSIPLACE_PSICONF_MAX_CYCLE 3600      /* MalleableInterval, seconds */
+#define PSIPLACE_PSICONF_MALL_INTERVAL_DEFAULT 5
+#define PSIPLACE_PSICONF_MALL_ACK_DEFAULT 120
 
 struct psiplace_nodeconf {
 	char *name;
@@ -80,7 +88,11 @@ struct psiplace_psiconf {
 	 * defaults where not given (cluster_policy stays NONE: the caller sets
 	 * the plugstack line's) */
 	struct psiplace_rdec_params malleable;
-	int malleable_line[3]; /* where each was set; 0: not given */
+	/* MalleableInterval, MalleableAckTimeout (psiplace-malleabled): seconds */
+	int64_t mall_interval, mall_ack_timeout;
+	/* where each Malleable* key was set (MinInterval, MaxGrow, Shrink,
+	 * Interval, AckTimeout); 0: not given */
+	int malleable_line[5];
 };
 
 void psiplace_psiconf_init(struct psiplace_psiconf *c);

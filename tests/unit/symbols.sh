@@ -14,10 +14,11 @@
 #              library is linked by the command and the tests only, never
 #              by a plugin or an MPI program
 # Plugins (their version scripts hide everything else): plugin_*, init,
-# fini, select_p_* (select plugin), slurm_spank_*, spank_plugin_version.
+# fini, select_p_* (select plugin), job_submit, job_modify (job_submit
+# plugin), slurm_spank_*, spank_plugin_version.
 set -uo pipefail
 allowed='^(psiplace_|mall_|sim_)'
-plugin_allowed='^(plugin_[a-z_]+|init|fini|select_p_[a-z_]+|slurm_spank_[a-z_]+|spank_plugin_version)$'
+plugin_allowed='^(plugin_[a-z_]+|init|fini|job_submit|job_modify|select_p_[a-z_]+|slurm_spank_[a-z_]+|spank_plugin_version)$'
 # AddressSanitizer's ODR indicators (one per global variable, named by the
 # compiler, -Db_sanitize=address) are not ours to name.
 skip_symbol='^__odr_asan[._]'

@@ -77,7 +77,8 @@ Test(psiconf, errors_name_file_and_line)
 	bad("Frobnicate=1\n", "psiplace.conf:1: unknown key 'Frobnicate'; accepted: MetricsFile, "
 			      "NodeName (with Speed, Priority, ChargeRate, PriorityFunction), "
 			      "PartitionName (with NodeAllocationPolicy, PriorityFunction), "
-			      "MalleableMinInterval, MalleableMaxGrow, MalleableShrink");
+			      "MalleableMinInterval, MalleableMaxGrow, MalleableShrink, MalleableInterval, "
+			      "MalleableAckTimeout");
 	bad("NodeName=a PriorityFunction=\"SPEED +\n",
 	    "psiplace.conf:1: unterminated double quote");
 	bad("NodeName=a PriorityFunction=\"SPEED + LAOD\"\n",
@@ -269,4 +270,30 @@ Test(psiconf, malleable_keys_bad_values_one_line_each)
 	    "'MalleableMaxGrow=2'");
 	bad("MalleableMaxGrow=1\n\nMalleableMaxGrow=2\n",
 	    "psiplace.conf:3: MalleableMaxGrow: already set at line 1");
+	bad("MalleableInterval=0\n",
+	    "psiplace.conf:1: MalleableInterval: not whole seconds from 1 to 3600: '0'");
+	bad("MalleableInterval=3601\n",
+	    "psiplace.conf:1: MalleableInterval: not whole seconds from 1 to 3600: '3601'");
+	bad("MalleableAckTimeout=soon\n",
+	    "psiplace.conf:1: MalleableAckTimeout: not whole seconds from 1 to 604800: 'soon'");
+	bad("MalleableAckTimeout=5\nMalleableAckTimeout=6\n",
+	    "psiplace.conf:2: MalleableAckTimeout: already set at line 1");
+}
+
+Test(psiconf, malleabled_keys_interval_and_ack_timeout)
+{
+	struct psiplace_psiconf c;
+	psiplace_error_t err;
+
+	cr_assert_eq(parse("MetricsFile=/m\n", &c, &err), 0, "%s", err.text);
+	cr_assert_eq(c.mall_interval, 5);
+	cr_assert_eq(c.mall_ack_timeout, 120);
+	psiplace_psiconf_free(&c);
+	cr_assert_eq(parse("MalleableInterval=2\nmalleableacktimeout=30\n", &c, &err), 0, "%s",
+		     err.text);
+	cr_assert_eq(c.mall_interval, 2);
+	cr_assert_eq(c.mall_ack_timeout, 30);
+	cr_assert_eq(c.malleable_line[3], 1);
+	cr_assert_eq(c.malleable_line[4], 2);
+	psiplace_psiconf_free(&c);
 }

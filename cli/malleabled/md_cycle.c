@@ -1,0 +1,326 @@
+/* One decision cycle of psiplace-malleabled on slurmctld's records
+ * (md_model.h): the channel's bookkeeping, the decision, the orders. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "md_model.h"
+
+void psiplace_md_out_init(struct psiplace_md_out *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+void psiplace_md_out_free(struct psiplace_md_out *o)
+{
+	for (size_t i = 0; i < o->nline; i++)
+		free(o->line[i]);
+	for (size_t i = 0; i < o->ndecision; i++)
+		free(o->decision[i]);
+	free(o->line);
+	free(o->decision);
+	free(o->a);
+	psiplace_md_out_init(o);
+}
+
+static int push_str(char ***v, size_t *n, size_t *cap, const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		return -1;
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		char **nv = realloc(*v, c * sizeof(*nv));
+
+		if (!nv) {
+			free(d);
+			return -1;
+		}
+		*v = nv;
+		*cap = c;
+	}
+	(*v)[(*n)++] = d;
+	return 0;
+}
+
+static int say(struct psiplace_md_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int say(struct psiplace_md_out *o, const char *fmt, ...)
+{
+	char line[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	return push_str(&o->line, &o->nline, &o->capline, line);
+}
+
+static int act(struct psiplace_md_out *o, enum psiplace_md_act kind, uint32_t job,
+	       const char *text)
+{
+	if (o->n == o->cap) {
+		size_t c = o->cap ? 2 * o->cap : 16;
+		struct psiplace_md_action *a = realloc(o->a, c * sizeof(*a));
+
+		if (!a)
+			return -1;
+		o->a = a;
+		o->cap = c;
+	}
+	o->a[o->n].kind = kind;
+	o->a[o->n].job = job;
+	snprintf(o->a[o->n].text, sizeof(o->a[o->n].text), "%s", text ? text : "");
+	o->n++;
+	return 0;
+}
+
+/* AdminComment without an order: the range when it is known, else empty. */
+static int clear_order(struct psiplace_md_out *o, const struct psiplace_md_track *t)
+{
+	char range[64] = "";
+
+	if (t->max)
+		psiplace_rchan_range_format(t->min, t->max, range, sizeof(range));
+	return act(o, PSIPLACE_MD_WRITE_ADMIN, t->job, range);
+}
+
+/* Cancel job J's grow helper of decision ID, pending or running unmerged. */
+static int cancel_helper(const struct psiplace_md_input *in, struct psiplace_md_out *o,
+			 uint32_t job, uint64_t id)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), PSIPLACE_MD_HELPER_PREFIX "%" PRIu32 "-%" PRIu64, job, id);
+	for (size_t i = 0; i < in->njobs; i++) {
+		const struct psiplace_md_job *h = &in->jobs[i];
+
+		if (h->state == PSIPLACE_MD_OTHER || !h->name || strcmp(h->name, name))
+			continue;
+		if (act(o, PSIPLACE_MD_CANCEL, h->id, NULL) < 0 ||
+		    say(o, "job %" PRIu32 ": cancelling its grow helper %" PRIu32 " (%s)", job,
+			h->id, name) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int withdraw(const struct psiplace_md_input *in, struct psiplace_md_out *o,
+		    struct psiplace_md_track *t, const char *why)
+{
+	uint64_t id = t->order.id;
+	bool grow = t->order.kind == PSIPLACE_RCHAN_GROW;
+
+	if (say(o, "job %" PRIu32 ": decision %" PRIu64 " withdrawn (%s)", t->job, id, why) < 0)
+		return -1;
+	memset(&t->order, 0, sizeof(t->order));
+	t->last_resize = in->now; /* no new order at once: MalleableMinInterval */
+	if (clear_order(o, t) < 0)
+		return -1;
+	return grow ? cancel_helper(in, o, t->job, id) : 0;
+}
+
+/* An acknowledgement in Comment of the job's current order. */
+static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md_job *j,
+		    struct psiplace_md_out *o, struct psiplace_md_track *t)
+{
+	struct psiplace_rchan_ack a;
+	psiplace_error_t err;
+	int rc = psiplace_rchan_ack_parse(j->comment, &a, &err);
+
+	if (rc < 0) {
+		if (t->noted_ack == UINT64_MAX)
+			return 0;
+		t->noted_ack = UINT64_MAX;
+		return say(o, "job %" PRIu32 ": ignoring its Comment: %s", j->id, err.text);
+	}
+	if (rc == 0)
+		return 0;
+	if (a.id != t->order.id) {
+		if (t->noted_ack == a.id)
+			return 0;
+		t->noted_ack = a.id;
+		return say(o, "job %" PRIu32 ": ignoring acknowledgement %" PRIu64
+			      " (the outstanding decision is %" PRIu64 ")",
+			   j->id, a.id, t->order.id);
+	}
+	t->noted_ack = a.id;
+	if (say(o, "job %" PRIu32 ": decision %" PRIu64 " acknowledged %s, size %" PRIu32
+		   " (Slurm: %" PRIu32 " nodes)%s%s",
+		j->id, a.id, a.done ? "done" : "failed", a.size, j->num_nodes,
+		a.done ? "" : ": ", a.done ? "" : a.reason) < 0)
+		return -1;
+	if (a.done && a.size != j->num_nodes &&
+	    say(o, "job %" PRIu32 ": its acknowledged size %" PRIu32 " is not Slurm's %" PRIu32,
+		j->id, a.size, j->num_nodes) < 0)
+		return -1;
+	t->last_resize = in->now;
+	if (!a.done && t->order.kind == PSIPLACE_RCHAN_GROW &&
+	    cancel_helper(in, o, t->job, t->order.id) < 0)
+		return -1;
+	memset(&t->order, 0, sizeof(t->order));
+	return clear_order(o, t);
+}
+
+/* One running job's AdminComment and Comment against its track. */
+static int reconcile_job(const struct psiplace_md_input *in, const struct psiplace_md_job *j,
+			 struct psiplace_md_tracks *T, struct psiplace_md_out *o)
+{
+	struct psiplace_rchan_order found;
+	uint32_t min, max;
+	psiplace_error_t err;
+	struct psiplace_md_track *t = psiplace_md_track_of(T, j->id, false);
+	int range = psiplace_rchan_range_parse(j->admin_comment, &min, &max, &err);
+	int order = psiplace_rchan_order_parse(j->admin_comment, &found, &err);
+	char text[PSIPLACE_RCHAN_LINE_MAX];
+
+	if (!t && range != 1 && order != 1)
+		return 0; /* not malleable, nothing outstanding */
+	if (!t && !(t = psiplace_md_track_of(T, j->id, true)))
+		return -1;
+	t->seen = true;
+	if (range == 1) {
+		t->min = min;
+		t->max = max;
+	}
+	if (order == 1 && found.id != t->order.id) {
+		if (found.id >= T->next_id)
+			T->next_id = found.id + 1;
+		if (!t->order.id) { /* our own order, from before a restart without state */
+			t->order = found;
+			if (say(o, "job %" PRIu32 ": adopting decision %" PRIu64 " found in its "
+				   "AdminComment",
+				j->id, found.id) < 0)
+				return -1;
+		}
+	}
+	if (!t->order.id)
+		return 0;
+	if (take_ack(in, j, o, t) < 0)
+		return -1;
+	if (!t->order.id)
+		return 0;
+	if (in->now > t->order.deadline)
+		return withdraw(in, o, t, "not acknowledged by its deadline");
+	/* slurmctld lost the write (unreachable, restarted) or someone
+	 * overwrote it: write it again */
+	if (order != 1 || found.id != t->order.id) {
+		if (psiplace_rchan_order_format(&t->order, text, sizeof(text)) < 0)
+			return withdraw(in, o, t, "its order cannot be written");
+		return act(o, PSIPLACE_MD_WRITE_ADMIN, j->id, text);
+	}
+	return 0;
+}
+
+static int reconcile(const struct psiplace_md_input *in, struct psiplace_md_tracks *T,
+		     struct psiplace_md_out *o)
+{
+	size_t i, k;
+
+	for (i = 0; i < T->n; i++)
+		T->t[i].seen = false;
+	for (i = 0; i < in->njobs; i++)
+		if (in->jobs[i].state == PSIPLACE_MD_RUNNING && reconcile_job(in, &in->jobs[i], T, o) < 0)
+			return -1;
+	for (i = k = 0; i < T->n; i++) {
+		struct psiplace_md_track *t = &T->t[i];
+
+		if (!t->seen) {
+			if (t->order.id && t->order.kind == PSIPLACE_RCHAN_GROW &&
+			    cancel_helper(in, o, t->job, t->order.id) < 0)
+				return -1;
+			if (t->order.id && say(o, "job %" PRIu32 ": ended with decision %" PRIu64
+						  " outstanding",
+					       t->job, t->order.id) < 0)
+				return -1;
+			continue;
+		}
+		T->t[k++] = *t;
+	}
+	T->n = k;
+	return 0;
+}
+
+/* An order per SHRINK/GROW, written into the job's AdminComment. */
+static int give_orders(const struct psiplace_md_snapshot *s, const struct psiplace_md_params *p,
+		       const struct psiplace_rdec_result *r, struct psiplace_md_tracks *T,
+		       struct psiplace_md_out *o)
+{
+	char line[4096], text[PSIPLACE_RCHAN_LINE_MAX];
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct psiplace_rdec_decision *d = &r->d[i];
+		struct psiplace_md_track *t = psiplace_md_track_of(T, d->job, false);
+		struct psiplace_rchan_order ord;
+
+		if (psiplace_rdec_format(&s->state, d, line, sizeof(line)) < 0)
+			snprintf(line, sizeof(line), "job %" PRIu32 ": (decision line too long)",
+				 d->job);
+		if (push_str(&o->decision, &o->ndecision, &o->capdecision, line) < 0)
+			return -1;
+		if (d->action == PSIPLACE_RDEC_NOTHING) {
+			if (p->log_nothing && say(o, "%s", line) < 0)
+				return -1;
+			continue;
+		}
+		if (say(o, "%s", line) < 0)
+			return -1;
+		if (d->id >= T->next_id)
+			T->next_id = d->id + 1;
+		if (!t)
+			continue; /* cannot be: only tracked jobs have a range */
+		memset(&ord, 0, sizeof(ord));
+		ord.id = d->id;
+		ord.k = d->k;
+		ord.deadline = s->state.now + p->ack_timeout;
+		if (d->action == PSIPLACE_RDEC_SHRINK) {
+			ord.kind = PSIPLACE_RCHAN_SHRINK;
+			ord.for_job = d->for_job;
+			if (psiplace_md_node_list(s, d->nodes, d->k, ord.nodes, sizeof(ord.nodes)) < 0) {
+				if (say(o, "job %" PRIu32 ": decision %" PRIu64 " not given: its node "
+					   "list does not fit an order",
+					d->job, d->id) < 0)
+					return -1;
+				continue;
+			}
+		} else {
+			ord.kind = PSIPLACE_RCHAN_GROW;
+		}
+		if (psiplace_rchan_order_format(&ord, text, sizeof(text)) < 0)
+			continue;
+		t->order = ord;
+		if (act(o, PSIPLACE_MD_WRITE_ADMIN, d->job, text) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int psiplace_md_cycle(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		      struct psiplace_md_tracks *T, struct psiplace_md_out *out,
+		      psiplace_error_t *err)
+{
+	struct psiplace_md_snapshot s;
+	struct psiplace_rdec_result r;
+	psiplace_error_t derr;
+	int rc;
+
+	if (reconcile(in, T, out) < 0)
+		return psiplace_seterr(err, "psiplace-malleabled: out of memory");
+	if (psiplace_md_snapshot_build(in, T, p->max_pending, &p->rdec.cluster_policy, &s, err) < 0)
+		return -1;
+	out->skipped = s.skipped;
+	psiplace_rdec_result_init(&r);
+	if (psiplace_rdec_decide(&s.state, &p->rdec, T->next_id, &r, &derr) < 0) {
+		rc = say(out, "no decision this cycle: %s", derr.text);
+		psiplace_md_snapshot_free(&s);
+		return rc < 0 ? psiplace_seterr(err, "psiplace-malleabled: out of memory") : 0;
+	}
+	rc = give_orders(&s, p, &r, T, out);
+	psiplace_rdec_result_free(&r);
+	psiplace_md_snapshot_free(&s);
+	return rc < 0 ? psiplace_seterr(err, "psiplace-malleabled: out of memory") : 0;
+}

@@ -1,0 +1,176 @@
+/* psiplace-malleabled's pure half: what one decision cycle does with what
+ * slurmctld said, without Slurm's headers, so that the unit tests run it
+ * on made-up clusters (tests/unit/malleabled/).  malleabled.c turns
+ * libslurm's node, partition and job records into the structs below,
+ * calls psiplace_md_cycle() and carries out the actions it returns.
+ *
+ * Files, bottom first: md_track.c (the per-job bookkeeping and its state
+ * file), md_snapshot.c (the decision's input from the records and the
+ * bookkeeping), md_cycle.c (acknowledgements, deadlines, decisions,
+ * orders). */
+#ifndef PSIPLACE_MD_MODEL_H
+#define PSIPLACE_MD_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psiplace/error.h"
+#include "psiplace/policy.h"
+#include "psiplace/resize_channel.h"
+#include "psiplace/resize_decision.h"
+
+/* The helper allocation a job requests for a grow: psiplace-grow-J-ID. */
+#define PSIPLACE_MD_HELPER_PREFIX "psiplace-grow-"
+/* Pending jobs one decision reads (the highest priority ones): bounds the
+ * decision's cost; the rest cannot start before these anyway. */
+#define PSIPLACE_MD_MAX_PENDING_DEFAULT 1000
+
+struct psiplace_md_node {
+	const char *name;
+	uint32_t cpus;
+	bool allocated;  /* slurmctld: ALLOCATED, MIXED or COMPLETING */
+	bool usable;     /* not DOWN, DRAIN, FAIL or not responding */
+	enum psiplace_power_state power;
+	const char *partitions; /* comma-separated; NULL: none known */
+};
+
+struct psiplace_md_part {
+	const char *name;
+	uint32_t max_nodes;   /* MaxNodes; 0: unlimited */
+	uint32_t total_nodes;
+};
+
+enum psiplace_md_jstate { PSIPLACE_MD_OTHER = 0, PSIPLACE_MD_PENDING, PSIPLACE_MD_RUNNING };
+
+struct psiplace_md_job {
+	uint32_t id, user;
+	enum psiplace_md_jstate state;
+	bool eligible;        /* pending: may start once nodes are free (not held, no dependency) */
+	const char *name;
+	const char *partition;
+	const char *nodes;    /* running: NodeList; pending: backfill's SchedNodeList (NULL: none) */
+	uint32_t num_nodes;
+	uint32_t priority;
+	int64_t start;        /* running: start; pending: backfill's StartTime (<= 0: unknown) */
+	int64_t end;          /* running: start + time limit; PSIPLACE_RDEC_NEVER: none */
+	int64_t time_limit;   /* seconds; PSIPLACE_RDEC_NEVER: none */
+	const char *admin_comment, *comment;
+};
+
+struct psiplace_md_input {
+	int64_t now;
+	const struct psiplace_md_node *nodes; /* in slurm.conf order */
+	size_t nnodes;
+	const struct psiplace_md_part *parts;
+	size_t nparts;
+	const struct psiplace_md_job *jobs;
+	size_t njobs;
+};
+
+/* What the daemon remembers of one running malleable job. */
+struct psiplace_md_track {
+	uint32_t job;
+	uint32_t min, max;              /* from AdminComment's range; 0 0: not known */
+	int64_t last_resize;            /* <= 0: never */
+	struct psiplace_rchan_order order; /* id 0: no order outstanding */
+	uint64_t noted_ack;             /* an acknowledgement id already logged */
+	bool seen;                      /* running in this cycle's records */
+};
+
+struct psiplace_md_tracks {
+	uint64_t next_id;               /* the next decision id (>= 1) */
+	struct psiplace_md_track *t;    /* ascending job id */
+	size_t n, cap;
+};
+
+void psiplace_md_tracks_init(struct psiplace_md_tracks *T);
+void psiplace_md_tracks_free(struct psiplace_md_tracks *T);
+/* The job's track, created (zeroed) when add is true; NULL: none / out of memory. */
+struct psiplace_md_track *psiplace_md_track_of(struct psiplace_md_tracks *T, uint32_t job,
+					       bool add);
+/* The state file: "psiplace-malleabled 1", "next_id N", then one line per
+ * track: "job J MIN MAX LAST_RESIZE ORDER" (ORDER the order's text or -). */
+long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out);
+int psiplace_md_tracks_parse(const char *text, const char *file, struct psiplace_md_tracks *T,
+			     psiplace_error_t *err);
+
+/* The decision's input; strings point into the input and the snapshot. */
+struct psiplace_md_snapshot {
+	struct psiplace_rdec_state state;
+	struct psiplace_rdec_node *nodes;
+	struct psiplace_rdec_running *running;
+	struct psiplace_rdec_pending *pending;
+	uint32_t *positions; /* every node list, one block */
+	size_t npositions;
+	size_t skipped;      /* running jobs left out: a node Slurm did not list, or a batch
+			      * host another job of the snapshot holds */
+};
+
+void psiplace_md_snapshot_init(struct psiplace_md_snapshot *s);
+void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s);
+/* The decision's state from the records and the tracks (ranges,
+ * in-progress orders, last resizes).  Pending jobs: eligible ones that are
+ * not psiplace's grow helpers, highest priority first (then lower id), at
+ * most max_pending.  A malleable job's MAX is cut to its partition's
+ * MaxNodes and size.  -1 with err: out of memory. */
+int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
+			       const struct psiplace_md_tracks *T, size_t max_pending,
+			       const struct psiplace_rdec_policy *cluster_policy,
+			       struct psiplace_md_snapshot *s, psiplace_error_t *err);
+/* The nodes at positions pos[0..n-1] as a comma-separated list; -1 when
+ * it does not fit len bytes. */
+long psiplace_md_node_list(const struct psiplace_md_snapshot *s, const uint32_t *pos, size_t n,
+			   char *buf, size_t len);
+
+enum psiplace_md_act {
+	PSIPLACE_MD_WRITE_ADMIN = 1, /* AdminComment = text */
+	PSIPLACE_MD_CANCEL,          /* scancel the job (a grow helper) */
+};
+
+struct psiplace_md_action {
+	enum psiplace_md_act kind;
+	uint32_t job;
+	char text[PSIPLACE_RCHAN_LINE_MAX];
+};
+
+/* What one cycle asks of slurmctld and says, in order. */
+struct psiplace_md_out {
+	struct psiplace_md_action *a;
+	size_t n, cap;
+	char **line;     /* log lines: decisions, acknowledgements, withdrawals */
+	size_t nline, capline;
+	char **decision; /* the decision lines alone (what --once prints) */
+	size_t ndecision, capdecision;
+	size_t skipped;  /* running jobs the snapshot left out (md_snapshot's skipped) */
+};
+
+void psiplace_md_out_init(struct psiplace_md_out *o);
+void psiplace_md_out_free(struct psiplace_md_out *o);
+
+struct psiplace_md_params {
+	struct psiplace_rdec_params rdec;
+	int64_t ack_timeout;  /* seconds */
+	size_t max_pending;
+	bool log_nothing;     /* log NOTHING decisions too (not only changes of reason) */
+};
+
+/* One cycle on the records: (1) every running job's AdminComment and
+ * Comment against its track — the range learnt, an order found in
+ * AdminComment adopted (after a restart without state, the id counter
+ * moves past it), an order not in AdminComment written again, an
+ * acknowledgement of the current order clears it (AdminComment back to
+ * the range), one past its deadline is withdrawn (AdminComment back to
+ * the range, the grow helper cancelled); tracks of jobs no longer running
+ * are dropped (their helper cancelled); (2) the decision; (3) an order per
+ * SHRINK/GROW, its id taken from T->next_id.  T is updated: the caller
+ * saves it BEFORE it carries out the actions, so that an id written into
+ * a job is never given again.  A snapshot the decision refuses (a node
+ * held by two jobs in records taken a moment apart) is a log line and no
+ * decision this cycle.  -1 with err: out of memory (T and out may hold
+ * part of the cycle's work; both stay valid). */
+int psiplace_md_cycle(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		      struct psiplace_md_tracks *T, struct psiplace_md_out *out,
+		      psiplace_error_t *err);
+
+#endif

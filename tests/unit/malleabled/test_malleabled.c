@@ -1,0 +1,417 @@
+/* psiplace-malleabled's pure half (cli/malleabled/md_model.h) on made-up
+ * records: the state file, the snapshot, and whole cycles (orders, acks,
+ * deadlines, restarts) with the exact texts written into AdminComment. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "md_model.h"
+
+#define NOW 1000000
+
+struct rec {
+	struct psiplace_md_node nodes[8];
+	struct psiplace_md_part parts[2];
+	struct psiplace_md_job jobs[8];
+	struct psiplace_md_input in;
+	struct psiplace_md_params p;
+	struct psiplace_md_tracks T;
+	struct psiplace_md_out out;
+};
+
+static const char *const names[] = { "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8" };
+
+static void rec(struct rec *r, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < n; i++) {
+		r->nodes[i].name = names[i];
+		r->nodes[i].cpus = 4;
+		r->nodes[i].usable = true;
+		r->nodes[i].partitions = "debug";
+	}
+	r->parts[0].name = "debug";
+	r->parts[0].total_nodes = (uint32_t)n;
+	r->in.now = NOW;
+	r->in.nodes = r->nodes;
+	r->in.nnodes = n;
+	r->in.parts = r->parts;
+	r->in.nparts = 1;
+	r->in.jobs = r->jobs;
+	psiplace_rdec_params_init(&r->p.rdec);
+	r->p.rdec.min_interval = 0;
+	r->p.ack_timeout = 60;
+	r->p.max_pending = 100;
+	psiplace_md_tracks_init(&r->T);
+	psiplace_md_out_init(&r->out);
+}
+
+static struct psiplace_md_job *job(struct rec *r, uint32_t id, enum psiplace_md_jstate st,
+				   const char *nodes, uint32_t n)
+{
+	struct psiplace_md_job *j = &r->jobs[r->in.njobs++];
+
+	j->id = id;
+	j->state = st;
+	j->eligible = true;
+	j->name = "wrap";
+	j->partition = "debug";
+	j->nodes = nodes;
+	j->num_nodes = n;
+	j->priority = 100;
+	j->end = PSIPLACE_RDEC_NEVER;
+	j->time_limit = PSIPLACE_RDEC_NEVER;
+	if (st == PSIPLACE_MD_RUNNING)
+		for (size_t i = 0; i < r->in.nnodes; i++)
+			if (strstr(nodes, r->nodes[i].name))
+				r->nodes[i].allocated = true;
+	return j;
+}
+
+static void run(struct rec *r)
+{
+	psiplace_error_t err;
+
+	psiplace_md_out_free(&r->out);
+	cr_assert_eq(psiplace_md_cycle(&r->in, &r->p, &r->T, &r->out, &err), 0, "%s", err.text);
+}
+
+static void assert_action(const struct rec *r, size_t i, enum psiplace_md_act kind, uint32_t job,
+			  const char *text)
+{
+	cr_assert_gt(r->out.n, i, "action %zu missing (%zu actions)", i, r->out.n);
+	cr_assert_eq(r->out.a[i].kind, kind, "action %zu", i);
+	cr_assert_eq(r->out.a[i].job, job, "action %zu", i);
+	if (text)
+		cr_assert_str_eq(r->out.a[i].text, text, "action %zu", i);
+}
+
+static bool said(const struct rec *r, const char *line)
+{
+	for (size_t i = 0; i < r->out.nline; i++)
+		if (!strcmp(r->out.line[i], line))
+			return true;
+	return false;
+}
+
+static void finish(struct rec *r)
+{
+	psiplace_md_out_free(&r->out);
+	psiplace_md_tracks_free(&r->T);
+}
+
+Test(malleabled, idle_cluster_grow_order_into_admin_comment)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1)->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	cr_assert_eq(r.out.ndecision, 1);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 3 (n2,n3,n4), decision 1");
+	cr_assert_eq(r.out.n, 1);
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10, "psiplace-resize=1;grow;3;1000060");
+	cr_assert_eq(r.T.next_id, 2);
+	cr_assert_eq(r.T.n, 1);
+	cr_assert_eq(r.T.t[0].order.id, 1);
+	finish(&r);
+}
+
+Test(malleabled, rigid_job_waiting_makes_a_shrink_naming_the_nodes)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 2);
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 2 (n2,n3) for job 11, decision 1");
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10,
+		      "psiplace-resize=1;shrink;2;1000060;n2,n3;11");
+	finish(&r);
+}
+
+Test(malleabled, job_without_range_is_not_decided)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1)->admin_comment = "reserved";
+	run(&r);
+	cr_assert_eq(r.out.ndecision, 0);
+	cr_assert_eq(r.out.n, 0);
+	cr_assert_eq(r.T.n, 0);
+	finish(&r);
+}
+
+Test(malleabled, ack_of_current_order_clears_it_back_to_the_range)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	j->admin_comment = r.out.a[0].text; /* what slurmctld now holds */
+	j->comment = "psiplace-ack=1;done;4";
+	j->num_nodes = 4;
+	r.in.now += 5;
+	run(&r);
+	cr_assert(said(&r, "job 10: decision 1 acknowledged done, size 4 (Slurm: 4 nodes)"));
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10, "psiplace-malleable=1-4");
+	cr_assert_eq(r.T.t[0].order.id, 0);
+	cr_assert_eq(r.T.t[0].last_resize, NOW + 5);
+	/* within MalleableMinInterval: no new order */
+	cr_assert_str_eq(r.out.decision[0], "job 10: nothing (too soon)");
+	cr_assert_eq(r.out.n, 1);
+	finish(&r);
+}
+
+Test(malleabled, ack_of_another_id_is_ignored_and_logged_once)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	j->admin_comment = "psiplace-resize=1;grow;3;1000060";
+	j->comment = "psiplace-ack=9;done;4";
+	run(&r);
+	cr_assert(said(&r, "job 10: ignoring acknowledgement 9 (the outstanding decision is 1)"));
+	cr_assert_eq(r.out.n, 0, "nothing written");
+	cr_assert_eq(r.T.t[0].order.id, 1);
+	run(&r);
+	cr_assert_not(said(&r, "job 10: ignoring acknowledgement 9 (the outstanding decision is 1)"));
+	finish(&r);
+}
+
+Test(malleabled, order_past_its_deadline_is_withdrawn_and_helper_cancelled)
+{
+	struct rec r;
+	struct psiplace_md_job *j, *h;
+
+	rec(&r, 4);
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	j->admin_comment = "psiplace-resize=1;grow;3;1000060";
+	h = job(&r, 12, PSIPLACE_MD_PENDING, NULL, 3);
+	h->name = "psiplace-grow-10-1";
+	r.in.now = 1000060;
+	run(&r);
+	cr_assert_eq(r.out.n, 0, "at the deadline it still stands");
+	r.in.now = 1000061;
+	run(&r);
+	cr_assert(said(&r, "job 10: decision 1 withdrawn (not acknowledged by its deadline)"));
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10, "psiplace-malleable=1-4");
+	assert_action(&r, 1, PSIPLACE_MD_CANCEL, 12, NULL);
+	cr_assert_eq(r.out.n, 2);
+	cr_assert_eq(r.T.next_id, 2, "the id is not given again");
+	finish(&r);
+}
+
+Test(malleabled, restart_without_state_adopts_the_order_and_moves_the_counter)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1)->admin_comment =
+		"psiplace-resize=41;grow;3;1000060";
+	job(&r, 20, PSIPLACE_MD_RUNNING, "n2", 1)->admin_comment = "psiplace-malleable=1-2";
+	run(&r);
+	cr_assert(said(&r, "job 10: adopting decision 41 found in its AdminComment"));
+	cr_assert_eq(psiplace_md_track_of(&r.T, 10, false)->order.id, 41);
+	/* job 20's grow takes the next id after the adopted one */
+	cr_assert_str_eq(r.out.decision[0], "job 20: grow 1 (n3), decision 42");
+	cr_assert_eq(r.T.next_id, 43);
+	finish(&r);
+}
+
+Test(malleabled, order_lost_by_slurmctld_is_written_again)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	run(&r); /* the write did not happen: AdminComment still the range */
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10, "psiplace-resize=1;grow;3;1000060");
+	cr_assert_eq(r.out.ndecision, 1);
+	cr_assert_str_eq(r.out.decision[0], "job 10: nothing (in progress)");
+	finish(&r);
+}
+
+Test(malleabled, ended_job_track_dropped_and_helper_cancelled)
+{
+	struct rec r;
+	struct psiplace_md_job *j, *h;
+
+	rec(&r, 4);
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	j->state = PSIPLACE_MD_OTHER;
+	h = job(&r, 12, PSIPLACE_MD_PENDING, NULL, 3);
+	h->name = "psiplace-grow-10-1";
+	run(&r);
+	cr_assert_eq(r.T.n, 0);
+	assert_action(&r, 0, PSIPLACE_MD_CANCEL, 12, NULL);
+	cr_assert(said(&r, "job 10: ended with decision 1 outstanding"));
+	finish(&r);
+}
+
+Test(malleabled, snapshot_pending_by_priority_without_helpers_or_held_jobs)
+{
+	struct rec r;
+	struct psiplace_md_snapshot s;
+	psiplace_error_t err;
+
+	rec(&r, 4);
+	job(&r, 5, PSIPLACE_MD_PENDING, NULL, 1)->priority = 10;
+	job(&r, 6, PSIPLACE_MD_PENDING, "n[2-3]", 2)->priority = 50;
+	job(&r, 7, PSIPLACE_MD_PENDING, NULL, 1)->name = "psiplace-grow-1-2";
+	job(&r, 8, PSIPLACE_MD_PENDING, NULL, 1)->eligible = false;
+	job(&r, 9, PSIPLACE_MD_PENDING, NULL, 0)->priority = 50;
+	r.jobs[1].start = NOW + 30;
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+						&err),
+		     0);
+	cr_assert_eq(s.state.npending, 3);
+	cr_assert_eq(s.state.pending[0].id, 6);
+	cr_assert_eq(s.state.pending[0].planned_start, NOW + 30);
+	cr_assert_eq(s.state.pending[0].nplanned, 2);
+	cr_assert_eq(s.state.pending[0].planned[0], 1);
+	cr_assert_eq(s.state.pending[0].planned[1], 2);
+	cr_assert_eq(s.state.pending[1].id, 9);
+	cr_assert_eq(s.state.pending[1].nodes, 1, "0 nodes asked: 1");
+	cr_assert_eq(s.state.pending[1].planned_start, PSIPLACE_RDEC_UNKNOWN);
+	cr_assert_eq(s.state.pending[2].id, 5);
+	psiplace_md_snapshot_free(&s);
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 1, &r.p.rdec.cluster_policy, &s,
+						&err),
+		     0);
+	cr_assert_eq(s.state.npending, 1, "capped at max_pending");
+	psiplace_md_snapshot_free(&s);
+	finish(&r);
+}
+
+Test(malleabled, snapshot_shared_nodes_stay_with_the_malleable_job)
+{
+	struct rec r;
+	struct psiplace_md_snapshot s;
+	psiplace_error_t err;
+	struct psiplace_md_track *t;
+
+	rec(&r, 4);
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n1,n2", 2);
+	job(&r, 11, PSIPLACE_MD_RUNNING, "n[2-3]", 2);
+	job(&r, 12, PSIPLACE_MD_RUNNING, "n3", 1);
+	job(&r, 13, PSIPLACE_MD_RUNNING, "n9", 1);
+	t = psiplace_md_track_of(&r.T, 11, true);
+	t->min = 1;
+	t->max = 8;
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+						&err),
+		     0);
+	cr_assert_eq(s.state.nrunning, 2);
+	cr_assert_eq(s.state.running[0].id, 11);
+	cr_assert_eq(s.state.running[0].nnodes, 2);
+	cr_assert_eq(s.state.running[0].max, 4, "MAX cut to the partition's size");
+	cr_assert_eq(s.state.running[1].id, 10);
+	cr_assert_eq(s.state.running[1].nnodes, 1, "n2 stays job 11's");
+	cr_assert_eq(s.state.running[1].nodes[0], 0);
+	cr_assert_eq(s.skipped, 2, "job 12 (batch host n3 is job 11's), job 13 (unknown node)");
+	cr_assert(s.state.nodes[0].node.alloc_cpus == 4 && s.state.nodes[3].node.alloc_cpus == 0);
+	psiplace_md_snapshot_free(&s);
+	finish(&r);
+}
+
+Test(malleabled, partition_max_nodes_below_min_is_not_malleable)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	r.parts[0].max_nodes = 2;
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n1,n2,n3", 3)->admin_comment = "psiplace-malleable=3-4";
+	run(&r);
+	cr_assert_eq(r.out.ndecision, 0);
+	finish(&r);
+}
+
+Test(malleabled, state_file_round_trip)
+{
+	struct psiplace_md_tracks T, back;
+	struct psiplace_md_track *t;
+	psiplace_error_t err;
+	char *text, *again;
+
+	psiplace_md_tracks_init(&T);
+	T.next_id = 17;
+	t = psiplace_md_track_of(&T, 30, true);
+	t->min = 1;
+	t->max = 4;
+	t->last_resize = 999;
+	cr_assert_eq(psiplace_rchan_order_parse("psiplace-resize=16;shrink;2;5000;n[3-4];31",
+						&t->order, &err),
+		     1);
+	psiplace_md_track_of(&T, 20, true)->max = 2;
+	cr_assert_gt(psiplace_md_tracks_format(&T, &text), 0);
+	cr_assert_str_eq(text, "psiplace-malleabled 1\nnext_id 17\njob 20 0 2 0 -\n"
+			       "job 30 1 4 999 psiplace-resize=16;shrink;2;5000;n[3-4];31\n");
+	psiplace_md_tracks_init(&back);
+	cr_assert_eq(psiplace_md_tracks_parse(text, "st", &back, &err), 0, "%s", err.text);
+	cr_assert_gt(psiplace_md_tracks_format(&back, &again), 0);
+	cr_assert_str_eq(again, text);
+	free(text);
+	free(again);
+	psiplace_md_tracks_free(&T);
+	psiplace_md_tracks_free(&back);
+}
+
+Test(malleabled, state_file_counter_never_below_an_order_id)
+{
+	struct psiplace_md_tracks T;
+	psiplace_error_t err;
+
+	psiplace_md_tracks_init(&T);
+	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\nnext_id 3\n"
+					      "job 5 1 4 0 psiplace-resize=9;grow;1;50\n",
+					      "st", &T, &err),
+		     0, "%s", err.text);
+	cr_assert_eq(T.next_id, 10);
+	psiplace_md_tracks_free(&T);
+}
+
+Test(malleabled, state_file_errors_one_line)
+{
+	struct psiplace_md_tracks T;
+	psiplace_error_t err;
+
+	psiplace_md_tracks_init(&T);
+	cr_assert_eq(psiplace_md_tracks_parse("hello\n", "st", &T, &err), -1);
+	cr_assert_str_eq(err.text, "st:1: not a state file of this daemon (expected "
+				   "'psiplace-malleabled 1'): 'hello'");
+	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\nnext_id 0\n", "st", &T, &err),
+		     -1);
+	cr_assert_str_eq(err.text, "st:2: not 'next_id N' (N >= 1): 'next_id 0'");
+	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\nnext_id 2\njob 1 2\n", "st",
+					      &T, &err),
+		     -1);
+	cr_assert_str_eq(err.text, "st:3: not 'job J MIN MAX LAST_RESIZE ORDER|-': 'job 1 2'");
+	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\nnext_id 2\njob 1 1 2 0 -\n"
+					      "job 1 1 2 0 -\n",
+					      "st", &T, &err),
+		     -1);
+	cr_assert_str_eq(err.text, "st:4: a second line for job 'job 1 1 2 0 -'");
+	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\n", "st", &T, &err), -1);
+	cr_assert_str_eq(err.text, "st: truncated (no next_id line)");
+	cr_assert_eq(T.n, 0);
+	cr_assert_eq(T.next_id, 1);
+}
