@@ -3,8 +3,7 @@
  * and a parallel expansion, shrink by TS and give exactly the named nodes
  * back), acknowledge in the job's Comment.  Above mall_shrink.c and
  * mall_init.c; the Slurm side is common/resize/ (scontrol, salloc). */
-#include <errno.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,7 @@
 #include "mall_internal.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/resize.h"
-
-#define ORDER_PREFIX "psiplace-resize="
+#include "psiplace/resize_channel.h"
 
 /* What rank 0 tells everyone after its part. */
 struct verdict {
@@ -60,67 +58,24 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static int num(const char **p, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-
-	if (**p < '0' || **p > '9')
-		return -1;
-	errno = 0;
-	*out = strtoull(*p, &end, 10);
-	if (errno || *out > max)
-		return -1;
-	*p = end;
-	return 0;
-}
-
-/* ID;grow;K;DEADLINE or ID;shrink;K;DEADLINE;NODES;FOR after the prefix.
- * 1 order, 0 none, -1 malformed (the channel's format: the daemon's codec,
- * common/resize_channel/, writes it). */
+/* The order in AdminComment (the channel's codec, common/resize_channel/):
+ * 1 order, 0 none (empty, the job's malleable range, other text), -1
+ * malformed. */
 static int order_parse(const char *s, struct psiplace_mall_order *o, psiplace_error_t *err)
 {
-	const char *p;
-	unsigned long long v;
-	size_t n;
+	struct psiplace_rchan_order r;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
-	if (!s || strncmp(s, ORDER_PREFIX, strlen(ORDER_PREFIX)))
-		return 0;
-	p = s + strlen(ORDER_PREFIX);
-	if (num(&p, UINT64_MAX, &o->id) < 0 || *p++ != ';')
-		goto bad;
-	if (!strncmp(p, "grow;", 5)) {
-		o->kind = PSIPLACE_MALL_GROW;
-		p += 5;
-	} else if (!strncmp(p, "shrink;", 7)) {
-		o->kind = PSIPLACE_MALL_SHRINK;
-		p += 7;
-	} else {
-		goto bad;
-	}
-	if (num(&p, UINT32_MAX, &v) < 0 || v < 1 || *p++ != ';')
-		goto bad;
-	o->k = (unsigned)v;
-	if (num(&p, INT64_MAX, &v) < 0)
-		goto bad;
-	o->deadline = (long long)v;
-	if (o->kind == PSIPLACE_MALL_GROW) {
-		if (*p)
-			goto bad;
-		return 1;
-	}
-	if (*p++ != ';' || !(n = strcspn(p, ";")) || n >= sizeof(o->nodes) || p[n] != ';')
-		goto bad;
-	memcpy(o->nodes, p, n);
-	p += n + 1;
-	if (num(&p, UINT32_MAX, &v) < 0 || *p)
-		goto bad;
-	o->for_job = (unsigned long)v;
+	if ((rc = psiplace_rchan_order_parse(s, &r, err)) <= 0)
+		return rc;
+	o->kind = r.kind == PSIPLACE_RCHAN_GROW ? PSIPLACE_MALL_GROW : PSIPLACE_MALL_SHRINK;
+	o->id = r.id;
+	o->k = r.k;
+	o->deadline = r.deadline;
+	snprintf(o->nodes, sizeof(o->nodes), "%s", r.nodes);
+	o->for_job = r.for_job;
 	return 1;
-bad:
-	return psiplace_seterr(err, "malleable: order '%.200s' is malformed; accepted: "
-			       ORDER_PREFIX "ID;grow;K;DEADLINE or " ORDER_PREFIX
-			       "ID;shrink;K;DEADLINE;NODES;FOR", s);
 }
 
 /* Rank 0's part of a poll. */
@@ -189,21 +144,25 @@ static int ack_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, int
 		    const char *reason, psiplace_error_t *err)
 {
 	const char *job = getenv("SLURM_JOB_ID");
-	char text[400], why[201];
+	struct psiplace_rchan_ack a = { 0 };
+	char text[PSIPLACE_RCHAN_LINE_MAX];
 	size_t i;
 
 	m->done_id = o->id;
 	if (!job)
 		return psiplace_seterr(err, "malleable: ack: SLURM_JOB_ID is not set");
-	snprintf(why, sizeof(why), "%s", reason ? reason : "");
-	for (i = 0; why[i]; i++)
-		if (why[i] == ';' || why[i] == ' ' || why[i] == '\n')
-			why[i] = '_'; /* the ack's field separator; scontrol's word */
+	snprintf(a.reason, sizeof(a.reason), "%s", reason && *reason ? reason : "unknown");
+	for (i = 0; a.reason[i]; i++)
+		if (a.reason[i] == ';' || a.reason[i] == ' ' || (unsigned char)a.reason[i] < 0x20 ||
+		    (unsigned char)a.reason[i] > 0x7e)
+			a.reason[i] = '_'; /* the ack's separator; one word for scontrol -o */
+	a.id = o->id;
+	a.done = done != 0;
+	a.size = (uint32_t)m->nalloc;
 	if (done)
-		snprintf(text, sizeof(text), "psiplace-ack=%llu;done;%zu", o->id, m->nalloc);
-	else
-		snprintf(text, sizeof(text), "psiplace-ack=%llu;failed;%zu;%s", o->id, m->nalloc,
-			 why[0] ? why : "unknown");
+		a.reason[0] = 0;
+	if (psiplace_rchan_ack_format(&a, text, sizeof(text)) < 0)
+		return psiplace_seterr(err, "malleable: ack of order %llu: cannot format it", o->id);
 	return psiplace_resize_comment(job, text, NULL, err);
 }
 
