@@ -366,8 +366,13 @@ static int run_malleable(psiplace_mall_t *m, const struct demo *d)
 			ps.stop = d->work ? ps.done >= d->work : MPI_Wtime() - ps.start >= d->run_s;
 		}
 		/* the checkpoint */
-		if ((kind = psiplace_mall_poll(m, &o, &err)) < 0)
-			goto fail;
+		if ((kind = psiplace_mall_poll(m, &o, &err)) < 0) {
+			/* the job's record unreadable (slurmctld restarting) or
+			 * a malformed order: no resize, the job goes on */
+			if (rank == 0)
+				fprintf(stderr, "psiplace: warning: %s\n", err.text);
+			continue;
+		}
 		if (kind == PSIPLACE_MALL_NONE)
 			continue;
 		if (psiplace_mall_act(m, &o, d->strategy, nodes, sizeof(nodes), &err) < 0) {
@@ -394,9 +399,6 @@ static int run_malleable(psiplace_mall_t *m, const struct demo *d)
 		fflush(stdout);
 	}
 	return 0;
-fail:
-	fprintf(stderr, "psiplace: error: %s\n", err.text);
-	return 1;
 }
 
 int main(int argc, char **argv)

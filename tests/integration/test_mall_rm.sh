@@ -59,7 +59,7 @@ check_eq "grow: no helper of A left in the queue" "" "$(squeue -h -n "psiplace-g
 rel=$(cut -d, -f2,3 <<<"$new")
 kept=$(printf '%s\n' "$start" "$(cut -d, -f1 <<<"$new")" | sort | paste -sd,)
 relexpr=$(scontrol show hostlist "$rel")
-order "$a" "psiplace-resize=2;shrink;2;$(deadline);$relexpr;0"
+order "$a" "psiplace-resize=2;shrink;2;$(deadline);$relexpr;1"
 poll 90 acked "$a" 2
 check_eq "shrink: A acknowledges done at 2 nodes" "psiplace-ack=2;done;2" "$(comment "$a")" "$(cat "$out")"
 check_eq "shrink: 'released' names exactly the ordered nodes" "$rel" \

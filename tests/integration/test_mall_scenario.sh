@@ -26,7 +26,11 @@ ack_is() { [[ $(comment "$1") =~ ^psiplace-ack=[0-9]+\;$2\;$3$ ]]; }
 
 settle
 out=$work/a.out
-a=$(sbatch --parsable -N1 -n1 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
+# A starts on n1: psiplace-malleabled takes the first node of a job's
+# NodeList for its batch host (which a shrink never gives), and after a
+# merge Slurm's NodeList is sorted, so only a batch host that sorts first
+# is kept out of a shrink order by the daemon as it stands
+a=$(sbatch --parsable -N1 -n1 -w n1 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
   { echo "Bail out! sbatch of job A failed"; exit 1; }
 poll 60 job_running "$a" || not_ok "job A runs within 60 s"
 start=$(node_of "$a")
@@ -43,7 +47,9 @@ check_eq "'granted' names the 3 nodes A got" \
   "$(expand_nodes "$(sed -n '1,/^granted /s/^granted //p' "$out")")" "$(cat "$out")"
 
 # ---- rigid B of 2 nodes arrives: A shrinks to 2, B starts on the released nodes
-b=$(sbatch --parsable -N2 -t 5 -o /dev/null --wrap "sleep 25")
+# B takes whole nodes: under CR_Core it would otherwise start at once beside
+# A, which holds one CPU per node
+b=$(sbatch --parsable -N2 --exclusive -t 5 -o /dev/null --wrap "sleep 25")
 poll 120 job_running "$b" || not_ok "B starts within 120 s"
 bnodes=$(expand_nodes "$(node_of "$b")")
 poll 60 has_lines "$out" '^released ' 1
