@@ -20,11 +20,14 @@ iface=${iface:-eth0}
 # nodes as the job had at its start, and srun then picks the batch host)
 # and without SLURMD_NODENAME (mpiexec passes its environment to every
 # process it starts, and the batch host's name would hide the node a
-# spawned process runs on).
+# spawned process runs on).  --cpu-bind=none for the spawns' steps: after a
+# merge 22.05 can give the job CPU ids its new nodes do not have (the
+# per-node detail shows CPU_IDs=4 on a 2-CPU host), and a bound step then
+# fails in task_g_set_affinity ("Slurmd could not execve job").
 mall_script() { # FILE GROW_WAIT: the batch script, its argument the --run seconds
 cat >"$1" <<EOF
 #!/bin/bash
-export HYDRA_LAUNCHER_EXTRA_ARGS=--overlap PSIPLACE_MALL_POLL_INTERVAL=1 PSIPLACE_MALL_GROW_WAIT=$2
+export HYDRA_LAUNCHER_EXTRA_ARGS="--overlap --cpu-bind=none" PSIPLACE_MALL_POLL_INTERVAL=1 PSIPLACE_MALL_GROW_WAIT=$2
 exec timeout -k 10 400 env -u SLURMD_NODENAME $mpich_prefix/bin/mpiexec -launcher slurm -rmk user \\
   -hosts "\$SLURMD_NODENAME" -iface $iface -n 1 $mdemo --malleable --run "\$1"
 EOF

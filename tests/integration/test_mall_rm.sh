@@ -102,4 +102,37 @@ if [ "$acct" = 1 ]; then
 else
   skip "sacct resize records" "$("$cluster" accounting-support 2>&1 | head -n 1)"
 fi
+# ---- a user cannot merge an allocation of theirs into another user's job:
+# Slurm checks neither that the two jobs' users match nor that the merging
+# user owns the job; psiplace's select wrapper refuses select_p_job_expand
+u2=psimj2$PSIPLACE_INSTANCE
+opened=()
+restore() { local d; for d in "${opened[@]}"; do chmod "${d%%:*}" "${d#*:}"; done; userdel "$u2" 2>/dev/null; }
+trap 'scancel -u "$u2" 2>/dev/null; "$cluster" stop >/dev/null 2>&1; restore; rm -rf "$work"' EXIT
+id "$u2" >/dev/null 2>&1 || useradd -M -s /bin/bash "$u2" || not_ok "useradd $u2"
+d=$(dirname "$(command -v salloc)")
+while [ "$d" != / ]; do # a release's clients under root's home: traversable meanwhile
+  if [ "$(( 0$(stat -c %a "$d") & 01 ))" = 0 ]; then opened+=("$(stat -c %a "$d"):$d"); chmod o+x "$d"; fi
+  d=$(dirname "$d")
+done
+chmod 711 "$PSIPLACE_TESTBED_DIR/munge"
+[ "$acct" = 1 ] && { sacctmgr -i add user "$u2" Account=psiplace Cluster="psiplace$PSIPLACE_INSTANCE" >/dev/null ||
+  not_ok "sacctmgr add user $u2"; }
+as2() { timeout 60 runuser -u "$u2" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" "$@"; }
+settle
+v=$(sbatch --parsable -N1 -n1 -o /dev/null --wrap "sleep 300")
+poll 60 job_running "$v" || not_ok "root's job $v runs"
+vnode=$(node_of "$v")
+hout=$(cd /tmp && as2 salloc --no-shell -N1 -J psimj-foreign --dependency=expand:"$v" -x "$vnode" 2>&1)
+h=$(squeue -h -n psimj-foreign -o %i)
+if [ -n "$h" ]; then
+  mout=$(cd /tmp && as2 scontrol update JobId="$h" NumNodes=0 2>&1)
+  check_eq "another user's merge leaves root's job on its node" "$vnode" "$(node_of "$v")" "$mout"
+  check_match "the select wrapper refused it (slurmctld log)" \
+    "refusing to merge JobId=$h \(user [0-9]+\) into JobId=$v \(user 0\): the jobs' users differ" \
+    "$(grep 'refusing to merge' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+else
+  check_match "Slurm refused another user's expand: dependency on root's job" "[Dd]ependency|denied" "$hout"
+fi
+scancel "$v"; scancel -u "$u2" 2>/dev/null
 tb_finish
