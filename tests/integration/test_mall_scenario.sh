@@ -26,11 +26,13 @@ ack_is() { [[ $(comment "$1") =~ ^psiplace-ack=[0-9]+\;$2\;$3$ ]]; }
 
 settle
 out=$work/a.out
-# A starts on n1: psiplace-malleabled takes the first node of a job's
-# NodeList for its batch host (which a shrink never gives), and after a
-# merge Slurm's NodeList is sorted, so only a batch host that sorts first
-# is kept out of a shrink order by the daemon as it stands
-a=$(sbatch --parsable -N1 -n1 -w n1 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
+# A starts where LASTAVAILABLE puts it (n4) and B asks for FIRSTAVAILABLE,
+# so that the nodes B is given are not A's batch host: psiplace-malleabled
+# takes the first node of a job's NodeList (n1 after a merge: Slurm sorts
+# it) for the batch host.  (A started on n1 instead, 22.05 gives the
+# merged job a CPU id n4 does not have and the spawn there fails in
+# task_g_set_affinity.)
+a=$(sbatch --parsable -N1 -n1 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
   { echo "Bail out! sbatch of job A failed"; exit 1; }
 poll 60 job_running "$a" || not_ok "job A runs within 60 s"
 start=$(node_of "$a")
@@ -49,7 +51,7 @@ check_eq "'granted' names the 3 nodes A got" \
 # ---- rigid B of 2 nodes arrives: A shrinks to 2, B starts on the released nodes
 # B takes whole nodes: under CR_Core it would otherwise start at once beside
 # A, which holds one CPU per node
-b=$(sbatch --parsable -N2 --exclusive -t 5 -o /dev/null --wrap "sleep 25")
+b=$(sbatch --parsable -N2 --exclusive --psi-alloc-policy=FIRSTAVAILABLE -t 5 -o /dev/null --wrap "sleep 25")
 poll 120 job_running "$b" || not_ok "B starts within 120 s"
 bnodes=$(expand_nodes "$(node_of "$b")")
 poll 60 has_lines "$out" '^released ' 1
