@@ -10,7 +10,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/mall_lib.sh"
 
-export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=LASTAVAILABLE
+export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=FIRSTAVAILABLE
 export PSIPLACE_PSICONF_EXTRA=$'MalleableMinInterval=0' PSIPLACE_JOBCOMP=1
 acct=0
 if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
@@ -26,13 +26,13 @@ ack_is() { [[ $(comment "$1") =~ ^psiplace-ack=[0-9]+\;$2\;$3$ ]]; }
 
 settle
 out=$work/a.out
-# A starts where LASTAVAILABLE puts it (n4) and B asks for FIRSTAVAILABLE,
-# so that the nodes B is given are not A's batch host: psiplace-malleabled
-# takes the first node of a job's NodeList (n1 after a merge: Slurm sorts
-# it) for the batch host.  (A started on n1 instead, 22.05 gives the
-# merged job a CPU id n4 does not have and the spawn there fails in
-# task_g_set_affinity.)
-a=$(sbatch --parsable -N1 -n1 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
+# A starts on n4 and the cluster's policy is FIRSTAVAILABLE, so that the
+# nodes B is given (n2, n3) are not A's batch host: psiplace-malleabled
+# takes the first node of a job's NodeList for the batch host (n1 after a
+# merge: Slurm sorts the list).  (Started on n1, A fails its grow on 22.05:
+# the merged job gets a CPU id n4 does not have and the spawn there fails
+# in task_g_set_affinity.)
+a=$(sbatch --parsable -N1 -n1 -w n4 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
   { echo "Bail out! sbatch of job A failed"; exit 1; }
 poll 60 job_running "$a" || not_ok "job A runs within 60 s"
 start=$(node_of "$a")
@@ -51,7 +51,7 @@ check_eq "'granted' names the 3 nodes A got" \
 # ---- rigid B of 2 nodes arrives: A shrinks to 2, B starts on the released nodes
 # B takes whole nodes: under CR_Core it would otherwise start at once beside
 # A, which holds one CPU per node
-b=$(sbatch --parsable -N2 --exclusive --psi-alloc-policy=FIRSTAVAILABLE -t 5 -o /dev/null --wrap "sleep 25")
+b=$(sbatch --parsable -N2 --exclusive -t 5 -o /dev/null --wrap "sleep 25")
 poll 120 job_running "$b" || not_ok "B starts within 120 s"
 bnodes=$(expand_nodes "$(node_of "$b")")
 poll 60 has_lines "$out" '^released ' 1
