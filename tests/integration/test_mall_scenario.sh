@@ -26,13 +26,14 @@ ack_is() { [[ $(comment "$1") =~ ^psiplace-ack=[0-9]+\;$2\;$3$ ]]; }
 
 settle
 out=$work/a.out
-# A starts on n4 and the cluster's policy is FIRSTAVAILABLE, so that the
+# A starts on n4 (its own policy LASTAVAILABLE) and the cluster's policy is
+# FIRSTAVAILABLE, so that the
 # nodes B is given (n2, n3) are not A's batch host: psiplace-malleabled
 # takes the first node of a job's NodeList for the batch host (n1 after a
 # merge: Slurm sorts the list).  (Started on n1, A fails its grow on 22.05:
 # the merged job gets a CPU id n4 does not have and the spawn there fails
 # in task_g_set_affinity.)
-a=$(sbatch --parsable -N1 -n1 -w n4 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
+a=$(sbatch --parsable -N1 -n1 --psi-alloc-policy=LASTAVAILABLE -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
   { echo "Bail out! sbatch of job A failed"; exit 1; }
 poll 60 job_running "$a" || not_ok "job A runs within 60 s"
 start=$(node_of "$a")
