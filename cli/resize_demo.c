@@ -29,12 +29,19 @@ struct demo {
 	int nact;
 	int act[MAXACT];   /* > 0: expand to; < 0: shrink to -N nodes */
 	int hold, timeout;
+	int malleable;     /* --malleable: resize when the resource manager orders */
+	int run_s;         /* --run SECONDS */
+	long work;         /* --work UNITS */
 };
 
 static const char usage_text[] =
 	"usage: psiplace-resize-demo [--strategy hypercube|diffusive|merge|sequential] [--method merge|baseline]\n"
 	"         [--shrink-method ts|baseline|zombie] (--expand-to NODES | --shrink-to NODES)...\n"
 	"         [--hold SECONDS] [--timeout SECONDS] [--timing]\n"
+	"       psiplace-resize-demo --malleable (--run SECONDS | --work UNITS) [--strategy S] [--timeout SECONDS]\n"
+	"--malleable: iterations of a small kernel, one unit per process each, with a checkpoint between\n"
+	"          them that polls the resource manager's order and acts on it (grow: \"granted NODELIST\",\n"
+	"          shrink: \"released NODELIST\"), until --run SECONDS have passed or --work UNITS are done.\n"
 	"--timing: rank 0 prints \"timing K expand|shrink FROM TO HOW SECONDS\" per resize (MPI_Wtime)\n"
 	"          and \"timing K release NODELIST SECONDS\" for giving nodes back.\n"
 	"Start it with mpirun -np 1 inside a Slurm allocation; NODES count the allocation's nodes in order.\n";
@@ -72,6 +79,10 @@ static int parse(int argc, char **argv, struct demo *d)
 			d->timing = 1;
 			continue;
 		}
+		if (!strcmp(o, "--malleable")) {
+			d->malleable = 1;
+			continue;
+		}
 		if (!v) {
 			fprintf(stderr, "psiplace: error: option '%s' needs a value or is unknown; see --help\n", o);
 			return -1;
@@ -97,6 +108,13 @@ static int parse(int argc, char **argv, struct demo *d)
 		} else if (!strcmp(o, "--hold")) {
 			if (count(o, v, 0, 86400, &d->hold) < 0)
 				return -1;
+		} else if (!strcmp(o, "--run")) {
+			if (count(o, v, 1, 86400, &d->run_s) < 0)
+				return -1;
+		} else if (!strcmp(o, "--work")) {
+			if (count(o, v, 1, 1 << 30, &n) < 0)
+				return -1;
+			d->work = n;
 		} else if (!strcmp(o, "--timeout")) {
 			if (count(o, v, 1, 86400, &d->timeout) < 0)
 				return -1;
@@ -104,6 +122,18 @@ static int parse(int argc, char **argv, struct demo *d)
 			fprintf(stderr, "psiplace: error: unknown option '%s'; see --help\n", o);
 			return -1;
 		}
+	}
+	if (d->malleable) {
+		if (d->nact || !(d->run_s || d->work) || (d->run_s && d->work)) {
+			fprintf(stderr, "psiplace: error: --malleable: give --run SECONDS or --work "
+				"UNITS (one of them) and no --expand-to/--shrink-to\n");
+			return -1;
+		}
+		return 0;
+	}
+	if (d->run_s || d->work) {
+		fprintf(stderr, "psiplace: error: --run and --work need --malleable\n");
+		return -1;
 	}
 	if (!d->nact) {
 		fprintf(stderr, "psiplace: error: give at least one --expand-to or --shrink-to\n");
@@ -252,6 +282,125 @@ fail:
 	return 1;
 }
 
+/* What rank 0 tells everyone at the top of each iteration. */
+struct progress_state {
+	long iter, done; /* iterations and units done so far */
+	double start;    /* MPI_Wtime of rank 0 at the start */
+	int stop;
+};
+
+/* MPI_Allreduce (sum of longs) that sleeps while it waits. */
+static int sleepy_sum(long *in, long *out, MPI_Comm comm)
+{
+	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	MPI_Request req;
+	int done = 0, rc = MPI_Iallreduce(in, out, 1, MPI_LONG, MPI_SUM, comm, &req);
+
+	while (rc == MPI_SUCCESS && !done) {
+		rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (!done)
+			nanosleep(&nap, NULL);
+	}
+	return rc;
+}
+
+static int sleepy_bcast(void *buf, int len, MPI_Comm comm)
+{
+	struct timespec nap = { 0, 5 * 1000 * 1000 };
+	MPI_Request req;
+	int done = 0, rc = MPI_Ibcast(buf, len, MPI_BYTE, 0, comm, &req);
+
+	while (rc == MPI_SUCCESS && !done) {
+		rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (!done)
+			nanosleep(&nap, NULL);
+	}
+	return rc;
+}
+
+/* One unit of work: a short sum (the demo's kernel), then a pause that
+ * stands for the rest of an iteration (200 ms: processes share 2 cores
+ * with others here, so the kernel itself stays tiny). */
+static long unit(long iter, int rank)
+{
+	struct timespec nap = { 0, 200 * 1000 * 1000 };
+	volatile double x = 0;
+	long i;
+
+	for (i = 1; i <= 20000; i++)
+		x += 1.0 / (double)(i + iter + rank);
+	nanosleep(&nap, NULL);
+	return x > 0 ? 1 : 0;
+}
+
+/* --malleable: iterate; at each checkpoint poll the order and act on it. */
+static int run_malleable(psiplace_mall_t *m, const struct demo *d)
+{
+	struct progress_state ps = { 0 };
+	struct psiplace_mall_order o;
+	psiplace_error_t err;
+	char nodes[4096];
+	int rank, size, kind;
+
+	if (d->timeout)
+		psiplace_mall_set_timeout(m, d->timeout);
+	if (psiplace_mall_resizes(m) > 0)
+		report(m); /* spawned by a grow */
+	MPI_Comm_rank(psiplace_mall_comm(m), &rank);
+	if (rank == 0)
+		ps.start = MPI_Wtime();
+	for (;;) {
+		long mine, sum = 0;
+
+		if (sleepy_bcast(&ps, (int)sizeof(ps), psiplace_mall_comm(m)) != MPI_SUCCESS)
+			return 1;
+		if (ps.stop)
+			break;
+		MPI_Comm_rank(psiplace_mall_comm(m), &rank);
+		mine = unit(ps.iter, rank);
+		if (sleepy_sum(&mine, &sum, psiplace_mall_comm(m)) != MPI_SUCCESS)
+			return 1;
+		if (rank == 0) {
+			ps.iter++;
+			ps.done += sum;
+			ps.stop = d->work ? ps.done >= d->work : MPI_Wtime() - ps.start >= d->run_s;
+		}
+		/* the checkpoint */
+		if ((kind = psiplace_mall_poll(m, &o, &err)) < 0) {
+			/* the job's record unreadable (slurmctld restarting) or
+			 * a malformed order: no resize, the job goes on */
+			if (rank == 0)
+				fprintf(stderr, "psiplace: warning: %s\n", err.text);
+			continue;
+		}
+		if (kind == PSIPLACE_MALL_NONE)
+			continue;
+		if (psiplace_mall_act(m, &o, d->strategy, nodes, sizeof(nodes), &err) < 0) {
+			/* acknowledged failed; the job goes on at its size */
+			if (rank == 0)
+				fprintf(stderr, "psiplace: warning: %s\n", err.text);
+			continue;
+		}
+		if (psiplace_mall_leaving(m))
+			return 0;
+		if (rank == 0 && kind == PSIPLACE_MALL_GROW) {
+			printf("granted %s\n", nodes);
+			fflush(stdout);
+		}
+		report(m);
+		if (rank == 0 && kind == PSIPLACE_MALL_SHRINK) {
+			printf("released %s\n", nodes);
+			fflush(stdout);
+		}
+	}
+	MPI_Comm_size(psiplace_mall_comm(m), &size);
+	if (rank == 0) {
+		printf("done %ld units in %ld iterations on %d processes\n", ps.done, ps.iter, size);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	psiplace_mall_t *m;
@@ -267,7 +416,7 @@ int main(int argc, char **argv)
 	}
 	rc = parse(argc, argv, &d);
 	if (rc == 0)
-		rc = run(m, &d);
+		rc = d.malleable ? run_malleable(m, &d) : run(m, &d);
 	else
 		rc = rc > 0 ? 0 : 2;
 	psiplace_mall_free(m);

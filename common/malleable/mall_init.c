@@ -175,9 +175,13 @@ int psiplace_mall_init(int *argc, char ***argv, psiplace_mall_t **out, psiplace_
 	m->zombies = MPI_COMM_NULL;
 	m->group = -1;
 	m->timeout = t && atoi(t) > 0 ? atoi(t) : 120;
-	if (!(state = take_args(m, argc, argv, err)) || alloc_from_env(m, err) < 0)
-		goto fail;
 	MPI_Comm_get_parent(&parent);
+	/* a spawned process takes the allocation from its spawner: its node
+	 * may have come by a grow after the job started (not in the job's
+	 * SLURM_JOB_NODELIST) */
+	if (!(state = take_args(m, argc, argv, err)) ||
+	    (parent == MPI_COMM_NULL && alloc_from_env(m, err) < 0))
+		goto fail;
 	if (parent == MPI_COMM_NULL) {
 		if (*state) {
 			psiplace_seterr(err, "malleable: %s given, but this process was not spawned",

@@ -33,6 +33,10 @@ struct psiplace_mall {
 	char *cmd;         /* what to spawn: this program */
 	int uargc;         /* the user's arguments (without the hidden one) */
 	char **uargv;
+	/* the resource manager's channel (mall_rm.c; meaningful on rank 0) */
+	double poll_last;           /* when the job record was last read */
+	unsigned long long done_id; /* the last order acted on */
+	char ack_err[PSIPLACE_ERRLEN];         /* an ack that could not be written: the next poll's error */
 };
 
 /* What a spawned process is told (its hidden argument). */
@@ -75,6 +79,13 @@ int mall_adopt(psiplace_mall_t *m, MPI_Comm merged, int key, int world, psiplace
 /* Survivors and zombies of a ZOMBIE shrink meet once more
  * (in psiplace_mall_free); a zombie sleeps while it waits. */
 void mall_zombies_meet(psiplace_mall_t *m);
+
+/* Append n nodes (a grow's new ones) to the allocation. */
+int mall_add_nodes(psiplace_mall_t *m, char **names, const int *cores, size_t n,
+		   psiplace_error_t *err);
+/* Reorder the allocation so that the nodes i with last[i] != 0 come last,
+ * each part in its order (a shrink then keeps the prefix); -1: no memory. */
+int mall_move_last(psiplace_mall_t *m, const int *last);
 
 /* mall_watchdog.c: a thread that ends the process when the operation
  * named what is still running after seconds. */

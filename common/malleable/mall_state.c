@@ -432,3 +432,54 @@ void psiplace_mall_free(psiplace_mall_t *m)
 	free(m->uargv);
 	free(m);
 }
+
+int mall_add_nodes(psiplace_mall_t *m, char **names, const int *cores, size_t n,
+		   psiplace_error_t *err)
+{
+	char **h = realloc(m->hosts, (m->nalloc + n) * sizeof(*h));
+	int *c;
+	size_t i;
+
+	if (h)
+		m->hosts = h;
+	c = h ? realloc(m->cores, (m->nalloc + n) * sizeof(*c)) : NULL;
+	if (!c)
+		return psiplace_seterr(err, "malleable: out of memory");
+	m->cores = c;
+	for (i = 0; i < n; i++) {
+		if (!(m->hosts[m->nalloc] = strdup(names[i])))
+			return psiplace_seterr(err, "malleable: out of memory");
+		m->cores[m->nalloc++] = cores[i];
+	}
+	return 0;
+}
+
+int mall_move_last(psiplace_mall_t *m, const int *last)
+{
+	size_t i, j = 0, n = m->nalloc;
+	int *to = malloc(n * sizeof(int)), *cores = malloc(n * sizeof(int)), r, pass;
+	char **hosts = malloc(n * sizeof(char *));
+
+	if (!to || !cores || !hosts) {
+		free(to);
+		free(cores);
+		free(hosts);
+		return -1;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++)
+			if (!!last[i] == pass) {
+				to[i] = (int)j;
+				hosts[j] = m->hosts[i];
+				cores[j++] = m->cores[i];
+			}
+	for (r = 0; r < m->size; r++)
+		m->rank_node[r] = to[m->rank_node[r]];
+	m->node = to[m->node];
+	free(m->hosts);
+	free(m->cores);
+	m->hosts = hosts;
+	m->cores = cores;
+	free(to);
+	return 0;
+}

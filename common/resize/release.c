@@ -10,113 +10,7 @@
 
 #include "psiplace/hostlist.h"
 #include "psiplace/resize.h"
-
-/* The whole output of a command: a step list has no size bound (MPICH makes
- * a step per spawned group), and a check that read part of it would pass
- * a node whose step is listed later. */
-struct output {
-	char *s;
-	size_t len, cap;
-};
-
-/* Append what fd gives until EOF. */
-static int slurp(int fd, struct output *out, psiplace_error_t *err)
-{
-	ssize_t n;
-
-	out->len = 0;
-	for (;;) {
-		if (out->cap - out->len < 4096) {
-			size_t cap = out->cap ? 2 * out->cap : 1 << 16;
-			char *s = realloc(out->s, cap);
-
-			if (!s)
-				return psiplace_seterr(err, "release: out of memory reading scontrol's "
-						       "answer (%zu bytes so far)", out->len);
-			out->s = s;
-			out->cap = cap;
-		}
-		n = read(fd, out->s + out->len, out->cap - 1 - out->len);
-		if (n == 0)
-			break;
-		if (n < 0 && errno != EINTR)
-			return psiplace_seterr(err, "release: reading scontrol's answer: %s",
-					       strerror(errno));
-		if (n > 0)
-			out->len += (size_t)n;
-	}
-	out->s[out->len] = 0;
-	return 0;
-}
-
-/* Run argv (no shell) in dir (NULL: here); stdout and stderr into out.
- * *status: the exit code, or minus the signal that ended it. */
-static int run(char *const argv[], const char *dir, struct output *out, int *status,
-	       psiplace_error_t *err)
-{
-	int fd[2], st, rc;
-	pid_t pid;
-
-	if (pipe(fd) < 0)
-		return psiplace_seterr(err, "release: pipe: %s", strerror(errno));
-	if ((pid = fork()) < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return psiplace_seterr(err, "release: fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		close(fd[0]);
-		close(fd[1]);
-		if (dir && chdir(dir) < 0)
-			_exit(126);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	rc = slurp(fd[0], out, err);
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return psiplace_seterr(err, "release: waitpid: %s", strerror(errno));
-	if (rc < 0)
-		return -1;
-	*status = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
-	if (*status == 127)
-		return psiplace_seterr(err, "release: cannot run '%s'", argv[0]);
-	return 0;
-}
-
-/* Where the value of KEY= starts in a one-line scontrol record, and its
- * length (up to the next space); NULL without one. */
-static const char *field_at(const char *line, const char *key, size_t *len)
-{
-	size_t k = strlen(key);
-	const char *p = line;
-
-	while ((p = strstr(p, key))) {
-		if ((p == line || p[-1] == ' ') && p[k] == '=') {
-			*len = strcspn(p + k + 1, " \n");
-			return p + k + 1;
-		}
-		p += k;
-	}
-	return NULL;
-}
-
-/* The value of KEY= into val[len]; -1 without one or when it is longer. */
-static int field(const char *line, const char *key, char *val, size_t len)
-{
-	size_t n;
-	const char *p = field_at(line, key, &n);
-
-	if (!p || n >= len)
-		return -1;
-	memcpy(val, p, n);
-	val[n] = 0;
-	return 0;
-}
+#include "resize_internal.h"
 
 static int in_list(const struct psiplace_hostlist *h, const char *name)
 {
@@ -128,41 +22,22 @@ static int in_list(const struct psiplace_hostlist *h, const char *name)
 	return 0;
 }
 
-/* The Slurm hostlist of KEY= in line, expanded into h: 0, 1 without KEY=,
- * -1 on error (h empty). */
-static int field_hosts(const char *line, const char *key, const char *what,
-		       struct psiplace_hostlist *h, psiplace_error_t *err)
-{
-	size_t n;
-	const char *p = field_at(line, key, &n);
-	char *v;
-	int rc;
-
-	if (!p)
-		return 1;
-	if (!(v = strndup(p, n)))
-		return psiplace_seterr(err, "release: out of memory");
-	rc = psiplace_hostlist_expand(v, what, h, err);
-	free(v);
-	return rc < 0 ? -1 : 0;
-}
-
 static int job_nodes(const char *scontrol, const char *job, struct psiplace_hostlist *nodes,
-		     struct output *out, psiplace_error_t *err)
+		     struct psiplace_resize_out *out, psiplace_error_t *err)
 {
 	char *argv[] = { (char *)scontrol, "-o", "show", "job", (char *)job, NULL };
 	char state[64];
 	int status, rc;
 
-	if (run(argv, NULL, out, &status, err) < 0)
+	if (psiplace_resize_run(argv, NULL, out, &status, err) < 0)
 		return -1;
 	if (status)
 		return psiplace_seterr(err, "release: job '%s': %.200s", job, strtok(out->s, "\n"));
-	if (field(out->s, "JobState", state, sizeof(state)) < 0)
+	if (psiplace_resize_field(out->s, "JobState", state, sizeof(state)) < 0)
 		return psiplace_seterr(err, "release: job %s: no JobState in scontrol's answer", job);
 	if (strcmp(state, "RUNNING"))
 		return psiplace_seterr(err, "release: job %s is %s, not RUNNING", job, state);
-	if ((rc = field_hosts(out->s, "NodeList", "the job's NodeList", nodes, err)) == 1)
+	if ((rc = psiplace_resize_field_hosts(out->s, "NodeList", "the job's NodeList", nodes, err)) == 1)
 		return psiplace_seterr(err, "release: job %s: no NodeList in scontrol's answer", job);
 	return rc;
 }
@@ -213,7 +88,7 @@ static int step_failure(const char *sc, const char *job, int status, const char 
  * records or Slurm's "no steps" is an error: releasing on a guess would
  * let Slurm kill the steps there. */
 static int busy(const char *scontrol, const char *job, const char *allow,
-		const struct psiplace_hostlist *rel, struct output *out, psiplace_error_t *err)
+		const struct psiplace_hostlist *rel, struct psiplace_resize_out *out, psiplace_error_t *err)
 {
 	char *argv[] = { (char *)scontrol, "-o", "show", "step", (char *)job, NULL };
 	char id[64], *line, *save = NULL;
@@ -221,7 +96,7 @@ static int busy(const char *scontrol, const char *job, const char *allow,
 	size_t i;
 	int status, rc, found = 0;
 
-	if (run(argv, NULL, out, &status, err) < 0)
+	if (psiplace_resize_run(argv, NULL, out, &status, err) < 0)
 		return -1;
 	if (status)
 		return no_steps(job, status, out->s) ? 0 : step_failure(scontrol, job, status,
@@ -229,8 +104,8 @@ static int busy(const char *scontrol, const char *job, const char *allow,
 	for (line = strtok_r(out->s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *dot;
 
-		if (field(line, "StepId", id, sizeof(id)) < 0 ||
-		    (rc = field_hosts(line, "NodeList", "a step's NodeList", &h, err)) == 1)
+		if (psiplace_resize_field(line, "StepId", id, sizeof(id)) < 0 ||
+		    (rc = psiplace_resize_field_hosts(line, "NodeList", "a step's NodeList", &h, err)) == 1)
 			return psiplace_seterr(err, "release: cannot read the steps of job %s: not a "
 					       "step record: '%.200s'", job, line);
 		if (rc < 0)
@@ -260,7 +135,7 @@ static int busy(const char *scontrol, const char *job, const char *allow,
  * processes that just left (MPICH: one step per spawned group) end a little
  * after the processes do. */
 static int wait_steps(const char *sc, const char *job, const struct psiplace_release_opts *o,
-		      const struct psiplace_hostlist *rel, struct output *out, psiplace_error_t *err)
+		      const struct psiplace_hostlist *rel, struct psiplace_resize_out *out, psiplace_error_t *err)
 {
 	struct timespec now, end, nap = { 0, 100 * 1000 * 1000 };
 	int rc;
@@ -278,39 +153,17 @@ static int wait_steps(const char *sc, const char *job, const struct psiplace_rel
 	return rc;
 }
 
-/* The private directory scontrol runs in (it writes the job's resize
- * scripts into its working directory): under TMPDIR when set, else /tmp. */
-static char *make_workdir(psiplace_error_t *err)
-{
-	const char *tmp = getenv("TMPDIR");
-	char *dir;
-
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if (!(dir = malloc(strlen(tmp) + sizeof("/psiplace-release.XXXXXX")))) {
-		psiplace_seterr(err, "release: out of memory");
-		return NULL;
-	}
-	sprintf(dir, "%s/psiplace-release.XXXXXX", tmp);
-	if (!mkdtemp(dir)) {
-		psiplace_seterr(err, "release: cannot make a directory in %s (TMPDIR): %s", tmp,
-				strerror(errno));
-		free(dir);
-		return NULL;
-	}
-	return dir;
-}
-
-static int update(const char *scontrol, const char *job, const char *kept, struct output *out,
+static int update(const char *scontrol, const char *job, const char *kept, struct psiplace_resize_out *out,
 		  psiplace_error_t *err)
 {
 	char a1[64], *a2, *dir, *path;
 	char *argv[] = { (char *)scontrol, "update", a1, NULL, NULL };
+	struct timespec end;
 	int status, rc;
 	const char *ext[] = { "sh", "csh" };
 	size_t i;
 
-	if (!(dir = make_workdir(err)))
+	if (!(dir = psiplace_resize_workdir(err)))
 		return -1;
 	snprintf(a1, sizeof(a1), "JobId=%s", job);
 	a2 = malloc(strlen(kept) + 16);
@@ -324,7 +177,21 @@ static int update(const char *scontrol, const char *job, const char *kept, struc
 	}
 	sprintf(a2, "NodeList=%s", kept);
 	argv[3] = a2;
-	rc = run(argv, dir, out, &status, err);
+	/* Right after a grow merged a helper into the job, slurmctld answers
+	 * "Job update not available right now, the DB index is being set, try
+	 * again in a bit" (22.05; 15-40 s here without slurmdbd) until the new
+	 * accounting record has its id: retried for up to 120 s. */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 120;
+	while ((rc = psiplace_resize_run(argv, dir, out, &status, err)) == 0 && status &&
+	       strstr(out->s, "try again")) {
+		struct timespec now, nap = { 0, 200 * 1000 * 1000 };
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec >= end.tv_sec)
+			break;
+		nanosleep(&nap, NULL);
+	}
 	/* scontrol names them by the job id as the number it parsed: job is
 	 * that number (psiplace_release_nodes normalises it). */
 	for (i = 0; i < 2; i++) {
@@ -365,7 +232,7 @@ int psiplace_release_nodes(const char *nodes, const struct psiplace_release_opts
 	const char *sc = o && o->scontrol ? o->scontrol : "scontrol";
 	const char *given = o && o->job ? o->job : getenv("SLURM_JOB_ID");
 	struct psiplace_hostlist rel = { 0 }, all = { 0 };
-	struct output out = { 0 };
+	struct psiplace_resize_out out = { 0 };
 	char *keep = NULL, job[24];
 	size_t i, len = 1, off = 0;
 	int rc = -1;
@@ -423,7 +290,7 @@ out:
 	return rc;
 }
 
-static int all_idle(const char *sc, const struct psiplace_hostlist *h, struct output *out,
+static int all_idle(const char *sc, const struct psiplace_hostlist *h, struct psiplace_resize_out *out,
 		    psiplace_error_t *err)
 {
 	char state[64];
@@ -433,9 +300,9 @@ static int all_idle(const char *sc, const struct psiplace_hostlist *h, struct ou
 	for (i = 0; i < h->n; i++) {
 		char *argv[] = { (char *)sc, "-o", "show", "node", h->host[i], NULL };
 
-		if (run(argv, NULL, out, &status, err) < 0)
+		if (psiplace_resize_run(argv, NULL, out, &status, err) < 0)
 			return -1;
-		if (status || field(out->s, "State", state, sizeof(state)) < 0 ||
+		if (status || psiplace_resize_field(out->s, "State", state, sizeof(state)) < 0 ||
 		    strncmp(state, "IDLE", 4))
 			return 0;
 	}
@@ -448,7 +315,7 @@ int psiplace_release_wait_idle(const char *nodes, int seconds, const char *scont
 	const char *sc = scontrol ? scontrol : "scontrol";
 	struct psiplace_hostlist h;
 	struct timespec now, end, nap = { 0, 100 * 1000 * 1000 };
-	struct output out = { 0 };
+	struct psiplace_resize_out out = { 0 };
 	int rc;
 
 	if (psiplace_hostlist_expand(nodes, "release: NODELIST", &h, err) < 0)

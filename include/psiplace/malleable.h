@@ -140,6 +140,57 @@ int psiplace_mall_strategy_parse(const char *s, const char *what,
  * zombies): they meet here once more before MPI_Finalize. */
 void psiplace_mall_free(psiplace_mall_t *m);
 
+/* --- Resizes the resource manager orders (doc/malleability.md) ---
+ * The daemon beside slurmctld writes an order into the job's AdminComment
+ * (only operators can), the job's rank 0 reads it and acknowledges in the
+ * job's Comment as the job's user. */
+enum psiplace_mall_order_kind {
+	PSIPLACE_MALL_NONE = 0,
+	PSIPLACE_MALL_GROW,
+	PSIPLACE_MALL_SHRINK,
+};
+struct psiplace_mall_order {
+	enum psiplace_mall_order_kind kind;
+	unsigned long long id;  /* the decision's id */
+	unsigned k;             /* nodes to add or release */
+	long long deadline;     /* Unix time by which to acknowledge */
+	char nodes[1024];       /* shrink: the nodes to release (hostlist) */
+	unsigned long for_job;  /* shrink: the pending job it makes room for */
+};
+
+/* Collective and cheap: rank 0 reads the job's record (scontrol) at most
+ * once per PSIPLACE_MALL_POLL_INTERVAL seconds (default 2; 0: every call),
+ * otherwise answers "none" at once; every process gets the same order.
+ * An order already acted on is "none".  Returns the kind (0 none), or -1
+ * with err (the same on every process) when the record cannot be read or
+ * the order is malformed.  Waiting processes sleep, not busy-poll. */
+int psiplace_mall_poll(psiplace_mall_t *m, struct psiplace_mall_order *o, psiplace_error_t *err);
+
+/* Collective: carry out a polled order and acknowledge it (rank 0 writes
+ * psiplace-ack=ID;done;SIZE or psiplace-ack=ID;failed;SIZE;REASON into the
+ * job's Comment).
+ *  - grow: rank 0 requests a helper allocation of K nodes named
+ *    psiplace-grow-J-ID (salloc --no-shell --dependency=expand:J, the job's
+ *    partition and QOS, the job's psiplace options inherited), waits for it
+ *    at most PSIPLACE_MALL_GROW_WAIT seconds (default 60; then cancels it),
+ *    merges it into the job and everyone expands onto the new nodes with
+ *    strategy; nodes (rank 0) gets the granted nodes.
+ *  - shrink: the processes on the named nodes leave (TS; psiplace_mall_leaving()
+ *    is 1 for them: they free and finalize), rank 0 gives exactly those nodes
+ *    back (psiplace_release_nodes) and every survivor forgets them; nodes
+ *    (rank 0) gets the released nodes.
+ * 0: done; -1: failed (err, the same on every process that stays; the job
+ * runs on at the size it had, acknowledged failed). */
+int psiplace_mall_act(psiplace_mall_t *m, const struct psiplace_mall_order *o,
+		      enum psiplace_mall_strategy strategy, char *nodes, size_t len,
+		      psiplace_error_t *err);
+
+/* Rank 0 writes the acknowledgement itself (psiplace_mall_act does; for a
+ * program that refuses an order: done 0 and a reason).  Collective, so that
+ * every process returns the same. */
+int psiplace_mall_ack(psiplace_mall_t *m, const struct psiplace_mall_order *o, int done,
+		      const char *reason, psiplace_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

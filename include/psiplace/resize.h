@@ -49,6 +49,52 @@ int psiplace_release_nodes(const char *nodes, const struct psiplace_release_opts
 int psiplace_release_wait_idle(const char *nodes, int seconds, const char *scontrol,
 			       psiplace_error_t *err);
 
+/* The fields of a job's record that the job's side of a resize reads
+ * (`scontrol -o -d show job J`).  nodes is Slurm's NodeList expression;
+ * cpus[i] the CPUs the job has on the i-th node of its expansion (from the
+ * per-node detail lines), ncpus of them. */
+#define PSIPLACE_RESIZE_MAXNODES 1024
+struct psiplace_resize_job {
+	char state[32];
+	char partition[256];
+	char qos[256];
+	char nodes[4096];
+	char admin_comment[1600]; /* "" when unset */
+	size_t nnodes;
+	char names[PSIPLACE_RESIZE_MAXNODES][64];
+	int cpus[PSIPLACE_RESIZE_MAXNODES];
+};
+
+/* Read job's record (scontrol NULL: "scontrol" from PATH). */
+int psiplace_resize_job_read(const char *job, const char *scontrol, struct psiplace_resize_job *j,
+			     psiplace_error_t *err);
+
+/* Write text into the job's Comment (`scontrol update JobId=J Comment=TEXT`,
+ * run as the job's user: only the job's user or an operator may). */
+int psiplace_resize_comment(const char *job, const char *text, const char *scontrol,
+			    psiplace_error_t *err);
+
+/* Grow a running job by a helper allocation merged into it:
+ *   salloc --no-shell -N K -J psiplace-grow-J-ID --dependency=expand:J
+ *       -p PARTITION [-q QOS] -x NODES-OF-J
+ * (no step ever runs in the helper: a helper with a step cannot be merged),
+ * waited for at most deadline seconds (then cancelled: -1 with err), then
+ * `scontrol update JobId=H NumNodes=0` and `scontrol update JobId=J
+ * NumNodes=ALL` (retried while slurmctld answers "try again"), both in a
+ * private directory under TMPDIR.  On success *after holds the job's record
+ * after the merge and *helper the helper's job id. */
+struct psiplace_resize_grow_opts {
+	const char *job;      /* NULL: SLURM_JOB_ID */
+	unsigned long long id; /* decision id, for the helper's name */
+	unsigned k;           /* nodes to add */
+	int deadline;         /* seconds to wait for the helper (<= 0: 60) */
+	const char *scontrol, *salloc, *scancel; /* NULL: from PATH */
+	void (*waiting)(void *arg); /* called about every 100 ms while waiting */
+	void *waiting_arg;
+};
+int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psiplace_resize_job *after,
+			 unsigned long *helper, psiplace_error_t *err);
+
 #ifdef __cplusplus
 }
 #endif

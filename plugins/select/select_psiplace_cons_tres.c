@@ -56,6 +56,7 @@ struct cons_tres_ops {
 	int (*job_test)(PSIPLACE_JOB_TEST_PARAMS);
 	int (*reconfigure)(void);
 	int (*job_begin)(job_record_t *job_ptr);
+	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
 #define OPS_FIELD(ret, fail, name, params, args) ret(*name) params;
 	PSIPLACE_FWD_ALL(OPS_FIELD)
 #undef OPS_FIELD
@@ -110,6 +111,7 @@ static const struct {
 	{ "select_p_job_test", offsetof(struct cons_tres_ops, job_test) },
 	{ "select_p_reconfigure", offsetof(struct cons_tres_ops, reconfigure) },
 	{ "select_p_job_begin", offsetof(struct cons_tres_ops, job_begin) },
+	{ "select_p_job_expand", offsetof(struct cons_tres_ops, job_expand) },
 #define SYM(ret, fail, name, params, args) { "select_p_" #name, offsetof(struct cons_tres_ops, name) },
 	PSIPLACE_FWD_ALL(SYM)
 #undef SYM
@@ -1336,6 +1338,23 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 				PSIPLACE_REQUEST_VERSION);
 	}
 	return ctx.ops.job_begin(job_ptr);
+}
+
+/* Merging job from (a helper, `scontrol update JobId=H NumNodes=0`) into
+ * job to.  Slurm checks neither that the two jobs have the same user nor
+ * that the caller owns to (only that it may update from): refused here, so
+ * that no user can merge an allocation into someone else's job. */
+extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr)
+{
+	if (!resolve())
+		return SLURM_ERROR;
+	if (from_job_ptr->user_id != to_job_ptr->user_id) {
+		error("%s: refusing to merge %pJ (user %u) into %pJ (user %u): the jobs' users differ",
+		      plugin_type, from_job_ptr, from_job_ptr->user_id, to_job_ptr,
+		      to_job_ptr->user_id);
+		return ESLURM_ACCESS_DENIED;
+	}
+	return ctx.ops.job_expand(from_job_ptr, to_job_ptr);
 }
 
 /* Everything else: forwarded unchanged (the list per release is in

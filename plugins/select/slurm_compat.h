@@ -138,12 +138,10 @@ typedef ListIterator psiplace_list_itr_t;
 
 /* Every select_p_* entry point forwarded to cons_tres unchanged:
  * X(return type, value when cons_tres is missing, name, parameters, arguments).
- * job_test, reconfigure and job_begin are ours and not listed. */
+ * job_test, reconfigure, job_begin and job_expand are ours and not listed. */
 #define PSIPLACE_FWD_ALWAYS(X)                                                                     \
 	X(int, SLURM_ERROR, node_init, (void), ())                                                 \
 	X(int, SLURM_ERROR, job_ready, (job_record_t *job_ptr), (job_ptr))                         \
-	X(int, SLURM_ERROR, job_expand, (job_record_t *from_job_ptr, job_record_t *to_job_ptr),    \
-	  (from_job_ptr, to_job_ptr))                                                              \
 	X(int, SLURM_ERROR, job_resized, (job_record_t *job_ptr, node_record_t *node_ptr),         \
 	  (job_ptr, node_ptr))                                                                     \
 	X(int, SLURM_ERROR, job_fini, (job_record_t *job_ptr), (job_ptr))                          \

@@ -16,7 +16,8 @@ declare -A level
 case $part in
   malleable) # common/malleable/, libpsiplace_mpi
     level=([mall_watchdog]=0 [mall_names]=0 [mall_state]=0 [mall_baselines]=1
-           [mall_expand]=2 [mall_shrink]=3 [mall_init]=3) ;;
+           [mall_expand]=2 [mall_shrink]=3 [mall_init]=3
+           [mall_rm]=4) ;;
   spank) # plugins/spank/, psiplace.so
     level=([spank_ctx]=0 [spank_options]=0 [spank_psets]=1 [spank_submit]=1
            [spank_step]=2 [psiplace_spank]=3) ;;

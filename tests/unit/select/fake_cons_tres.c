@@ -55,6 +55,13 @@ extern int select_p_job_test(PSIPLACE_JOB_TEST_PARAMS)
 	return (int)answer("job_test");
 }
 
+extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_ptr)
+{
+	(void)from_job_ptr;
+	(void)to_job_ptr;
+	return (int)answer("job_expand");
+}
+
 extern int select_p_reconfigure(void)
 {
 	return (int)answer("reconfigure");

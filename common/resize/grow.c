@@ -1,0 +1,385 @@
+/* The job's side of a resize ordered by the resource manager
+ * (include/psiplace/resize.h): reading the job's record, writing its
+ * Comment, and growing it by a helper allocation merged into it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "psiplace/hostlist.h"
+#include "psiplace/resize.h"
+#include "resize_internal.h"
+
+static int count_cpus(const char *ids)
+{
+	int n = 0, a, b, used;
+
+	while (*ids && *ids != ' ' && *ids != '\n') {
+		if (sscanf(ids, "%d-%d%n", &a, &b, &used) == 2 && b >= a)
+			n += b - a + 1;
+		else if (sscanf(ids, "%d%n", &a, &used) == 1)
+			n++;
+		else
+			return -1;
+		ids += used;
+		if (*ids == ',')
+			ids++;
+	}
+	return n;
+}
+
+/* The per-node detail of `scontrol -o -d show job`: " Nodes=EXPR CPU_IDS=LIST"
+ * (CPU_IDs= in 22.05, CPU_IDs= too in 26.05), in the NodeList's order. */
+static int detail(const char *rec, struct psiplace_resize_job *j, psiplace_error_t *err)
+{
+	const char *p = rec;
+
+	j->nnodes = 0;
+	while ((p = strstr(p, " Nodes="))) {
+		struct psiplace_hostlist h = { 0 };
+		const char *ids = strstr(p, " CPU_IDs=");
+		char expr[4096];
+		size_t n = strcspn(p + 7, " \n"), i;
+		int c;
+
+		if (!ids || n >= sizeof(expr))
+			return psiplace_seterr(err,
+					       "resize: a job's detail line without CPU_IDs: "
+					       "'%.120s'",
+					       p);
+		memcpy(expr, p + 7, n);
+		expr[n] = 0;
+		if ((c = count_cpus(ids + 9)) < 1)
+			return psiplace_seterr(err,
+					       "resize: a job's detail line with bad CPU_IDs: "
+					       "'%.120s'",
+					       ids);
+		if (psiplace_hostlist_expand(expr, "a job's detail Nodes", &h, err) < 0)
+			return -1;
+		for (i = 0; i < h.n && j->nnodes < PSIPLACE_RESIZE_MAXNODES; i++) {
+			snprintf(j->names[j->nnodes], sizeof(j->names[0]), "%s", h.host[i]);
+			j->cpus[j->nnodes++] = c;
+		}
+		psiplace_hostlist_free(&h);
+		p += 7 + n;
+	}
+	return 0;
+}
+
+int psiplace_resize_job_read(const char *job, const char *scontrol, struct psiplace_resize_job *j,
+			     psiplace_error_t *err)
+{
+	char *argv[] = { (char *)(scontrol ? scontrol : "scontrol"),
+			 "-o",
+			 "-d",
+			 "show",
+			 "job",
+			 (char *)job,
+			 NULL };
+	struct psiplace_resize_out out = { 0 };
+	int status, rc = -1;
+
+	memset(j, 0, sizeof(*j));
+	if (psiplace_resize_run(argv, NULL, &out, &status, err) < 0)
+		goto done;
+	if (status) {
+		psiplace_seterr(err, "resize: job '%s': %.200s", job, strtok(out.s, "\n"));
+		goto done;
+	}
+	if (psiplace_resize_field(out.s, "JobState", j->state, sizeof(j->state)) < 0 ||
+	    psiplace_resize_field(out.s, "Partition", j->partition, sizeof(j->partition)) < 0 ||
+	    psiplace_resize_field(out.s, "NodeList", j->nodes, sizeof(j->nodes)) < 0) {
+		psiplace_seterr(err,
+				"resize: job %s: no JobState, Partition or NodeList in "
+				"scontrol's answer",
+				job);
+		goto done;
+	}
+	if (psiplace_resize_field(out.s, "QOS", j->qos, sizeof(j->qos)) < 0)
+		j->qos[0] = 0;
+	/* AdminComment= holds no blank (the order's format has none) */
+	if (psiplace_resize_field(out.s, "AdminComment", j->admin_comment,
+				  sizeof(j->admin_comment)) < 0)
+		j->admin_comment[0] = 0;
+	if (!strcmp(j->nodes, "(null)"))
+		j->nodes[0] = 0;
+	rc = detail(out.s, j, err);
+done:
+	free(out.s);
+	return rc;
+}
+
+/* Remove what scontrol left in dir (the resize scripts), then dir. */
+static void clean_workdir(char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4096];
+
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+	free(dir);
+}
+
+/* `scontrol update JobId=job WHAT` in dir; the first line of its answer
+ * into out on failure. */
+static int update(const char *sc, const char *dir, const char *job, const char *what,
+		  struct psiplace_resize_out *out, psiplace_error_t *err)
+{
+	char a1[64], *a2 = strdup(what);
+	char *argv[] = { (char *)sc, "update", a1, a2, NULL };
+	int status;
+
+	if (!a2)
+		return psiplace_seterr(err, "resize: out of memory");
+	snprintf(a1, sizeof(a1), "JobId=%s", job);
+	if (psiplace_resize_run(argv, dir, out, &status, err) < 0) {
+		free(a2);
+		return -1;
+	}
+	free(a2);
+	if (status)
+		return psiplace_seterr(err,
+				       "resize: scontrol update JobId=%s %.200s failed: %.200s",
+				       job, what, strtok(out->s, "\n") ? out->s : "");
+	return 0;
+}
+
+static int past(const struct timespec *end)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > end->tv_sec ||
+	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
+}
+
+int psiplace_resize_comment(const char *job, const char *text, const char *scontrol,
+			    psiplace_error_t *err)
+{
+	struct psiplace_resize_out out = { 0 };
+	struct timespec end, nap = { 0, 500 * 1000 * 1000 };
+	char *what = malloc(strlen(text) + 16);
+	int rc;
+
+	if (!what)
+		return psiplace_seterr(err, "resize: out of memory");
+	sprintf(what, "Comment=%s", text);
+	/* after a merge slurmctld refuses updates of the job until its new
+	 * accounting record has an id ("try again in a bit"; 22.05: 15-40 s
+	 * here without slurmdbd): retried for up to 120 s */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 120;
+	while ((rc = update(scontrol ? scontrol : "scontrol", NULL, job, what, &out, err)) < 0 &&
+	       strstr(err->text, "try again") && !past(&end))
+		nanosleep(&nap, NULL);
+	free(what);
+	free(out.s);
+	return rc;
+}
+
+/* The helper's id from salloc's "Granted job allocation H" (or "Pending job
+ * allocation H"); 0 without one. */
+static unsigned long helper_id(const char *s)
+{
+	const char *p = strstr(s, "job allocation ");
+
+	return p ? strtoul(p + 15, NULL, 10) : 0;
+}
+
+/* salloc --no-shell for the helper, its output into dir/salloc.out; waits
+ * until it exits or the deadline passes (then TERM: salloc revokes its
+ * pending request; and scancel by name).  1: granted (*helper), -1: not. */
+static int request_helper(const struct psiplace_resize_grow_opts *o, const char *job,
+			  const struct psiplace_resize_job *j, const char *dir,
+			  unsigned long *helper, psiplace_error_t *err)
+{
+	char name[96], nodes[32], dep[64], part[300], qos[300], excl[4200], path[4200];
+	char *argv[16];
+	struct timespec end, nap = { 0, 100 * 1000 * 1000 };
+	int argc = 0, st, fd, timed_out = 0;
+	struct psiplace_resize_out out = { 0 };
+	pid_t pid;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "--job-name=psiplace-grow-%s-%llu", job, o->id);
+	snprintf(nodes, sizeof(nodes), "--nodes=%u", o->k);
+	snprintf(dep, sizeof(dep), "--dependency=expand:%s", job);
+	snprintf(part, sizeof(part), "--partition=%s", j->partition);
+	snprintf(qos, sizeof(qos), "--qos=%s", j->qos);
+	snprintf(excl, sizeof(excl), "--exclude=%s", j->nodes);
+	snprintf(path, sizeof(path), "%s/salloc.out", dir);
+	argv[argc++] = (char *)(o->salloc ? o->salloc : "salloc");
+	argv[argc++] = "--no-shell";
+	argv[argc++] = nodes;
+	argv[argc++] = name;
+	argv[argc++] = dep;
+	argv[argc++] = part;
+	if (j->qos[0] && strcmp(j->qos, "(null)"))
+		argv[argc++] = qos;
+	/* new nodes: the helper could otherwise share the job's own (CR_Core) */
+	argv[argc++] = excl;
+	argv[argc] = NULL;
+	if ((pid = fork()) < 0)
+		return psiplace_seterr(err, "resize: fork: %s", strerror(errno));
+	if (pid == 0) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0 || chdir(dir) < 0)
+			_exit(126);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+		/* the helper is not malleable itself: the job's --psi-malleable
+		 * (inherited SPANK option) would be checked against -N K */
+		unsetenv("_SLURM_SPANK_OPTION_psiplace_psi-malleable");
+		unsetenv("SLURM_SPANK__SLURM_SPANK_OPTION_psiplace_psi-malleable");
+		unsetenv("PSIPLACE_MALLEABLE");
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += o->deadline > 0 ? o->deadline : 60;
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (past(&end)) {
+			timed_out = 1;
+			kill(pid, SIGTERM);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		if (o->waiting)
+			o->waiting(o->waiting_arg);
+		nanosleep(&nap, NULL);
+	}
+	out.s = malloc(8192);
+	if (out.s && (f = fopen(path, "r"))) {
+		out.len = fread(out.s, 1, 8191, f);
+		fclose(f);
+	}
+	if (out.s)
+		out.s[out.len] = 0;
+	*helper = out.s ? helper_id(out.s) : 0;
+	if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st) || !*helper) {
+		/* whatever salloc did: no helper of this decision may stay */
+		char byname[96];
+		char *cancel[] = { (char *)(o->scancel ? o->scancel : "scancel"), byname, NULL };
+		struct psiplace_resize_out c = { 0 };
+		psiplace_error_t e2;
+		int cst;
+
+		snprintf(byname, sizeof(byname), "--name=psiplace-grow-%s-%llu", job, o->id);
+		psiplace_resize_run(cancel, NULL, &c, &cst, &e2);
+		free(c.s);
+		if (timed_out)
+			psiplace_seterr(err,
+					"resize: grow by %u: the helper allocation was not granted "
+					"within %d s (cancelled)",
+					o->k, o->deadline > 0 ? o->deadline : 60);
+		else
+			psiplace_seterr(err, "resize: grow by %u: salloc failed: %.200s", o->k,
+					out.s && strtok(out.s, "\n") ? out.s : "");
+		free(out.s);
+		return -1;
+	}
+	free(out.s);
+	return 1;
+}
+
+int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
+			 struct psiplace_resize_job *after, unsigned long *helper,
+			 psiplace_error_t *err)
+{
+	const char *sc = o->scontrol ? o->scontrol : "scontrol";
+	const char *job = o->job ? o->job : getenv("SLURM_JOB_ID");
+	struct psiplace_resize_out out = { 0 };
+	struct timespec end, nap = { 0, 200 * 1000 * 1000 };
+	struct psiplace_resize_job *j = after, *h = NULL;
+	struct psiplace_hostlist all = { 0 };
+	char hid[32], *dir;
+	size_t i;
+	int rc = -1;
+
+	*helper = 0;
+	if (!job || !*job)
+		return psiplace_seterr(err, "resize: grow: no job (SLURM_JOB_ID)");
+	if (o->k < 1)
+		return psiplace_seterr(err, "resize: grow by %u nodes: 1 or more accepted", o->k);
+	if (psiplace_resize_job_read(job, sc, j, err) < 0)
+		return -1;
+	if (strcmp(j->state, "RUNNING"))
+		return psiplace_seterr(err, "resize: grow: job %s is %s, not RUNNING", job,
+				       j->state);
+	if (!(dir = psiplace_resize_workdir(err)))
+		return -1;
+	if (request_helper(o, job, j, dir, helper, err) < 0)
+		goto done;
+	snprintf(hid, sizeof(hid), "%lu", *helper);
+	/* the helper's CPUs per node, from its own record: after the merge the
+	 * job's per-node detail can name the wrong nodes (22.05 prints
+	 * "Nodes=n[2-3]" for NodeList=n[2-4] right after a merge) */
+	if (!(h = malloc(sizeof(*h))) || psiplace_resize_job_read(hid, sc, h, err) < 0) {
+		if (!h)
+			psiplace_seterr(err, "resize: out of memory");
+		goto done;
+	}
+	/* the merge: the helper's nodes go to the job, the helper ends */
+	if (update(sc, dir, hid, "NumNodes=0", &out, err) < 0) {
+		psiplace_error_t e2;
+		char *cancel[] = { (char *)(o->scancel ? o->scancel : "scancel"), hid, NULL };
+		int cst;
+
+		psiplace_resize_run(cancel, NULL, &out, &cst, &e2);
+		goto done;
+	}
+	/* NumNodes=ALL writes the job's resize scripts; slurmctld may answer
+	 * "try again in a bit" (the DB index of the new record) for a while */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 30;
+	setenv("SLURM_JOBID", job, 0);
+	/* it changes nothing in slurmctld (ALL is no value there): past the
+	 * deadline of its retries the grow goes on without it */
+	while (update(sc, dir, job, "NumNodes=ALL", &out, err) < 0) {
+		if (!strstr(err->text, "try again"))
+			goto done;
+		if (past(&end))
+			break;
+		if (o->waiting)
+			o->waiting(o->waiting_arg);
+		nanosleep(&nap, NULL);
+	}
+	if (psiplace_resize_job_read(job, sc, after, err) < 0 ||
+	    psiplace_hostlist_expand(after->nodes, "the job's NodeList", &all, err) < 0)
+		goto done;
+	/* every node of the job, with the helper's CPUs on the helper's nodes
+	 * (0: a node the job had before) */
+	after->nnodes = 0;
+	for (i = 0; i < all.n && i < PSIPLACE_RESIZE_MAXNODES; i++) {
+		size_t k;
+
+		snprintf(after->names[i], sizeof(after->names[0]), "%s", all.host[i]);
+		after->cpus[i] = 0;
+		for (k = 0; k < h->nnodes; k++)
+			if (!strcmp(h->names[k], all.host[i]))
+				after->cpus[i] = h->cpus[k];
+		after->nnodes++;
+	}
+	rc = 0;
+done:
+	clean_workdir(dir);
+	psiplace_hostlist_free(&all);
+	free(h);
+	free(out.s);
+	return rc;
+}

@@ -1,0 +1,66 @@
+# Shared by the tests of ordered resizes (test_mall_rm.sh, test_mall_scenario.sh):
+# MPICH's prefix and the demo built with it (skip when MPICH is not built),
+# the batch script of the malleable job, and helpers reading its acks,
+# steps and processes.  Sourced after lib.sh.
+# Slurm 26.05.3's slurmctld dies on the merge (`scontrol update JobId=H
+# NumNodes=0` of an expand: helper), with plain select/cons_tres as with
+# psiplace's wrapper (tried on the testbed): nothing of a grow can run there.
+if [ "$PSIPLACE_SLURM" = 26.05 ] && [ "${PSIPLACE_MALL_FORCE:-0}" != 1 ]; then
+  echo "1..0 # SKIP slurmctld 26.05.3 dies merging an expand: helper into its job (also with select/cons_tres); PSIPLACE_MALL_FORCE=1 runs it"
+  exit 0
+fi
+mpich=$src_dir/contrib/testbed/mpich.sh
+mpich_prefix=$("$mpich" path 2>/dev/null) || mpich_prefix=""
+if [ -z "$mpich_prefix" ]; then
+  why="MPICH (ch3:nemesis) is not built: run contrib/testbed/mpich.sh prefix (tens of minutes once)"
+  if [ "${PSIPLACE_REQUIRE_MPI:-0}" = 1 ]; then echo "Bail out! $why"; exit 1; fi
+  echo "1..0 # SKIP $why"
+  exit 0
+fi
+mdemo=$("$mpich" demo "$PSIPLACE_BUILD_DIR/mpich" 2>"$PSIPLACE_BUILD_DIR/mpich-demo.log") ||
+  { echo "Bail out! the demo does not build with MPICH's mpicc: $(tail -n 5 "$PSIPLACE_BUILD_DIR/mpich-demo.log")"; exit 1; }
+iface=${PSIPLACE_MPICH_IFACE:-$(ip -o route show default 2>/dev/null | awk '{print $5; exit}')}
+iface=${iface:-eth0}
+
+# The batch script: Hydra with the "user" resource kernel (with Slurm's,
+# Hydra leaves --nodelist out of a spawn's srun when the spawn has as many
+# nodes as the job had at its start, and srun then picks the batch host)
+# and without SLURMD_NODENAME (mpiexec passes its environment to every
+# process it starts, and the batch host's name would hide the node a
+# spawned process runs on).  --cpu-bind=none for the spawns' steps: after a
+# merge 22.05 can give the job CPU ids its new nodes do not have (the
+# per-node detail shows CPU_IDs=4 on a 2-CPU host), and a bound step then
+# fails in task_g_set_affinity ("Slurmd could not execve job").
+mall_script() { # FILE GROW_WAIT: the batch script, its argument the --run seconds
+cat >"$1" <<EOF
+#!/bin/bash
+export HYDRA_LAUNCHER_EXTRA_ARGS="--overlap --cpu-bind=none" PSIPLACE_MALL_POLL_INTERVAL=1 PSIPLACE_MALL_GROW_WAIT=$2
+exec timeout -k 10 400 env -u SLURMD_NODENAME $mpich_prefix/bin/mpiexec -launcher slurm -rmk user \\
+  -hosts "\$SLURMD_NODENAME" -iface $iface -n 1 $mdemo --malleable --run "\$1"
+EOF
+chmod +x "$1"
+}
+
+comment() { scontrol -o show job "$1" 2>/dev/null | sed -n 's/.* Comment=\([^ ]*\).*/\1/p'; }
+acked() { case $(comment "$1") in "psiplace-ack=$2;"*) return 0 ;; *) return 1 ;; esac; }
+order() { # JOB TEXT
+  scontrol update JobId="$1" AdminComment="$2" || not_ok "scontrol update AdminComment=$2"
+}
+deadline() { echo $(($(date +%s) + 120)); }
+expand_nodes() { scontrol show hostnames "$1" | paste -sd,; }
+# Steps of job J on node N (the spawned groups' hydra proxies).
+steps_on() { scontrol -o show step "$1" 2>/dev/null | grep -E "NodeList=$2( |\$)" | sed -n 's/^StepId=\([^ ]*\).*/\1/p'; }
+# Processes of job $1 of this testbed (the demo, Hydra's proxies), PID@NODE.
+job_procs() {
+  local p e
+  for p in $(pgrep -f 'psiplace-resize-demo|hydra_pmi_proxy'); do
+    e=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) || continue
+    grep -qx "SLURM_JOB_ID=$1" <<<"$e" && grep -qx "SLURM_CONF=$SLURM_CONF" <<<"$e" || continue
+    echo "$p@$(sed -n 's/^SLURMD_NODENAME=//p' <<<"$e")"
+  done
+}
+procs_on() { job_procs "$1" | grep -E "@($2)\$"; }
+no_procs_on() { [ -z "$(procs_on "$1" "$2")" ]; }
+lines() { grep -c -E "$2" "$1" 2>/dev/null; }
+has_lines() { [ "$(lines "$1" "$2")" -ge "$3" ]; }
+
