@@ -9,6 +9,8 @@
 # merging"): checked here that slurmctld answers after the merge and that
 # J holds both nodes, with psiplace's select wrapper; then the same with a
 # job that holds a license and a helper that holds one (Slurm's own path).
+# On 26.05, slurmctld restarted without job_submit/psiplace: the select
+# wrapper's error line saying a merge would kill it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 export PSIPLACE_SCHED_PARAMS=permit_job_expansion PSIPLACE_LICENSES=merge:10
@@ -49,4 +51,17 @@ merge_case() { # LABEL [SBATCH/SALLOC OPTIONS...]
 merge_case "no licenses"
 merge_case "licenses" -L merge:1
 if ctld_alive; then ok "slurmctld still runs at the end"; else not_ok "slurmctld still runs at the end"; fi
+warned() { grep -q 'permit_job_expansion without JobSubmitPlugins=psiplace' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log"; }
+if warned; then not_ok "no warning of a missing JobSubmitPlugins=psiplace with it configured"; else
+  ok "no warning of a missing JobSubmitPlugins=psiplace with it configured"; fi
+# The select wrapper names the missing plugin where the merge would kill
+# slurmctld (26.05 here; 25.11 too).
+if [ "$PSIPLACE_SLURM" = 26.05 ]; then
+  sed -i '/^JobSubmitPlugins=psiplace$/d' "$SLURM_CONF"
+  "$cluster" restart-ctld >/dev/null 2>&1 || not_ok "slurmctld restarts without JobSubmitPlugins"
+  poll 30 warned
+  check_match "without JobSubmitPlugins=psiplace the select wrapper logs one error line" \
+    'error: select/psiplace_cons_tres: SchedulerParameters=permit_job_expansion without JobSubmitPlugins=psiplace' \
+    "$(grep 'without JobSubmitPlugins' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
+fi
 tb_finish
