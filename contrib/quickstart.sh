@@ -61,13 +61,11 @@ timeout 60 srun --psi-alloc-policy=bogus true 2>&1 | sed 's/^/   /' || true
 echo
 echo "== a malleable job that Slurm resizes (psiplace-malleabled decides, the job acts; doc/malleability.md)"
 # A new testbed: the daemon on (decisions every second), no real node (so
-# that B can start only on the nodes A gives back), four nodes of one size
-# (on 22.05 a job merged from nodes of different sizes gets a per-node CPU
-# layout that does not match them, and a process started on a new node can
-# fail in task_g_set_affinity).
+# that B can start only on the nodes A gives back).  A starts on n1, as in
+# tests/integration/test_mall_scenario.sh: psiplace-malleabled takes the
+# first node of a job's NodeList for its batch host, which a shrink keeps.
 "$cluster" stop >/dev/null
 unset PSIPLACE_REAL_NODE PSIPLACE_PLUGSTACK_ARGS
-export PSIPLACE_NODE_TABLE="n1:2 n2:2 n3:2 n4:2"
 export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_PSICONF_EXTRA=MalleableMinInterval=0
 # with slurmdbd when this machine has MariaDB and slurmdbd (22.05 then
 # answers the updates right after a merge at once instead of "try again")
