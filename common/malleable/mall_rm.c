@@ -16,10 +16,10 @@
 
 /* What rank 0 tells everyone after its part. */
 struct verdict {
-	int rc;                 /* 0 ok, -1 err */
+	int rc; /* 0 ok, -1 err */
 	char err[PSIPLACE_ERRLEN];
 	struct psiplace_mall_order order;
-	char nodes[4096];       /* grow: "NAME:CORES,..." of the new nodes */
+	char nodes[4096]; /* grow: "NAME:CORES,..." of the new nodes */
 };
 
 /* MPI_Bcast from rank 0 that sleeps while it waits: a blocking collective
@@ -162,7 +162,8 @@ static int ack_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, int
 	if (done)
 		a.reason[0] = 0;
 	if (psiplace_rchan_ack_format(&a, text, sizeof(text)) < 0)
-		return psiplace_seterr(err, "malleable: ack of order %llu: cannot format it", o->id);
+		return psiplace_seterr(err, "malleable: ack of order %llu: cannot format it",
+				       o->id);
 	return psiplace_resize_comment(job, text, NULL, err);
 }
 
@@ -231,8 +232,10 @@ static void grow_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, s
 						off ? "," : "", j->names[i], j->cpus[i]);
 	if (!off) {
 		v->rc = -1;
-		snprintf(v->err, sizeof(v->err), "malleable: grow by %u: helper %lu merged, but the "
-			 "job's nodes (%.200s) are not more than before", o->k, helper, j->nodes);
+		snprintf(v->err, sizeof(v->err),
+			 "malleable: grow by %u: helper %lu merged, but the "
+			 "job's nodes (%.200s) are not more than before",
+			 o->k, helper, j->nodes);
 	}
 	free(j);
 }
@@ -255,7 +258,8 @@ static int add_granted(psiplace_mall_t *m, const char *list, char *names, size_t
 		name[n] = tok;
 		cores[n++] = atoi(colon + 1);
 		if (names && off < len)
-			off += (size_t)snprintf(names + off, len - off, "%s%s", off ? "," : "", tok);
+			off += (size_t)snprintf(names + off, len - off, "%s%s", off ? "," : "",
+						tok);
 	}
 	rc = mall_add_nodes(m, name, cores, n, err);
 	free(copy);
@@ -299,20 +303,28 @@ static int mark_release(const psiplace_mall_t *m, const struct psiplace_mall_ord
 		for (k = 0; k < m->nalloc && strcmp(m->hosts[k], h.host[i]); k++)
 			;
 		if (k == m->nalloc)
-			rc = psiplace_seterr(err, "malleable: shrink order %llu: node %s is not the "
-					     "job's", o->id, h.host[i]);
+			rc = psiplace_seterr(err,
+					     "malleable: shrink order %llu: node %s is not the "
+					     "job's",
+					     o->id, h.host[i]);
 		else if ((int)k == m->rank_node[0])
-			rc = psiplace_seterr(err, "malleable: shrink order %llu: node %s runs rank 0 "
-					     "(the batch host stays)", o->id, h.host[i]);
+			rc = psiplace_seterr(err,
+					     "malleable: shrink order %llu: node %s runs rank 0 "
+					     "(the batch host stays)",
+					     o->id, h.host[i]);
 		else
 			last[k] = 1;
 	}
 	if (!rc && h.n != o->k)
-		rc = psiplace_seterr(err, "malleable: shrink order %llu: K is %u but NODES names "
-				     "%zu nodes", o->id, o->k, h.n);
+		rc = psiplace_seterr(err,
+				     "malleable: shrink order %llu: K is %u but NODES names "
+				     "%zu nodes",
+				     o->id, o->k, h.n);
 	if (!rc && h.n >= m->nalloc)
-		rc = psiplace_seterr(err, "malleable: shrink order %llu: it names every node of the "
-				     "job", o->id);
+		rc = psiplace_seterr(err,
+				     "malleable: shrink order %llu: it names every node of the "
+				     "job",
+				     o->id);
 	psiplace_hostlist_free(&h);
 	return rc;
 }
@@ -352,7 +364,8 @@ static int act_shrink(psiplace_mall_t *m, const struct psiplace_mall_order *o, c
 	MPI_Comm_rank(comm, &rank);
 	if (rank == 0) {
 		struct psiplace_release_opts r = { .allow_step = getenv("SLURM_STEP_ID"),
-						   .wait_steps = 60, .waiting = progress,
+						   .wait_steps = 60,
+						   .waiting = progress,
 						   .waiting_arg = &comm };
 		char kept[4096];
 		psiplace_error_t e;

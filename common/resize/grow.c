@@ -49,13 +49,17 @@ static int detail(const char *rec, struct psiplace_resize_job *j, psiplace_error
 		int c;
 
 		if (!ids || n >= sizeof(expr))
-			return psiplace_seterr(err, "resize: a job's detail line without CPU_IDs: "
-					       "'%.120s'", p);
+			return psiplace_seterr(err,
+					       "resize: a job's detail line without CPU_IDs: "
+					       "'%.120s'",
+					       p);
 		memcpy(expr, p + 7, n);
 		expr[n] = 0;
 		if ((c = count_cpus(ids + 9)) < 1)
-			return psiplace_seterr(err, "resize: a job's detail line with bad CPU_IDs: "
-					       "'%.120s'", ids);
+			return psiplace_seterr(err,
+					       "resize: a job's detail line with bad CPU_IDs: "
+					       "'%.120s'",
+					       ids);
 		if (psiplace_hostlist_expand(expr, "a job's detail Nodes", &h, err) < 0)
 			return -1;
 		for (i = 0; i < h.n && j->nnodes < PSIPLACE_RESIZE_MAXNODES; i++) {
@@ -71,8 +75,13 @@ static int detail(const char *rec, struct psiplace_resize_job *j, psiplace_error
 int psiplace_resize_job_read(const char *job, const char *scontrol, struct psiplace_resize_job *j,
 			     psiplace_error_t *err)
 {
-	char *argv[] = { (char *)(scontrol ? scontrol : "scontrol"), "-o", "-d", "show", "job",
-			 (char *)job, NULL };
+	char *argv[] = { (char *)(scontrol ? scontrol : "scontrol"),
+			 "-o",
+			 "-d",
+			 "show",
+			 "job",
+			 (char *)job,
+			 NULL };
 	struct psiplace_resize_out out = { 0 };
 	int status, rc = -1;
 
@@ -86,8 +95,10 @@ int psiplace_resize_job_read(const char *job, const char *scontrol, struct psipl
 	if (psiplace_resize_field(out.s, "JobState", j->state, sizeof(j->state)) < 0 ||
 	    psiplace_resize_field(out.s, "Partition", j->partition, sizeof(j->partition)) < 0 ||
 	    psiplace_resize_field(out.s, "NodeList", j->nodes, sizeof(j->nodes)) < 0) {
-		psiplace_seterr(err, "resize: job %s: no JobState, Partition or NodeList in "
-				"scontrol's answer", job);
+		psiplace_seterr(err,
+				"resize: job %s: no JobState, Partition or NodeList in "
+				"scontrol's answer",
+				job);
 		goto done;
 	}
 	if (psiplace_resize_field(out.s, "QOS", j->qos, sizeof(j->qos)) < 0)
@@ -140,7 +151,8 @@ static int update(const char *sc, const char *dir, const char *job, const char *
 	}
 	free(a2);
 	if (status)
-		return psiplace_seterr(err, "resize: scontrol update JobId=%s %.200s failed: %.200s",
+		return psiplace_seterr(err,
+				       "resize: scontrol update JobId=%s %.200s failed: %.200s",
 				       job, what, strtok(out->s, "\n") ? out->s : "");
 	return 0;
 }
@@ -150,7 +162,8 @@ static int past(const struct timespec *end)
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > end->tv_sec || (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
+	return now.tv_sec > end->tv_sec ||
+	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
 }
 
 int psiplace_resize_comment(const char *job, const char *text, const char *scontrol,
@@ -270,8 +283,10 @@ static int request_helper(const struct psiplace_resize_grow_opts *o, const char 
 		psiplace_resize_run(cancel, NULL, &c, &cst, &e2);
 		free(c.s);
 		if (timed_out)
-			psiplace_seterr(err, "resize: grow by %u: the helper allocation was not granted "
-					"within %d s (cancelled)", o->k, o->deadline > 0 ? o->deadline : 60);
+			psiplace_seterr(err,
+					"resize: grow by %u: the helper allocation was not granted "
+					"within %d s (cancelled)",
+					o->k, o->deadline > 0 ? o->deadline : 60);
 		else
 			psiplace_seterr(err, "resize: grow by %u: salloc failed: %.200s", o->k,
 					out.s && strtok(out.s, "\n") ? out.s : "");
@@ -282,8 +297,9 @@ static int request_helper(const struct psiplace_resize_grow_opts *o, const char 
 	return 1;
 }
 
-int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psiplace_resize_job *after,
-			 unsigned long *helper, psiplace_error_t *err)
+int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
+			 struct psiplace_resize_job *after, unsigned long *helper,
+			 psiplace_error_t *err)
 {
 	const char *sc = o->scontrol ? o->scontrol : "scontrol";
 	const char *job = o->job ? o->job : getenv("SLURM_JOB_ID");
@@ -303,7 +319,8 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psipl
 	if (psiplace_resize_job_read(job, sc, j, err) < 0)
 		return -1;
 	if (strcmp(j->state, "RUNNING"))
-		return psiplace_seterr(err, "resize: grow: job %s is %s, not RUNNING", job, j->state);
+		return psiplace_seterr(err, "resize: grow: job %s is %s, not RUNNING", job,
+				       j->state);
 	if (!(dir = psiplace_resize_workdir(err)))
 		return -1;
 	if (request_helper(o, job, j, dir, helper, err) < 0)

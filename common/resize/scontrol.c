@@ -27,8 +27,10 @@ static int slurp(int fd, struct psiplace_resize_out *out, psiplace_error_t *err)
 			char *s = realloc(out->s, cap);
 
 			if (!s)
-				return psiplace_seterr(err, "resize: out of memory reading scontrol's "
-						       "answer (%zu bytes so far)", out->len);
+				return psiplace_seterr(err,
+						       "resize: out of memory reading scontrol's "
+						       "answer (%zu bytes so far)",
+						       out->len);
 			out->s = s;
 			out->cap = cap;
 		}
@@ -47,8 +49,8 @@ static int slurp(int fd, struct psiplace_resize_out *out, psiplace_error_t *err)
 
 /* Run argv (no shell) in dir (NULL: here); stdout and stderr into out.
  * *status: the exit code, or minus the signal that ended it. */
-int psiplace_resize_run(char *const argv[], const char *dir, struct psiplace_resize_out *out, int *status,
-	       psiplace_error_t *err)
+int psiplace_resize_run(char *const argv[], const char *dir, struct psiplace_resize_out *out,
+			int *status, psiplace_error_t *err)
 {
 	int fd[2], st, rc;
 	pid_t pid;
@@ -117,7 +119,7 @@ int psiplace_resize_field(const char *line, const char *key, char *val, size_t l
 /* The Slurm hostlist of KEY= in line, expanded into h: 0, 1 without KEY=,
  * -1 on error (h empty). */
 int psiplace_resize_field_hosts(const char *line, const char *key, const char *what,
-		       struct psiplace_hostlist *h, psiplace_error_t *err)
+				struct psiplace_hostlist *h, psiplace_error_t *err)
 {
 	size_t n;
 	const char *p = psiplace_resize_field_at(line, key, &n);
@@ -155,4 +157,3 @@ char *psiplace_resize_workdir(psiplace_error_t *err)
 	}
 	return dir;
 }
-

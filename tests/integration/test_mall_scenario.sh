@@ -10,7 +10,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/mall_lib.sh"
 
-export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=LASTAVAILABLE
+export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=FIRSTAVAILABLE
 export PSIPLACE_PSICONF_EXTRA=$'MalleableMinInterval=0' PSIPLACE_JOBCOMP=1
 acct=0
 if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
@@ -26,11 +26,14 @@ ack_is() { [[ $(comment "$1") =~ ^psiplace-ack=[0-9]+\;$2\;$3$ ]]; }
 
 settle
 out=$work/a.out
-# A starts on n1: psiplace-malleabled takes the first node of a job's
-# NodeList for its batch host (which a shrink never gives), and after a
-# merge Slurm's NodeList is sorted, so only a batch host that sorts first
-# is kept out of a shrink order by the daemon as it stands
-a=$(sbatch --parsable -N1 -n1 -w n1 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
+# A starts on n4 (its own policy LASTAVAILABLE) and the cluster's policy is
+# FIRSTAVAILABLE, so that the
+# nodes B is given (n2, n3) are not A's batch host: psiplace-malleabled
+# takes the first node of a job's NodeList for the batch host (n1 after a
+# merge: Slurm sorts the list).  (Started on n1, A fails its grow on 22.05:
+# the merged job gets a CPU id n4 does not have and the spawn there fails
+# in task_g_set_affinity.)
+a=$(sbatch --parsable -N1 -n1 --psi-alloc-policy=LASTAVAILABLE -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
   { echo "Bail out! sbatch of job A failed"; exit 1; }
 poll 60 job_running "$a" || not_ok "job A runs within 60 s"
 start=$(node_of "$a")
