@@ -61,12 +61,15 @@ timeout 60 srun --psi-alloc-policy=bogus true 2>&1 | sed 's/^/   /' || true
 echo
 echo "== a malleable job that Slurm resizes (psiplace-malleabled decides, the job acts; doc/malleability.md)"
 # A new testbed: the daemon on (decisions every second), no real node (so
-# that B can start only on the nodes A gives back).  A starts on n1, as in
-# tests/integration/test_mall_scenario.sh: psiplace-malleabled takes the
-# first node of a job's NodeList for its batch host, which a shrink keeps.
+# that B can start only on the nodes A gives back).  As in
+# tests/integration/test_mall_scenario.sh, the cluster's policy is
+# FIRSTAVAILABLE and A asks for LASTAVAILABLE (it starts on n4): a job
+# pinned to n1 failed its grow on 22.05 (the merged job has no CPU on n4 in
+# scontrol show job -d), and B's nodes come from the other end.
 "$cluster" stop >/dev/null
 unset PSIPLACE_REAL_NODE PSIPLACE_PLUGSTACK_ARGS
 export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_PSICONF_EXTRA=MalleableMinInterval=0
+export PSIPLACE_POLICY=FIRSTAVAILABLE
 # with slurmdbd when this machine has MariaDB and slurmdbd (22.05 then
 # answers the updates right after a merge at once instead of "try again")
 if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; fi
@@ -109,10 +112,10 @@ acked() { [[ $(field "$1" Comment) =~ ^psiplace-ack=[0-9]+\;done\;$2$ ]]; }
 running() { [ "$(field "$1" JobState)" = RUNNING ]; }
 released() { grep -q '^released ' "$out"; }
 t0=$SECONDS
-a=$(sbatch --parsable -N1 -n1 -w n1 -t 10 --psi-malleable=1-4 -o "$out" "$PSIPLACE_TESTBED_DIR/a.sh") ||
+a=$(sbatch --parsable -N1 -n1 --psi-alloc-policy=LASTAVAILABLE -t 10 --psi-malleable=1-4 -o "$out" "$PSIPLACE_TESTBED_DIR/a.sh") ||
   failed "sbatch of A"
 until_s 60 running "$a" || failed "A did not start within 60 s"
-echo "   A: sbatch -N1 --psi-malleable=1-4 a.sh (mpiexec ... psiplace-resize-demo --malleable): runs on $(field "$a" NodeList)"
+echo "   A: sbatch -N1 --psi-malleable=1-4 --psi-alloc-policy=LASTAVAILABLE a.sh (mpiexec ... psiplace-resize-demo --malleable): runs on $(field "$a" NodeList)"
 until_s 120 acked "$a" 4 || failed "A did not grow to 4 nodes within 120 s (Comment: $(field "$a" Comment))"
 size_is "$a" 4 || failed "A acknowledged 4 nodes, Slurm says $(field "$a" NodeList)"
 echo "   idle cluster: the daemon ordered a grow; A runs on $(field "$a" NodeList) ($(field "$a" Comment), $((SECONDS - t0)) s)"
