@@ -86,6 +86,7 @@ if ! mprefix=$(contrib/testbed/mpich.sh path 2>/dev/null); then
 fi
 mdemo=$(contrib/testbed/mpich.sh demo "$repo/build/mpich" 2>"$repo/build/mpich-demo.log") ||
   { echo "quickstart: FAILED: the demo does not build with MPICH's mpicc ($repo/build/mpich-demo.log)" >&2; exit 1; }
+echo "   with MPICH ch3 ($mprefix); Debian's Open MPI 4.1 cannot grow a running job"
 eval "$("$cluster" env)"
 "$cluster" start
 iface=$(ip -o route show default 2>/dev/null | awk '{print $5; exit}')
