@@ -48,13 +48,14 @@ mdemo=$("$src/contrib/testbed/mpich.sh" demo "$PSIPLACE_BUILD_DIR/mpich" 2>"$wor
 iface=$(ip -o route show default 2>/dev/null | awk '{print $5; exit}')
 export PSIPLACE_ACCOUNTING=dbd PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1"
 export PSIPLACE_PSICONF_EXTRA=MalleableMinInterval=5 PSIPLACE_POLICY=LASTAVAILABLE
-# four nodes of one size (2 CPUs): 22.05's merge of nodes of different
-# sizes gives a per-node CPU layout that does not match them
+# four nodes of one size (2 CPUs), so that the three runs' node-hours are
+# alike whatever nodes a job gets
 export PSIPLACE_NODE_TABLE="n1:2 n2:2 n3:2 n4:2"
 tb_start
 trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
 
-# The workload: OFFSET NODES UNITS MAX (MAX 0: rigid).  Units per node
+# The workload: OFFSET NODES UNITS MAX (MAX 0: rigid; otherwise malleable
+# 1-MAX, 1 node at its start).  Units per node
 # about 50-150 (10-30 s at one iteration of 0.2 s per unit and process).
 cat >"$work/jobs" <<'EOF'
 0 2 200 0
@@ -96,7 +97,7 @@ p95() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {i = int(0.95 * NR 
 epoch() { date -d "$1" +%s; }
 
 one_run() { # VARIANT
-  local v=$1 t0 off n u max ids=() id args i first last
+  local v=$1 t0 off n u max ids=() id args i first last excl
   settle
   t0=$(date +%s)
   while read -r off n u max; do
@@ -110,7 +111,12 @@ one_run() { # VARIANT
         mall) args=(-N1 --psi-malleable=1-"$max" "$work/job.sh" "$u" 1) ;;
       esac
     fi
-    id=$(sbatch --parsable --exclusive -t 15 -J "payoff-$v-$max" -o "$work/$v.%j.out" "${args[@]}") ||
+    # whole nodes for the rigid jobs; the malleable ones (all three runs
+    # alike) are not --exclusive: 22.05 refuses to merge a helper into an
+    # exclusive job ("Unspecified error"), so one CPU per node
+    excl=--exclusive
+    [ "$max" = 0 ] || excl=""
+    id=$(sbatch --parsable ${excl:+"$excl"} -t 15 -J "payoff-$v-$max" -o "$work/$v.%j.out" "${args[@]}") ||
       { fail "$v: sbatch ${args[*]} failed"; return; }
     ids+=("$id")
   done <"$work/jobs"
