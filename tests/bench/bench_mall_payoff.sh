@@ -21,7 +21,7 @@
 # the third.  The first run's export is written for the simulator
 # (BENCH_EXPORT, default build/mall-payoff-sacct.txt: sacct -X -P with a
 # Comment column psi-malleable=1-MAX for the malleable jobs, and
-# BENCH_EXPORT.nodes: scontrol show node):
+# BENCH_EXPORT.nodes: scontrol -o show node):
 #   psiplace simulate --trace build/mall-payoff-sacct.txt \
 #     --scontrol build/mall-payoff-sacct.txt.nodes --exclusive --malleable trace
 # Environment: BENCH_INSTANCE (18), BENCH_RUNS ("start max mall"),
@@ -175,7 +175,7 @@ one_run() { # VARIANT
       -o JobIDRaw,JobName,Submit,Eligible,Start,End,Timelimit,NNodes,NCPUS,Partition,NodeList,State,Priority 2>/dev/null |
       awk -F'|' -v OFS='|' 'NR == 1 {print $0, "Comment"; next}
         {m = $2; sub(/^payoff-start-/, "", m); print $0, (m + 0 > 0 ? "psi-malleable=1-" m : "")}' >"$export_file"
-    scontrol show node >"$export_file.nodes"
+    scontrol -o show node >"$export_file.nodes"
     echo "bench_mall_payoff: the start run's export for the simulator: $export_file ($export_file.nodes)"
   fi
 }
