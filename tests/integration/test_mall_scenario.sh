@@ -26,14 +26,12 @@ ack_is() { [[ $(comment "$1") =~ ^psiplace-ack=[0-9]+\;$2\;$3$ ]]; }
 
 settle
 out=$work/a.out
-# A starts on n4 (its own policy LASTAVAILABLE) and the cluster's policy is
-# FIRSTAVAILABLE, so that the
-# nodes B is given (n2, n3) are not A's batch host: psiplace-malleabled
-# takes the first node of a job's NodeList for the batch host (n1 after a
-# merge: Slurm sorts the list).  (Started on n1, A fails its grow on 22.05:
-# the merged job gets a CPU id n4 does not have and the spawn there fails
-# in task_g_set_affinity.)
-a=$(sbatch --parsable -N1 -n1 --psi-alloc-policy=LASTAVAILABLE -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
+# A starts on n1 (the cluster's policy FIRSTAVAILABLE) and grows onto n2-n4,
+# the layout whose merge 22.05's cons_tres got wrong (doc/malleability.md,
+# "22.05's merge and the cores of the grown job"); after a merge its batch
+# host must stay the job's first node, or a node registration can requeue
+# it as missing ("A merged job whose batch host is not its first node").
+a=$(sbatch --parsable -N1 -n1 -t 15 --psi-malleable=1-4 -o "$out" "$work/a.sh" 240) ||
   { echo "Bail out! sbatch of job A failed"; exit 1; }
 poll 60 job_running "$a" || not_ok "job A runs within 60 s"
 start=$(node_of "$a")
@@ -73,6 +71,13 @@ check_eq "the second 'granted' names B's nodes" "$bnodes" \
   "$(expand_nodes "$(sed -n 's/^granted //p' "$out" | sed -n 2p)")" "$(cat "$out")"
 poll 60 has_lines "$out" '^resize 3 rank [0-3] of 4 ' 4
 check_eq "4 processes report resize 3 of 4" 4 "$(lines "$out" '^resize 3 rank [0-3] of 4 ')" "$(cat "$out")"
+# a step bound by task/affinity (no --cpu-bind=none) on each of A's nodes:
+# without the select plugin's repair of the merge the nodes after the first
+# ones have no core (or another node's) and the step fails in
+# task_g_set_affinity
+unbound=$(for n in $(scontrol show hostnames "$(node_of "$a")"); do
+  timeout 60 srun --jobid="$a" --overlap -w "$n" -N1 -n1 true >/dev/null 2>&1 || echo "$n"; done | paste -sd,)
+check_eq "a bound step runs on every node of A after the grow back" "" "$unbound"
 
 # ---- A ends with exit 0
 a_ended() { job_done "$a" && case $(jobcomp_state "$a") in ""|RESIZING|PENDING) return 1 ;; esac; }
