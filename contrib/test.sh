@@ -283,7 +283,7 @@ st_packages_built() {
 st_integration_2205() {
   # (the malleable suite's MPICH part runs in its own stage, when MPICH is built)
   PSIPLACE_TEST_INSTANCE=1 PSIPLACE_MALLEABLE=openmpi mtest build integration-22.05 \
-    --suite integration --no-suite long
+    --suite integration --no-suite long --no-suite mpich
 }
 st_integration_2205_long() {
   PSIPLACE_TEST_INSTANCE=5 mtest build integration-22.05-long --suite long
@@ -301,16 +301,20 @@ st_slurmsuite() {
 }
 st_mpich_2205() {
   mpich_ready || return 1
-  PSIPLACE_TEST_INSTANCE=4 PSIPLACE_MALLEABLE=mpich mtest build malleable-mpich-22.05 integration_malleable
+  # suite mpich: the ordered resizes (psiplace-malleabled deciding, the MPICH
+  # demo acting), which need MPICH too
+  PSIPLACE_TEST_INSTANCE=4 PSIPLACE_MALLEABLE=mpich mtest build malleable-mpich-22.05 \
+    integration_malleable integration_mall_rm integration_mall_scenario
 }
 st_release_build() { PSIPLACE_SLURM=$1 contrib/build.sh; }
 st_release() { # REL INSTANCE
-  local b part=openmpi
+  local b part=openmpi nompich=--no-suite=mpich
   b=$(PSIPLACE_SLURM=$1 contrib/testbed/cluster.sh build-dir) || return 1
-  # MPICH's part of the malleable suite on the newest release as well
-  if [ "$1" = "${releases_run##* }" ]; then mpich_ready && part=all; fi
+  # MPICH's part of the malleable suite and the ordered resizes (suite
+  # mpich) on the newest release as well
+  if [ "$1" = "${releases_run##* }" ]; then mpich_ready && part=all nompich=""; fi
   PSIPLACE_TEST_INSTANCE=$2 PSIPLACE_MALLEABLE=$part mtest "$b" "integration-$1" \
-    --suite integration --no-suite long --no-suite once
+    --suite integration --no-suite long --no-suite once $nompich
 }
 
 st_upgrade_stage() {

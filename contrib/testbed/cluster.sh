@@ -57,6 +57,7 @@
 #   PSIPLACE_SCHED_PARAMS    SchedulerParameters (default: none; e.g. pack_serial_at_end)
 #   PSIPLACE_PREEMPT_MODE    PreemptMode (default: none, Slurm's OFF; e.g. GANG)
 #   PSIPLACE_MAX_NODE_COUNT  MaxNodeCount (dynamic nodes, 23.02+; default: none)
+#   PSIPLACE_LICENSES        Licenses (default: none; e.g. merge:10)
 #   PSIPLACE_PREEMPT_TYPE    PreemptType (default: none, Slurm's preempt/none; e.g.
 #                            preempt/partition_prio)
 #   PSIPLACE_PARTITION_ARGS  further arguments of the debug partition (e.g. OverSubscribe=FORCE:2)
@@ -89,7 +90,9 @@
 #   PSIPLACE_MALLEABLED=1    malleable jobs: JobSubmitPlugins=psiplace, permit_job_expansion
 #                            added to SchedulerParameters, and psiplace-malleabled started
 #                            after the nodes are idle (--foreground, log/malleabled.out,
-#                            pids/malleabled; PSIPLACE_MALLEABLED_ARGS: its further arguments)
+#                            pids/malleabled; PSIPLACE_MALLEABLED_ARGS: its further arguments).
+#                            JobSubmitPlugins=psiplace also whenever SchedulerParameters has
+#                            permit_job_expansion (on 25.11+ it keeps merges from killing slurmctld)
 #   PSIPLACE_ACCOUNTING      none | dbd (default none: accounting_storage/none).  dbd: a private
 #                            MariaDB server (mariadb-install-db into db/data, mariadbd on
 #                            127.0.0.1 port +8 and socket db/mysqld.sock, as root with
@@ -352,11 +355,15 @@ NodeName=DEFAULT State=UNKNOWN ThreadsPerCore=1
 $(node_lines "$p")
 CONF
   local sched=${PSIPLACE_SCHED_PARAMS:-}
-  malleabled && sched=${sched:+$sched,}permit_job_expansion && echo "JobSubmitPlugins=psiplace" >>"$conf"
+  malleabled && sched=${sched:+$sched,}permit_job_expansion
+  # job_submit/psiplace wherever jobs may merge: on 25.11+ it is what keeps
+  # slurmctld alive through a merge (doc/malleability.md)
+  case ",$sched," in *,permit_job_expansion,*) echo "JobSubmitPlugins=psiplace" >>"$conf" ;; esac
   [ -n "$sched" ] && echo "SchedulerParameters=$sched" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_MODE:-}" ] && echo "PreemptMode=$PSIPLACE_PREEMPT_MODE" >>"$conf"
   [ -n "${PSIPLACE_PREEMPT_TYPE:-}" ] && echo "PreemptType=$PSIPLACE_PREEMPT_TYPE" >>"$conf"
   [ -n "${PSIPLACE_MAX_NODE_COUNT:-}" ] && echo "MaxNodeCount=$PSIPLACE_MAX_NODE_COUNT" >>"$conf"
+  [ -n "${PSIPLACE_LICENSES:-}" ] && echo "Licenses=$PSIPLACE_LICENSES" >>"$conf"
   local nodes="n[1-4]"
   [ -z "${PSIPLACE_NODE_TABLE:-}" ] || nodes=$(node_names | tr ' ' ,)
   if [ "${PSIPLACE_REAL_NODE:-0}" = 1 ]; then

@@ -13,16 +13,35 @@
  * The daemon replaces it with an order and writes it back when it clears
  * the order (doc/malleability.md, "How a decision reaches the job").
  *
- * It only reads and writes the request it is given: no file, no network,
- * no lock of its own, nothing that can block slurmctld. */
+ * On Slurm 25.11 and later it also keeps slurmctld alive through a merge of
+ * an expand: helper into its job (`scontrol update JobId=H NumNodes=0`):
+ * _valid_license_job_expansion() of job_mgr.c calls list_find_first_ro()
+ * on both jobs' license_list, which is NULL for a job submitted without
+ * --licenses, and slurmctld dies of SIGSEGV in _list_find_first_lock()
+ * before the select plugin is asked.  So the two jobs of the merge are
+ * given an empty license list (no licenses, as before; the merge's
+ * _merge_job_licenses() keeps or replaces it), which that check reads
+ * safely (doc/malleability.md, "Slurm releases that die merging").
+ *
+ * It only reads and writes the request it is given (and, for the merge
+ * check, the two job records slurmctld holds locked for the update): no
+ * file, no network, no lock of its own, nothing that can block slurmctld. */
 #include <stdint.h>
 #include <string.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurm_version.h>
 
 #include "src/common/log.h"
 #include "src/common/xstring.h"
+/* Slurm's releases whose merge dies on a job without licenses (25.11, 26.05). */
+#define PSIPLACE_MERGE_CRASHES (SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 11, 0))
+#if PSIPLACE_MERGE_CRASHES
+#include "src/common/list.h"
+#include "src/slurmctld/licenses.h"
+#include "src/slurmctld/slurmctld.h"
+#endif
 
 #include "psiplace/ctld_request.h"
 #include "psiplace/error.h"
@@ -66,13 +85,43 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	return SLURM_SUCCESS;
 }
 
-/* An update carries no new range (--psi-malleable is a submission option). */
+#if PSIPLACE_MERGE_CRASHES
+/* The update merges job_ptr into the job it was submitted to expand
+ * exactly when _update_job() takes its merge branch: NumNodes=0 of a
+ * running job that has nodes and an expand: dependency's target.  Runs
+ * under slurmctld's job write lock (update_job_str()). */
+static void give_license_lists(const job_desc_msg_t *job_desc, job_record_t *job_ptr)
+{
+	job_record_t *to;
+
+	if (job_desc->min_nodes != 0 || !IS_JOB_RUNNING(job_ptr) || !job_ptr->node_cnt ||
+	    !job_ptr->details || !job_ptr->details->expanding_jobid)
+		return;
+	to = find_job_record(job_ptr->details->expanding_jobid);
+	if (!to)
+		return; /* Slurm refuses: the job to expand is not found */
+	if (!job_ptr->license_list)
+		job_ptr->license_list = list_create(license_free_rec);
+	if (!to->license_list)
+		to->license_list = list_create(license_free_rec);
+	debug("job_submit/psiplace: merging %pJ into %pJ: empty license lists for Slurm "
+	      "25.11+'s merge check",
+	      job_ptr, to);
+}
+#endif
+
+/* An update carries no new range (--psi-malleable is a submission option);
+ * on the releases above, a merge is made safe for slurmctld. */
 extern int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid,
 		      char **err_msg)
 {
-	(void)job_desc;
-	(void)job_ptr;
 	(void)submit_uid;
 	(void)err_msg;
+#if PSIPLACE_MERGE_CRASHES
+	give_license_lists(job_desc, job_ptr);
+#else
+	(void)job_desc;
+	(void)job_ptr;
+#endif
 	return SLURM_SUCCESS;
 }

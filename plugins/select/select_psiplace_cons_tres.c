@@ -307,6 +307,17 @@ extern int init(void)
 	if (site_reader_start(ctx.site.psiconf.metrics_file, &err) < 0)
 		error("%s: %s; the metrics file is not read until reconfigure starts the "
 		      "reader", plugin_type, err.text);
+#if PSIPLACE_SLURM_AT_LEAST(25, 11)
+	/* 25.11+ dies merging a job without licenses before job_expand below
+	 * is asked; job_submit/psiplace's job_modify prevents it
+	 * (doc/malleability.md, "Slurm releases that die merging"). */
+	if (xstrcasestr(slurm_conf.sched_params, "permit_job_expansion") &&
+	    !xstrcasestr(slurm_conf.job_submit_plugins, "psiplace"))
+		error("%s: SchedulerParameters=permit_job_expansion without JobSubmitPlugins=psiplace: "
+		      "slurmctld %s dies merging a job without licenses (scontrol update JobId=H "
+		      "NumNodes=0); add psiplace to JobSubmitPlugins",
+		      plugin_type, SLURM_VERSION_STRING);
+#endif
 	info("%s: psiplace %s built for Slurm %s loaded, NodeAllocationPolicy=%s", plugin_type,
 	     PSIPLACE_VERSION, SLURM_VERSION_STRING, psiplace_policy_name(ctx.site.conf.policy));
 	return SLURM_SUCCESS;

@@ -2,13 +2,6 @@
 # MPICH's prefix and the demo built with it (skip when MPICH is not built),
 # the batch script of the malleable job, and helpers reading its acks,
 # steps and processes.  Sourced after lib.sh.
-# Slurm 26.05.3's slurmctld dies on the merge (`scontrol update JobId=H
-# NumNodes=0` of an expand: helper), with plain select/cons_tres as with
-# psiplace's wrapper (tried on the testbed): nothing of a grow can run there.
-if [ "$PSIPLACE_SLURM" = 26.05 ] && [ "${PSIPLACE_MALL_FORCE:-0}" != 1 ]; then
-  echo "1..0 # SKIP slurmctld 26.05.3 dies merging an expand: helper into its job (also with select/cons_tres); PSIPLACE_MALL_FORCE=1 runs it"
-  exit 0
-fi
 mpich=$src_dir/contrib/testbed/mpich.sh
 mpich_prefix=$("$mpich" path 2>/dev/null) || mpich_prefix=""
 if [ -z "$mpich_prefix" ]; then

@@ -148,13 +148,16 @@ Test(malleabled, ack_of_current_order_clears_it_back_to_the_range)
 {
 	struct rec r;
 	struct psiplace_md_job *j;
+	char held[sizeof(r.out.a[0].text)];
 
 	rec(&r, 4);
 	r.p.rdec.min_interval = 600;
 	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
 	j->admin_comment = "psiplace-malleable=1-4";
 	run(&r);
-	j->admin_comment = r.out.a[0].text; /* what slurmctld now holds */
+	/* what slurmctld now holds (a copy: the next run frees r.out) */
+	snprintf(held, sizeof(held), "%s", r.out.a[0].text);
+	j->admin_comment = held;
 	j->comment = "psiplace-ack=1;done;4";
 	j->num_nodes = 4;
 	r.in.now += 5;
