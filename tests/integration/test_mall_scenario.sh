@@ -8,12 +8,12 @@
 # to 4; A ends with exit 0; sacct has the resize records.
 # Few processes (at most 4 on 2 cores); placement, states and acks only.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-# On 26.05.3 the merges no longer kill slurmctld (job_submit/psiplace), but
-# the grow back after the shrink fails: the spawn's step on a node merged in
-# again gets no CPU (slurmd: "Zero processors allocated to step", then
-# task_g_set_affinity fails and the step cannot execve); not explained yet.
+# On 26.05.3 the merges no longer kill slurmctld (job_submit/psiplace) and
+# the select wrapper repairs the merged job's cores (the grow back's step
+# got zero CPUs before), but slurmstepd prints "error: Unable to unlink
+# domain socket" into the job's output at its end (one run, 19 of 20).
 if [ "$PSIPLACE_SLURM" = 26.05 ] && [ "${PSIPLACE_MALL_FORCE:-0}" != 1 ]; then
-  echo "1..0 # SKIP 26.05.3: the step of the grow back after a shrink gets zero CPUs on a re-merged node (slurmd 'Zero processors allocated to step'); PSIPLACE_MALL_FORCE=1 runs it"
+  echo "1..0 # SKIP 26.05.3: slurmstepd writes 'Unable to unlink domain socket' into the job's output (one run: 19 of 20 checks); PSIPLACE_MALL_FORCE=1 runs it"
   exit 0
 fi
 source "$(dirname "${BASH_SOURCE[0]}")/mall_lib.sh"
