@@ -277,6 +277,7 @@ static void job_of(const slurm_job_info_t *ji, struct psiplace_md_job *j)
 	j->name = ji->name;
 	j->partition = ji->partition;
 	j->nodes = j->state == PSIPLACE_MD_RUNNING ? ji->nodes : ji->sched_nodes;
+	j->batch_host = j->state == PSIPLACE_MD_RUNNING ? ji->batch_host : NULL;
 	j->num_nodes = ji->num_nodes;
 	j->priority = ji->priority;
 	j->start = ji->start_time;

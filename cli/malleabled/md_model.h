@@ -50,6 +50,7 @@ struct psiplace_md_job {
 	const char *name;
 	const char *partition;
 	const char *nodes;    /* running: NodeList; pending: backfill's SchedNodeList (NULL: none) */
+	const char *batch_host; /* running: the batch host (NULL or "": NodeList's first node) */
 	uint32_t num_nodes;
 	uint32_t priority;
 	int64_t start;        /* running: start; pending: backfill's StartTime (<= 0: unknown) */

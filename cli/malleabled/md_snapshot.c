@@ -150,6 +150,20 @@ static int add_running(const struct psiplace_md_input *in, const struct psiplace
 
 	if (rc)
 		return rc;
+	/* The batch host first: NodeList is in node order (after a merge too),
+	 * the batch host is where the job started.  One that is not in NodeList
+	 * leaves the list's order (and its first node) as it is. */
+	if (j->batch_host && j->batch_host[0] && n > 1) {
+		int b = find_node(nm, j->batch_host);
+
+		for (size_t i = 1; b >= 0 && i < n; i++)
+			if (s->positions[*first + i] == (uint32_t)b) {
+				memmove(&s->positions[*first + 1], &s->positions[*first],
+					i * sizeof(s->positions[0]));
+				s->positions[*first] = (uint32_t)b;
+				break;
+			}
+	}
 	/* Nodes shared with a job already in the snapshot (CR_Core lets jobs
 	 * share a node) stay that job's: the decision moves whole nodes.  A
 	 * job whose batch host is such a node is left out this cycle. */

@@ -38,6 +38,7 @@
 #include "topo_leaves.h"
 #include "cons_tres_call.h"
 #include "shortcuts.h"
+#include "expand_cores.h"
 
 const char plugin_name[] = "psiplace: Moab-like node allocation policies over cons_tres";
 const char plugin_type[] = PSIPLACE_SEL_TYPE;
@@ -1351,6 +1352,49 @@ extern int select_p_job_begin(job_record_t *job_ptr)
 	return ctx.ops.job_begin(job_ptr);
 }
 
+/* cons_tres's merge, then the merged job's cores rebuilt from what the two
+ * jobs had (expand_cores.h: cons_tres ORs each job's whole core bitmap in at
+ * bit 0, so the last nodes of the merged job get no core).  cons_tres has
+ * already counted the wrong cores in its node usage: they are taken out and
+ * the right ones put in with its own indefinite suspend/resume pair, which
+ * moves cores only (job_res_rm_job/job_res_add_job with
+ * JOB_RES_ACTION_RESUME; memory and GRES are right and stay).  A bitmap that
+ * is already right (a release without the defect) is left alone. */
+static int expand_and_repair(job_record_t *from_job_ptr, job_record_t *to_job_ptr)
+{
+	struct psiplace_sel_expand_side from = { 0 }, to = { 0 };
+	bool saved = psiplace_sel_expand_save(from_job_ptr, &from) == 0 &&
+		     psiplace_sel_expand_save(to_job_ptr, &to) == 0;
+	bitstr_t *cores = NULL;
+	int rc = ctx.ops.job_expand(from_job_ptr, to_job_ptr);
+
+	if (rc == SLURM_SUCCESS && saved && to_job_ptr->job_resrcs) {
+		job_resources_t *r = to_job_ptr->job_resrcs;
+
+		cores = psiplace_sel_expand_cores(r, &from, &to);
+		if (!cores)
+			error("%s: %pJ after merging %pJ: its core layout does not match the two "
+			      "jobs' (cores left as cons_tres built them)",
+			      plugin_type, to_job_ptr, from_job_ptr);
+		else if (!bit_equal(cores, r->core_bitmap)) {
+			char *was = bit_fmt_full(r->core_bitmap), *is = bit_fmt_full(cores);
+
+			info("%s: %pJ after merging %pJ: cores %s rebuilt as %s (cons_tres's "
+			     "job_resources_bits_copy ORs at bit 0)",
+				plugin_type, to_job_ptr, from_job_ptr, was, is);
+			xfree(was);
+			xfree(is);
+			(void)ctx.ops.job_suspend(to_job_ptr, true);
+			bit_copybits(r->core_bitmap, cores);
+			(void)ctx.ops.job_resume(to_job_ptr, true);
+		}
+	}
+	FREE_NULL_BITMAP(cores);
+	psiplace_sel_expand_free(&from);
+	psiplace_sel_expand_free(&to);
+	return rc;
+}
+
 /* Merging job from (a helper, `scontrol update JobId=H NumNodes=0`) into
  * job to.  Slurm checks neither that the two jobs have the same user nor
  * that the caller owns to (only that it may update from): refused here, so
@@ -1365,7 +1409,7 @@ extern int select_p_job_expand(job_record_t *from_job_ptr, job_record_t *to_job_
 		      to_job_ptr->user_id);
 		return ESLURM_ACCESS_DENIED;
 	}
-	return ctx.ops.job_expand(from_job_ptr, to_job_ptr);
+	return expand_and_repair(from_job_ptr, to_job_ptr);
 }
 
 /* Everything else: forwarded unchanged (the list per release is in

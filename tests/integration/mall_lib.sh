@@ -20,10 +20,10 @@ iface=${iface:-eth0}
 # nodes as the job had at its start, and srun then picks the batch host)
 # and without SLURMD_NODENAME (mpiexec passes its environment to every
 # process it starts, and the batch host's name would hide the node a
-# spawned process runs on).  --cpu-bind=none for the spawns' steps: after a
-# merge 22.05 can give the job CPU ids its new nodes do not have (the
-# per-node detail shows CPU_IDs=4 on a 2-CPU host), and a bound step then
-# fails in task_g_set_affinity ("Slurmd could not execve job").
+# spawned process runs on).  --cpu-bind=none for the spawns' steps, as
+# doc/malleability.md's user script has it (for merges without psiplace's
+# select plugin, whose cores cons_tres gets wrong: "22.05's merge and the
+# cores of the grown job"); test_mall_scenario.sh checks bound steps.
 mall_script() { # FILE GROW_WAIT: the batch script, its argument the --run seconds
 cat >"$1" <<EOF
 #!/bin/bash

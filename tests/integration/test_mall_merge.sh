@@ -7,7 +7,8 @@
 # (written by cluster.sh with permit_job_expansion) gives the two jobs empty
 # license lists first (doc/malleability.md, "Slurm releases that die
 # merging"): checked here that slurmctld answers after the merge and that
-# J holds both nodes, with psiplace's select wrapper; then the same with a
+# J holds both nodes and a bound step runs on each, with psiplace's select
+# wrapper; then the same with a
 # job that holds a license and a helper that holds one (Slurm's own path).
 # On 26.05, slurmctld restarted without job_submit/psiplace: the select
 # wrapper's error line saying a merge would kill it.
@@ -44,6 +45,13 @@ merge_case() { # LABEL [SBATCH/SALLOC OPTIONS...]
   out=$(timeout 30 scontrol update JobId="$j" NumNodes=ALL 2>&1)
   check_eq "$label: J holds 2 nodes after the merge" 2 "$(nodes_of "$j")" "$out"
   check_eq "$label: the helper is no longer in the queue" "" "$(squeue -h -j "$h" -t PD,R -o %i 2>/dev/null)"
+  # cons_tres ORs each job's core bitmap in at bit 0 (job_resources_bits_copy):
+  # without the select wrapper's repair one of J's two nodes has no core and
+  # a step bound there fails (doc/malleability.md, "22.05's merge and the
+  # cores of the grown job")
+  unbound=$(for n in $(scontrol show hostnames "$(node_of "$j")"); do
+    timeout 60 srun --jobid="$j" --overlap -w "$n" -N1 -n1 true >/dev/null 2>&1 || echo "$n"; done | paste -sd,)
+  check_eq "$label: a bound step runs on both of J's nodes" "" "$unbound"
   scancel "$j"
   poll 60 job_done "$j" || not_ok "$label: J ends after scancel"
 }

@@ -21,9 +21,10 @@ case $part in
   spank) # plugins/spank/, psiplace.so
     level=([spank_ctx]=0 [spank_options]=0 [spank_psets]=1 [spank_submit]=1
            [spank_step]=2 [psiplace_spank]=3) ;;
-  select) # plugins/select/, select_psiplace_cons_tres.so: the site below the
+  select) # plugins/select/, select_psiplace_cons_tres.so: the site (and the
+    # merged job's cores, expand_cores) below the
     # call to cons_tres, the shortcuts on it, the entry points on top
-    level=([site_files]=0 [topo_leaves]=0 [site_reader]=1 [site]=2 [cons_tres_call]=3
+    level=([site_files]=0 [topo_leaves]=0 [expand_cores]=0 [site_reader]=1 [site]=2 [cons_tres_call]=3
            [shortcuts]=4 [select_psiplace_cons_tres]=5) ;;
   policy) # common/policy/, the policy_* members of psiplace_core: the sort
     # and the expressions below the rating, the columns above it, the

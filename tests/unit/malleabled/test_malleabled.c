@@ -336,6 +336,38 @@ Test(malleabled, snapshot_shared_nodes_stay_with_the_malleable_job)
 	finish(&r);
 }
 
+/* After a merge NodeList is in node order; the batch host (the job
+ * record's batch_host) is the decision's first node, the others keep
+ * their order. */
+Test(malleabled, snapshot_batch_host_first)
+{
+	struct rec r;
+	struct psiplace_md_snapshot s;
+	psiplace_error_t err;
+
+	rec(&r, 4);
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->batch_host = "n3";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1);
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+						&err),
+		     0);
+	cr_assert_eq(s.state.nrunning, 1);
+	cr_assert_eq(s.state.running[0].nnodes, 4);
+	cr_assert_eq(s.state.running[0].nodes[0], 2, "n3, the batch host, first");
+	cr_assert_eq(s.state.running[0].nodes[1], 0);
+	cr_assert_eq(s.state.running[0].nodes[2], 1);
+	cr_assert_eq(s.state.running[0].nodes[3], 3);
+	psiplace_md_snapshot_free(&s);
+	r.jobs[0].batch_host = "n9";
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+						&err),
+		     0);
+	cr_assert_eq(s.state.running[0].nodes[0], 0, "a batch host not in NodeList: its order");
+	cr_assert_eq(s.state.running[0].nodes[3], 3);
+	psiplace_md_snapshot_free(&s);
+	finish(&r);
+}
+
 Test(malleabled, partition_max_nodes_below_min_is_not_malleable)
 {
 	struct rec r;
