@@ -371,7 +371,7 @@ done
 # Slurm 24.11 -> 26.05 in place under psiplace (tests/integration/test_upgrade.sh),
 # when both releases are run and both built.
 case " $releases_run " in
-  *" 24.11 "*" 26.05 "*)
+  *" 24.11 "*"26.05 "*)
     stages+=(upgrade-24.11-26.05)
     rel_lane+="st_upgrade_stage; " ;;
 esac
