@@ -105,7 +105,9 @@ run_stage() {
   shift
   t0=$(date +%s.%N)
   if [ -n "$cg_base" ] && mkdir -p "$cg_base/$name" 2>/dev/null; then cg=$cg_base/$name; fi
+  rm -f "$ci/$name.digest"
   (
+    export PSIPLACE_CI_STAGE=$name
     [ -z "$cg" ] || echo "$BASHPID" >"$cg/cgroup.procs" 2>/dev/null || touch "$ci/$name.nocg"
     "$@"; rc=$?
     times >"$ci/$name.times"
@@ -144,6 +146,29 @@ meson_summary() { # BUILD_DIR NAME
     echo "--- failed checks ($log):"
     grep -A6 '^not ok' "$log" | grep -v '^ok ' | head -n 60
   fi
+  # The digest printed after the table: every test that did not pass, with
+  # its failed checks, or the end of its output when it failed without one
+  # (a timeout, a crash, a bail-out), so that a red run says why at its end.
+  [ -n "${PSIPLACE_CI_STAGE:-}" ] || return 0
+  python3 - "$1/meson-logs/$2.json" >>"$ci/$PSIPLACE_CI_STAGE.digest" <<'PY' || true
+import json, sys
+try:
+    lines = open(sys.argv[1]).read().splitlines()
+except OSError:
+    sys.exit(0)
+for l in lines:
+    t = json.loads(l)
+    if t.get("result") in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    out = ((t.get("stdout") or "") + (t.get("stderr") or "")).splitlines()
+    print("--- %s: %s (exit %s, %.0f s)" % (t["name"], t["result"], t.get("returncode"), t.get("duration", 0)))
+    bad = [i for i, o in enumerate(out) if o.startswith("not ok")]
+    if bad:
+        for i in bad[:6]:
+            print("\n".join(out[i:i + 4]))
+    else:
+        print("\n".join(out[-12:]))
+PY
 }
 # mtest BUILD_DIR NAME ARGS...: meson test with its own log, no rebuild
 # (lanes share build directories; the build stage built everything).
@@ -161,7 +186,7 @@ echo "=== install and build ==="
 t0=$(date +%s.%N)
 contrib/build.sh || { echo "BUILD FAILED"; exit 1; }
 mkdir -p "$ci"
-rm -f "$ci"/*.result "$ci"/*.log "$ci"/*.times "$ci"/*.nocg
+rm -f "$ci"/*.result "$ci"/*.log "$ci"/*.times "$ci"/*.nocg "$ci"/*.digest
 times >"$ci/build.times"
 echo "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}') $(times_cpu "$ci/build.times") pass" >"$ci/build.result"
 stages+=(build)
@@ -419,6 +444,10 @@ cp "$ci/times.txt" build/ci-times.txt
 echo
 [ -n "$skipped" ] && echo "NOT TESTED: Slurm $skipped"
 if [ ${#failed[@]} -gt 0 ]; then
+  for s in "${failed[@]}"; do
+    echo "--- why $s failed:"
+    if [ -s "$ci/$s.digest" ]; then head -n 40 "$ci/$s.digest"; else tail -n 8 "$ci/$s.log" 2>/dev/null; fi
+  done
   echo "FAILED: ${failed[*]}"
   exit 1
 fi

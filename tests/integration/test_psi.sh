@@ -195,18 +195,27 @@ check_eq "PSI_HOSTFILE: hosts in file order" "n2 n3" \
   "$(PSI_HOSTFILE=$work/hosts timeout 60 srun -n2 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')"
 set_metrics "n1 load1=3 load5=0 load15=0" "n2 load1=0.25 load5=9 load15=0" \
   "n3 load1=1 load5=0 load15=0" "n4 load1=2 load5=0 load15=0"
+# The sort checks below choose among idle nodes: each first waits until the
+# job before it has left its nodes (a loaded CI machine once ran the LOAD
+# check while the PSI_HOSTFILE job's n2 was still completing: it got n3, the
+# next lowest load).
+settle
 check_eq "PSI_NODES_SORT=LOAD over n1..n4 takes n2 (lowest load per thread: 0.25/8)" n2 \
   "$(PSI_NODES=0-3 PSI_NODES_SORT=load timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+settle
 check_eq "PSI_NODES_SORT=LOAD_5 takes n3 (n1, n3, n4 tie at 0: more threads first)" n3 \
   "$(PSI_NODES=0-3 PSI_NODES_SORT=load_5 timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+settle
 check_eq "PSI_NODES_SORT=NONE keeps the PSI_HOSTS order" n4 \
   "$(PSI_HOSTS='n4 n1' PSI_NODES_SORT=none timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
 # names found by slurmctld's own lookup, in list order, not index order (R9)
 settle
 check_eq "PSI_NODES_SORT=NONE: -N2 takes the first two of PSI_HOSTS='n4 n2 n1'" "n2 n4" \
   "$(PSI_HOSTS='n4 n2 n1' PSI_NODES_SORT=none timeout 60 srun -N2 -n2 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null | sort | paste -sd' ')"
+settle
 check_eq "PSI_NODES_SORT=PROC on an idle cluster: all rate 0, more threads first (n3)" n3 \
   "$(PSI_NODES=0-3 PSI_NODES_SORT=proc timeout 60 srun -n1 --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
+settle
 check_eq "a job policy beats PSI_NODES_SORT within the node set (firstavailable over 1-3: n2)" n2 \
   "$(PSI_NODES=1-3 PSI_NODES_SORT=load timeout 60 srun -n1 --psi-alloc-policy=firstavailable --psi-dry-run printenv SLURMD_NODENAME 2>/dev/null)"
 check_eq "a node set outside the request cannot be escaped: PSI_HOSTS=n4 with -w n1 is refused" "" \
