@@ -10,6 +10,8 @@
 #include "psiplace/error.h"
 #include "psiplace/psets.h"
 
+#include "fuzz_pick.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_sets(const struct psiplace_psets *s)
@@ -119,24 +121,7 @@ static void fuzz_layout(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s;
+	static const fuzz_parser_fn parsers[] = { fuzz_sets, fuzz_levels, fuzz_layout };
 
-	if (!size)
-		return 0;
-	if (!(s = malloc(size)))
-		return 0;
-	memcpy(s, data + 1, size - 1);
-	s[size - 1] = '\0';
-	switch (data[0] % 3) {
-	case 0:
-		fuzz_sets(s);
-		break;
-	case 1:
-		fuzz_levels(s);
-		break;
-	default:
-		fuzz_layout(s);
-	}
-	free(s);
-	return 0;
+	return fuzz_pick(data, size, parsers, 3);
 }

@@ -10,6 +10,8 @@
 #include "psiplace/error.h"
 #include "psiplace/resize_channel.h"
 
+#include "fuzz_pick.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void fuzz_order(const char *s)
@@ -65,20 +67,7 @@ static void fuzz_range(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s;
+	static const fuzz_parser_fn parsers[] = { fuzz_order, fuzz_ack, fuzz_range };
 
-	if (!size)
-		return 0;
-	if (!(s = malloc(size)))
-		return 0;
-	memcpy(s, data + 1, size - 1);
-	s[size - 1] = '\0';
-	if (data[0] % 3 == 1)
-		fuzz_ack(s);
-	else if (data[0] % 3 == 2)
-		fuzz_range(s);
-	else
-		fuzz_order(s);
-	free(s);
-	return 0;
+	return fuzz_pick(data, size, parsers, 3);
 }
