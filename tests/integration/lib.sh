@@ -105,6 +105,16 @@ jobcomp_state() {
 job_ended() { case $(jobcomp_state "$1") in ""|PENDING|REQUEUED*) return 1 ;; *) return 0 ;; esac; }
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
 node_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
+# Processes of MPI job $1 of this testbed that are still alive (the demo,
+# MPICH Hydra's proxies), as PID@NODE.
+job_procs() {
+  local p e
+  for p in $(pgrep -f 'psiplace-resize-demo|hydra_pmi_proxy'); do
+    e=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) || continue
+    grep -qx "SLURM_JOB_ID=$1" <<<"$e" && grep -qx "SLURM_CONF=$SLURM_CONF" <<<"$e" || continue
+    echo "$p@$(sed -n 's/^SLURMD_NODENAME=//p' <<<"$e")"
+  done
+}
 
 # The checks of one preemption on the four nodes, each held by a job
 # (HELD: the name of an associative array node -> job id): the high job

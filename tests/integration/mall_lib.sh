@@ -15,6 +15,16 @@ mdemo=$("$mpich" demo "$PSIPLACE_BUILD_DIR/mpich" 2>"$PSIPLACE_BUILD_DIR/mpich-d
 iface=${PSIPLACE_MPICH_IFACE:-$(ip -o route show default 2>/dev/null | awk '{print $5; exit}')}
 iface=${iface:-eth0}
 
+# Start the testbed, with slurmdbd where this release has it (acct=1), and
+# the test's work directory $work; both go when the test ends.
+mall_start() {
+  acct=0
+  if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
+  tb_start
+  work=$(mktemp -d)
+  trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+}
+
 # The batch script: Hydra with the "user" resource kernel (with Slurm's,
 # Hydra leaves --nodelist out of a spawn's srun when the spawn has as many
 # nodes as the job had at its start, and srun then picks the batch host)
@@ -43,15 +53,6 @@ deadline() { echo $(($(date +%s) + 120)); }
 expand_nodes() { scontrol show hostnames "$1" | paste -sd,; }
 # Steps of job J on node N (the spawned groups' hydra proxies).
 steps_on() { scontrol -o show step "$1" 2>/dev/null | grep -E "NodeList=$2( |\$)" | sed -n 's/^StepId=\([^ ]*\).*/\1/p'; }
-# Processes of job $1 of this testbed (the demo, Hydra's proxies), PID@NODE.
-job_procs() {
-  local p e
-  for p in $(pgrep -f 'psiplace-resize-demo|hydra_pmi_proxy'); do
-    e=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) || continue
-    grep -qx "SLURM_JOB_ID=$1" <<<"$e" && grep -qx "SLURM_CONF=$SLURM_CONF" <<<"$e" || continue
-    echo "$p@$(sed -n 's/^SLURMD_NODENAME=//p' <<<"$e")"
-  done
-}
 procs_on() { job_procs "$1" | grep -E "@($2)\$"; }
 no_procs_on() { [ -z "$(procs_on "$1" "$2")" ]; }
 lines() { grep -c -E "$2" "$1" 2>/dev/null; }

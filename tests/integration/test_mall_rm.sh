@@ -21,11 +21,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/mall_lib.sh"
 
 export PSIPLACE_SCHED_PARAMS=permit_job_expansion PSIPLACE_JOBCOMP=1
-acct=0
-if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
-tb_start
-work=$(mktemp -d)
-trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+mall_start
 
 mall_script "$work/a.sh" 15
 

@@ -12,11 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/mall_lib.sh"
 
 export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=FIRSTAVAILABLE
 export PSIPLACE_PSICONF_EXTRA=$'MalleableMinInterval=0' PSIPLACE_JOBCOMP=1
-acct=0
-if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
-tb_start
-work=$(mktemp -d)
-trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+mall_start
 mall_script "$work/a.sh" 60
 
 node_count() { scontrol show hostnames "$(node_of "$1")" 2>/dev/null | wc -l; }

@@ -115,22 +115,12 @@ mpich_start() {
 }
 mpich_wait() { wait "$(cat "$1.pid")"; echo $? >"$1.rc"; }
 mpich_ended() { ! kill -0 "$(cat "$1.pid")" 2>/dev/null; }
-# Processes of job $1 of this testbed still alive (the demo or Hydra's
-# proxies), as PID@NODE.
-job_leftovers() {
-  local p e
-  for p in $(pgrep -f 'psiplace-resize-demo|hydra_pmi_proxy'); do
-    e=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) || continue
-    grep -qx "SLURM_JOB_ID=$1" <<<"$e" && grep -qx "SLURM_CONF=$SLURM_CONF" <<<"$e" || continue
-    echo "$p@$(sed -n 's/^SLURMD_NODENAME=//p' <<<"$e")"
-  done
-}
-no_leftovers() { [ -z "$(job_leftovers "$1")" ]; }
+no_leftovers() { [ -z "$(job_procs "$1")" ]; }
 # The demo processes of job $1 that mpiexec started (argv[0] the demo and
 # no hidden --psiplace-mall= argument: not spawned), as PID@NODE.
 job_launched() {
   local p a
-  for p in $(job_leftovers "$1"); do
+  for p in $(job_procs "$1"); do
     a=$(tr '\0' '\n' <"/proc/${p%@*}/cmdline" 2>/dev/null) || continue
     [ "$(basename "$(head -n 1 <<<"$a")")" = psiplace-resize-demo ] || continue
     grep -q -- '^--psiplace-mall=' <<<"$a" || echo "$p"
@@ -140,7 +130,7 @@ job_launched() {
 # moment after salloc returns); what is left is reported and ended by PID.
 check_no_leftovers() { # NAME JOB
   local left="" p
-  poll 30 no_leftovers "$2" || left=$(job_leftovers "$2")
+  poll 30 no_leftovers "$2" || left=$(job_procs "$2")
   check_eq "$1" "" "$left"
   for p in $left; do kill -9 "${p%@*}" 2>/dev/null; done
 }
@@ -224,7 +214,7 @@ mpich_checks() {
   check_eq "MPICH shrink 4->2: the job now has the first two nodes" "${hosts[0]},${hosts[1]}" \
     "$(scontrol show hostnames "$(scontrol show job "$job" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')" | paste -sd,)"
   check_eq "MPICH shrink 4->2: no process of the job left on the released nodes" "" \
-    "$(job_leftovers "$job" | grep -E "@(${rel//,/|})\$")"
+    "$(job_procs "$job" | grep -E "@(${rel//,/|})\$")"
   check_eq "MPICH shrink 4->2: released nodes idle in sinfo" "idle" \
     "$(sinfo -h -n "$rel" -o %T | sort -u | paste -sd,)"
   other=$(timeout -k 5 60 srun -N2 -w "$rel" printenv SLURMD_NODENAME 2>&1 | sort | paste -sd,)
@@ -338,12 +328,6 @@ check_eq "shrink 4->2: ... while the resized job still runs" "RUNNING" "$(job_st
 # a shrink that cost it its daemons (when Slurm killed an orted before it
 # reported its leaving processes' exit); the job is ended here by the PID
 # of the allocation this test started.
-job_procs() {
-  local p
-  for p in $(pgrep -f 'psiplace-resize-demo'); do
-    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job" && echo "$p"
-  done
-}
 kill "$spid" 2>/dev/null; wait "$spid"
 check_eq "shrink 4->2: survivors printed no error" "" "$(grep 'psiplace: error' "$out")"
 
