@@ -20,6 +20,29 @@ tb_pass=0
 tb_fail=0
 tb_failed=()
 tb_skipped=()
+tb_finished=0
+
+# A test that ends with an error before tb_finish (a command under set -u
+# finding an unset variable ends the shell, e.g. ${hosts[2]} when a job got
+# fewer nodes) would leave meson a stream without a plan and without a
+# failed check: its EXIT trap then adds one that says so.  The EXIT traps
+# the tests set themselves (the testbed's stop) are kept in front of it.
+tb_ended_early() {
+  [ "$1" != 0 ] && [ "$tb_finished" = 0 ] || return 0
+  not_ok "the test script ended early (exit status $1) after $((tb_pass + tb_fail)) checks: its stderr says where"
+  echo "1..$((tb_pass + tb_fail))"
+}
+trap() {
+  if [ $# -eq 2 ] && [ "$2" = EXIT ] && [ "$1" = - ]; then
+    builtin trap 'tb_ended_early $?' EXIT
+  elif [ $# -eq 2 ] && [ "$2" = EXIT ]; then
+    builtin trap "tb_rc=\$?; $1
+tb_ended_early \$tb_rc" EXIT
+  else
+    builtin trap "$@"
+  fi
+}
+builtin trap 'tb_ended_early $?' EXIT
 
 tb_start() {
   "$cluster" start || { echo "Bail out! testbed did not start"; "$cluster" stop; exit 1; }
@@ -188,6 +211,7 @@ next_job_id() {
 }
 
 tb_finish() {
+  tb_finished=1
   echo "1..$((tb_pass + tb_fail))"
   echo "# $tb_pass passed, $tb_fail failed"
   [ ${#tb_skipped[@]} -eq 0 ] || printf '# skipped: %s\n' "${tb_skipped[@]}"

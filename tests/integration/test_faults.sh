@@ -216,7 +216,7 @@ for ((i = 1; i <= decisions; i++)); do
 done
 printf '# slurmctld RSS: start %d kB, after every 500 decisions: %s kB\n' "$rss0" "${rss[*]}"
 if [ "${#rss[@]}" -ge 4 ]; then
-  first=${rss[1]} last=${rss[${#rss[@]} - 1]}
+  first=${rss[1]:-0} last=${rss[${#rss[@]} - 1]}
   growth=$(( (last - first) * 1000 / (decisions - 1000) ))
   printf '# slurmctld RSS growth after 1,000 decisions: %d kB per 1,000 decisions\n' "$growth"
   check_eq "soak: slurmctld RSS grows less than 4 MB per 1,000 decisions after warm-up" 1 \

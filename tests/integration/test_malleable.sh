@@ -208,10 +208,10 @@ mpich_checks() {
   mapfile -t hosts < <(scontrol show hostnames "$nodes")
   check_eq "MPICH shrink 4->2: expand 1->4 diffusive placed and ranked by the plan" \
     "$(expected diffusive merge "$nodes" "$cpus" 1,0,0,0)" "$(got "$out" 1)" "$(cat "$out")"
-  check_eq "MPICH shrink 4->2: rank 0 reports the last two nodes released" "${hosts[2]},${hosts[3]}" "$rel" "$(cat "$out")"
+  check_eq "MPICH shrink 4->2: rank 0 reports the last two nodes released" "${hosts[2]:-},${hosts[3]:-}" "$rel" "$(cat "$out")"
   check_eq "MPICH shrink 4->2: survivors keep ranks 0,1 on the first two nodes" \
-    "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]}" "${hosts[1]}")" "$(got "$out" 2)" "$(cat "$out")"
-  check_eq "MPICH shrink 4->2: the job now has the first two nodes" "${hosts[0]},${hosts[1]}" \
+    "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]:-}" "${hosts[1]:-}")" "$(got "$out" 2)" "$(cat "$out")"
+  check_eq "MPICH shrink 4->2: the job now has the first two nodes" "${hosts[0]:-},${hosts[1]:-}" \
     "$(scontrol show hostnames "$(scontrol show job "$job" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')" | paste -sd,)"
   check_eq "MPICH shrink 4->2: no process of the job left on the released nodes" "" \
     "$(job_procs "$job" | grep -E "@(${rel//,/|})\$")"
@@ -238,16 +238,16 @@ mpich_checks() {
   mapfile -t hosts < <(scontrol show hostnames "$nodes")
   rel=$(sed -n 's/^released //p' "$out")
   check_eq "MPICH cycle: expand 1->3 placed and ranked by the plan" \
-    "$(expected hypercube merge "${hosts[0]},${hosts[1]},${hosts[2]}" 1,1,1 1,0,0)" "$(got "$out" 1)" "$(cat "$out")"
-  check_eq "MPICH cycle: shrink 3->2 releases the third node" "${hosts[2]}" "$rel" "$(cat "$out")"
+    "$(expected hypercube merge "${hosts[0]:-},${hosts[1]:-},${hosts[2]:-}" 1,1,1 1,0,0)" "$(got "$out" 1)" "$(cat "$out")"
+  check_eq "MPICH cycle: shrink 3->2 releases the third node" "${hosts[2]:-}" "$rel" "$(cat "$out")"
   check_eq "MPICH cycle: shrink 3->2 keeps ranks 0,1 on the first two nodes" \
-    "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]}" "${hosts[1]}")" "$(got "$out" 2)" "$(cat "$out")"
+    "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]:-}" "${hosts[1]:-}")" "$(got "$out" 2)" "$(cat "$out")"
   check_eq "MPICH cycle: expand again 2->3 goes to the fourth node, placed and ranked by the plan" \
-    "$(expected hypercube merge "${hosts[0]},${hosts[1]},${hosts[3]}" 1,1,1 1,1,0)" "$(got "$out" 3)" "$(cat "$out")"
-  check_eq "MPICH cycle: the job has the first, second and fourth node" "${hosts[0]},${hosts[1]},${hosts[3]}" \
+    "$(expected hypercube merge "${hosts[0]:-},${hosts[1]:-},${hosts[3]:-}" 1,1,1 1,1,0)" "$(got "$out" 3)" "$(cat "$out")"
+  check_eq "MPICH cycle: the job has the first, second and fourth node" "${hosts[0]:-},${hosts[1]:-},${hosts[3]:-}" \
     "$(scontrol show hostnames "$(scontrol show job "$job" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')" | paste -sd,)"
-  other=$(timeout -k 5 60 srun -N1 -w "${hosts[2]}" printenv SLURMD_NODENAME 2>&1)
-  check_eq "MPICH cycle: another job runs on the released node" "${hosts[2]}" "$other"
+  other=$(timeout -k 5 60 srun -N1 -w "${hosts[2]:-}" printenv SLURMD_NODENAME 2>&1)
+  check_eq "MPICH cycle: another job runs on the released node" "${hosts[2]:-}" "$other"
   check_eq "MPICH cycle: ... while the expanded job still runs" "RUNNING" "$(job_state "$job")"
   mpich_wait "$out"
   check_eq "MPICH cycle: the job ends by itself, exit 0" 0 "$(cat "$out.rc")" "$(cat "$out")"
@@ -306,10 +306,10 @@ poll 120 released
 rel=$(sed -n 's/^released //p' "$out")
 read -r _ job nodes < <(grep '^job ' "$out")
 mapfile -t hosts < <(scontrol show hostnames "$nodes")
-check_eq "shrink 4->2: rank 0 reports the last two nodes released" "${hosts[2]},${hosts[3]}" "$rel" "$(cat "$out")"
+check_eq "shrink 4->2: rank 0 reports the last two nodes released" "${hosts[2]:-},${hosts[3]:-}" "$rel" "$(cat "$out")"
 check_eq "shrink 4->2: survivors keep ranks 0,1 on the first two nodes" \
-  "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]}" "${hosts[1]}")" "$(got "$out" 2)" "$(cat "$out")"
-check_eq "shrink 4->2: the job now has the first two nodes" "${hosts[0]},${hosts[1]}" \
+  "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]:-}" "${hosts[1]:-}")" "$(got "$out" 2)" "$(cat "$out")"
+check_eq "shrink 4->2: the job now has the first two nodes" "${hosts[0]:-},${hosts[1]:-}" \
   "$(scontrol show hostnames "$(scontrol show job "$job" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')" | paste -sd,)"
 left=""
 for p in $(pgrep -f 'psiplace-resize-demo'); do
@@ -341,17 +341,17 @@ read -r _ job nodes cpus < <(grep '^job ' "$out")
 mapfile -t hosts < <(scontrol show hostnames "$nodes")
 check_eq "shrink 4->2 baseline respawn: exit 0" 0 "$(cat "$out.rc")" "$(cat "$out")"
 check_eq "shrink 4->2 baseline respawn: new processes (groups 0, 1) on the first two nodes" \
-  "$(printf 'resize 2 rank 0 of 2 group 0 node %s\nresize 2 rank 1 of 2 group 1 node %s' "${hosts[0]}" "${hosts[1]}")" \
+  "$(printf 'resize 2 rank 0 of 2 group 0 node %s\nresize 2 rank 1 of 2 group 1 node %s' "${hosts[0]:-}" "${hosts[1]:-}")" \
   "$(grep '^resize 2 ' "$out" | sort)" "$(cat "$out")"
 check_eq "shrink 4->2 baseline respawn: the old rank 0 gives the last two nodes back" \
-  "${hosts[2]},${hosts[3]}" "$(sed -n 's/^released //p' "$out")" "$(cat "$out")"
+  "${hosts[2]:-},${hosts[3]:-}" "$(sed -n 's/^released //p' "$out")" "$(cat "$out")"
 out=$work/zombie
 run_demo "$out" -N4 -n4 -- --strategy hypercube --expand-to 4 --shrink-to 2 --shrink-method zombie --timing --timeout 90
 read -r _ job nodes cpus < <(grep '^job ' "$out")
 mapfile -t hosts < <(scontrol show hostnames "$nodes")
 check_eq "shrink 4->2 zombie: exit 0 (the zombies end with the job)" 0 "$(cat "$out.rc")" "$(cat "$out")"
 check_eq "shrink 4->2 zombie: survivors keep ranks 0,1 on the first two nodes" \
-  "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]}" "${hosts[1]}")" "$(got "$out" 2)" "$(cat "$out")"
+  "$(printf 'rank 0 node %s\nrank 1 node %s' "${hosts[0]:-}" "${hosts[1]:-}")" "$(got "$out" 2)" "$(cat "$out")"
 check_eq "shrink 4->2 zombie: no node given back" "" "$(grep '^released' "$out")"
 check_match "shrink 4->2 zombie: --timing prints one line per resize" \
   "^timing 2 shrink 4 2 zombie [0-9]+\.[0-9]{6}\$" "$(cat "$out")"

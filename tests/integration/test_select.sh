@@ -180,11 +180,11 @@ share_case() { # LABEL PARTITION_ARGS SHARE_FLAG [NO_SHARE: also a job that cann
     SETTLE_KEEP= settle
   done
   unset PSIPLACE_PARTITION_ARGS
-  check_eq "$label: the tier's answer is the full decision's (${got[1000000]})" "${got[1000000]}" "${got[0]}"
-  check_eq "$label: the full decision takes two idle nodes" "n[2-3]" "${got[1000000]}"
+  check_eq "$label: the tier's answer is the full decision's (${got[1000000]:-})" "${got[1000000]:-}" "${got[0]:-}"
+  check_eq "$label: the full decision takes two idle nodes" "n[2-3]" "${got[1000000]:-}"
   [ -z "$noshare" ] ||
-    check_eq "$label: without it (cannot share, the tier is offered) the same answer (${got_n[1000000]})" \
-      "${got_n[1000000]}" "${got_n[0]}"
+    check_eq "$label: without it (cannot share, the tier is offered) the same answer (${got_n[1000000]:-})" \
+      "${got_n[1000000]:-}" "${got_n[0]:-}"
 }
 share_case "B4: OverSubscribe=YES:2, --oversubscribe" OverSubscribe=YES:2 --oversubscribe noshare
 # FORCE: every job shares, no flag needed (gang scheduling needs FORCE too)
