@@ -74,6 +74,14 @@ round() {
   local susp; susp=$(squeue -h -n ${p}_susp -o %i)
   scontrol suspend "$susp"
   poll 20 bash -c "squeue -h -j $susp -o %T | grep -qx SUSPENDED" || not_ok "$label: not suspended"
+  # the srun steps of _step, _multi and _salloc running before the switch
+  # stops slurmctld (an srun still creating its step would fail for want of
+  # a controller: not what the switch is tested for)
+  local n id
+  for n in step multi salloc; do
+    id=$(squeue -h -n "${p}_$n" -o %i)
+    poll 30 bash -c "squeue -h -s -j '$id' -o %i | grep -qx '$id\.0'" || not_ok "$label: ${p}_$n's step is not running" "$(squeue -s)"
+  done
   before=$(names_in "$p")
   local errs; errs=$(slurmd_errors)
 
