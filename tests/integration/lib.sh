@@ -203,6 +203,33 @@ check_no_stepds() { # NAME
 }
 srun_node() { settle; timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1; }
 
+# Jobs submitted as another local user (useradd in the test) must reach the
+# release's clients, the PluginDir entries and the SPANK plugin, which may
+# lie under root's home (the cache) or in a checkout others cannot traverse
+# (a clone into a mktemp -d directory is 700).  open_for_users makes every
+# directory above them traversable (o+x, no listing) and the testbed's
+# munge directory reachable; restore_opened puts the modes back.
+tb_opened=()
+open_path() {
+  local d=$1
+  while [ "$d" != / ] && [ -n "$d" ]; do
+    if [ -d "$d" ] && [ "$(( 0$(stat -c %a "$d") & 01 ))" = 0 ]; then
+      tb_opened+=("$(stat -c %a "$d"):$d"); chmod o+x "$d"
+    fi
+    d=$(dirname "$d")
+  done
+}
+open_for_users() {
+  local p stack
+  open_path "$(dirname "$(command -v sbatch)")"
+  for p in $(sed -n 's/^PluginDir=//p' "$SLURM_CONF" | tr ':' ' '); do open_path "$p"; done
+  stack=$(sed -n 's/^PlugStackConfig=//p' "$SLURM_CONF")
+  p=$(awk '$1 == "required" || $1 == "optional" {print $2; exit}' "$stack" 2>/dev/null)
+  [ -z "$p" ] || open_path "$(dirname "$p")"
+  chmod 711 "$PSIPLACE_TESTBED_DIR/munge"
+}
+restore_opened() { local d; for d in "${tb_opened[@]}"; do chmod "${d%%:*}" "${d#*:}"; done; tb_opened=(); }
+
 # The id the next job will get: submit a tiny held job and cancel it.
 next_job_id() {
   local id

@@ -23,31 +23,18 @@ source "$(dirname "$0")/lib.sh"
 export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=LASTAVAILABLE
 export PSIPLACE_PSICONF_EXTRA=$'MalleableMinInterval=0\nMalleableAckTimeout=15'
 u1=psimd1$PSIPLACE_INSTANCE u2=psimd2$PSIPLACE_INSTANCE
-opened=()
 cleanup() {
   scancel -u "$u1" 2>/dev/null; scancel -u "$u2" 2>/dev/null
   "$cluster" stop >/dev/null 2>&1
   userdel "$u1" 2>/dev/null; userdel "$u2" 2>/dev/null
-  local d; for d in "${opened[@]}"; do chmod "${d%%:*}" "${d#*:}"; done
-}
-# every directory above the release's clients that others cannot traverse
-open_path() {
-  local d=$1
-  while [ "$d" != / ]; do
-    if [ "$(( 0$(stat -c %a "$d") & 01 ))" = 0 ]; then
-      opened+=("$(stat -c %a "$d"):$d"); chmod o+x "$d"
-    fi
-    d=$(dirname "$d")
-  done
+  restore_opened
 }
 for u in "$u1" "$u2"; do
   id "$u" >/dev/null 2>&1 || useradd -M -s /bin/bash "$u" || { echo "Bail out! useradd $u failed"; exit 1; }
 done
 "$cluster" start || { echo "Bail out! testbed did not start"; cleanup; exit 1; }
 trap cleanup EXIT
-open_path "$(dirname "$(command -v sbatch)")"
-# munged's socket is the testbed's (a 700 directory): let the users reach it
-chmod 711 "$PSIPLACE_TESTBED_DIR/munge"
+open_for_users
 mdlog=$PSIPLACE_TESTBED_DIR/log/malleabled.out
 as() { local u=$1; shift; timeout 30 runuser -u "$u" -- env PATH="$PATH" SLURM_CONF="$SLURM_CONF" "$@"; }
 # submit USER ARGS...: the job id, or the suite bails out (every later check needs it)
