@@ -177,8 +177,12 @@ static int parse_malleable(const struct sim_args *a, struct psiplace_sim_opts *o
 static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 			enum psiplace_sim_format *tf, int *fmt)
 {
-	uint64_t v;
-	double d;
+	/* the model's numbers: the library's parser (the fuzz target's too) */
+	static const char *const flags[] = { "bf-window", "bf-interval", "bf-depth",
+					     "speed-scaling", "seed" };
+	const char *const values[] = { a->bf_window, a->bf_interval, a->bf_depth, a->speed, a->seed };
+	const bool given[] = { a->bf_window, a->bf_interval, a->bf_depth, a->speed_given, a->seed };
+	psiplace_error_t err;
 
 	if (!a->trace_format || !strcmp(a->trace_format, "auto"))
 		*tf = PSIPLACE_SIM_AUTO;
@@ -206,37 +210,9 @@ static int parse_values(const struct sim_args *a, struct psiplace_sim_opts *o,
 		return 2;
 	if (o->reserve_count && o->plan_all)
 		return cli_usage_error("--reserve count: only with --backfill easy (slurm plans specific nodes)");
-	if (a->bf_window) {
-		if (!psiplace_parse_u64(a->bf_window, strlen(a->bf_window), UINT64_MAX, &v) || !v)
-			return cli_usage_error("--bf-window: '%s' is not a positive number of seconds",
-					       a->bf_window);
-		if (v > 100000000)
-			return cli_usage_error("--bf-window: '%s' is over the cap of 100000000 s "
-					       "(about 3 years, longer than any trace's horizon)",
-					       a->bf_window);
-		o->bf_window = (int64_t)v;
-	}
-	if (a->bf_interval) {
-		if (!psiplace_parse_u64(a->bf_interval, strlen(a->bf_interval), 86400, &v))
-			return cli_usage_error("--bf-interval: '%s' is not a number of seconds (0 to 86400)",
-					       a->bf_interval);
-		o->bf_interval = (int64_t)v;
-	}
-	if (a->bf_depth) {
-		if (!psiplace_parse_u64(a->bf_depth, strlen(a->bf_depth), 100000000, &v) || !v)
-			return cli_usage_error("--bf-depth: '%s' is not a positive integer", a->bf_depth);
-		o->bf_depth = (uint32_t)v;
-	}
-	if (a->speed_given) {
-		d = 1.0;
-		if (a->speed && (!psiplace_parse_double(a->speed, strlen(a->speed), &d) || !(d >= 1e-6) ||
-				 d > 1e6))
-			return cli_usage_error("--speed-scaling: '%s' is not a Speed; accepted: 0.000001..1000000",
-					       a->speed);
-		o->speed_ref = d;
-	}
-	if (a->seed && !psiplace_parse_u64(a->seed, strlen(a->seed), UINT64_MAX, &o->seed))
-		return cli_usage_error("--seed: '%s' is not an unsigned integer", a->seed);
+	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++)
+		if (given[i] && psiplace_sim_option(o, flags[i], values[i], &err) < 0)
+			return cli_usage_error("%s", err.text);
 	o->exclusive = a->exclusive;
 	o->trace_starts = a->trace_starts || a->trace_nodes;
 	o->trace_nodes = a->trace_nodes;

@@ -207,6 +207,14 @@ struct psiplace_sim_opts {
 	void *progress_arg;
 };
 
+/* One command-line flag of the replay's model into o: "bf-window"
+ * (SECONDS, 1 to 100000000), "bf-interval" (SECONDS, 0 to 86400),
+ * "bf-depth" (N, 1 to 100000000), "speed-scaling" (REF, 0.000001 to
+ * 1000000; value NULL: 1), "seed" (N).  0, or -1 with one line in err
+ * naming the flag, the value and what is accepted. */
+int psiplace_sim_option(struct psiplace_sim_opts *o, const char *flag, const char *value,
+			psiplace_error_t *err);
+
 /* What happened to one job under one policy. */
 struct psiplace_sim_result {
 	int64_t start, end; /* -1: never started (it fits on no node) */

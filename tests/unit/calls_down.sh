@@ -33,7 +33,7 @@ case $part in
     level=([policy_names]=0 [select_weights]=0 [nodecache]=0 [priorityf]=0 [rank_sort]=0
            [set_policies]=1 [engine]=2 [nodecols]=3 [rank_columns]=4 [rank_dispatch]=5) ;;
   sim) # common/sim/, libpsiplace_sim (the order sim_replay.h gives)
-    level=([sim_rows]=0 [sim_gzip]=0 [sim_mall_opts]=0 [sim_scontrol]=0 [sim_sacct]=1 [sim_swf]=1
+    level=([sim_rows]=0 [sim_gzip]=0 [sim_mall_opts]=0 [sim_opts]=0 [sim_scontrol]=0 [sim_sacct]=1 [sim_swf]=1
            [sim_trace]=2
            [sim_heap]=0 [sim_choose]=0 [sim_room]=1 [sim_nodes]=2 [sim_start]=3
            [sim_reserve]=3 [sim_plan]=4 [sim_pass]=5 [sim_mall]=5 [sim_run]=6) ;;
