@@ -5,7 +5,12 @@
  * with malleable jobs.  Mode 3 with the first byte's top bit: the text is
  * the value of a malleable flag (simulate --malleable, --malleable-range,
  * --resize-*), the flag chosen by bits 4-6, as the command line hands it
- * to the library.
+ * to the library.  Mode 3 with bits 6-7 01: the rest of the input drives a
+ * generator (gen_run) that writes a small sacct trace, node rows and the
+ * model's flags whose numbers span 1 to 1e30 (and down to 1e-30 for the
+ * Speeds and the reference), so that the magnitudes where a conversion
+ * overflows come up within a few hundred inputs instead of never (the text
+ * mode took no ReqMem past 1e13 T in 500,000 runs).
  *
  * Before a trace (modes 0-2) the input may give lines of the form
  * `--FLAG=VALUE`, taken as the command line takes them: the model's numbers
@@ -147,6 +152,118 @@ static int cmdline(const char **text, size_t *size, struct psiplace_sim_opts *o,
 	return 0;
 }
 
+/* The generator's input: one byte at a time, zeros once it is used up. */
+struct gen {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned next(struct gen *g)
+{
+	if (!g->n)
+		return 0;
+	g->n--;
+	return *g->p++;
+}
+
+/* A number from one byte: the digit from the low three bits, the power of
+ * ten from the high four; with frac, bit 3 makes the power negative. */
+static const int powers[16] = { 0, 0, 1, 2, 3, 4, 6, 9, 12, 13, 14, 15, 16, 18, 19, 30 };
+
+static void gen_real(struct gen *g, bool frac, char *out, size_t len)
+{
+	unsigned b = next(g);
+	int e = powers[b >> 4];
+
+	snprintf(out, len, "%ue%d", 1 + (b & 7), frac && (b & 8) ? -e : e);
+}
+
+static void gen_int(struct gen *g, char *out, size_t len)
+{
+	unsigned b = next(g);
+
+	snprintf(out, len, "%.0f", (1 + (b & 7)) * pow(10, powers[b >> 4]));
+}
+
+static void gen_time(char *out, size_t len, unsigned secs)
+{
+	snprintf(out, len, "2026-01-01T%02u:%02u:%02u", secs / 3600, secs / 60 % 60, secs % 60);
+}
+
+/* The generated replay (mode 3, bits 6-7 01). */
+static void gen_run(const uint8_t *data, size_t size)
+{
+	static const char *const units[] = { "", "K", "M", "G", "T" }, *const per[] = { "", "n", "c" };
+	/* not --bf-interval: a pass every few seconds over runs scaled to
+	 * years is a long replay, not a wrong one (and it bounds no conversion) */
+	static const char *const model[] = { "speed-scaling", "bf-window", "bf-depth" };
+	struct gen g = { data, size };
+	struct psiplace_sim_opts o = { .rank = { .policy = PSIPLACE_POLICY_FIRSTAVAILABLE } };
+	struct psiplace_sim_malleable m;
+	struct psiplace_sim_trace t;
+	struct psiplace_nodetable nt;
+	psiplace_error_t err;
+	char text[2048], table[sizeof(nodes_csv) + 256], v[64], sub[24], st[24], en[24], mem[40];
+	unsigned flags = next(&g), njobs = 1 + next(&g) % 4, rows = next(&g) % 3, i;
+	size_t tl, nl = sizeof(nodes_csv) - 1;
+
+	for (i = 0; i < sizeof(model) / sizeof(*model); i++) {
+		if (!(flags & (1u << i)))
+			continue;
+		if (i == 0)
+			gen_real(&g, true, v, sizeof(v));
+		else
+			gen_int(&g, v, sizeof(v));
+		if (psiplace_sim_option(&o, model[i], v, &err) < 0)
+			return; /* refused, as the command line would */
+	}
+	tl = (size_t)snprintf(text, sizeof(text), "JobIDRaw|Submit|Eligible|Start|End|Timelimit|"
+			      "NNodes|NCPUS|ReqMem|ReqTRES|Partition|NodeList|State|Priority\n");
+	for (i = 0; i < njobs; i++) {
+		unsigned submit = next(&g) * 10, start = submit + next(&g) * 10;
+		unsigned run = 1 + next(&g) * 30, limit = 1 + next(&g) % 60, nodes = 1 + next(&g) % 3;
+		unsigned cpus = nodes * (1 + next(&g) % 4), u = next(&g);
+
+		gen_time(sub, sizeof(sub), submit);
+		gen_time(st, sizeof(st), start);
+		gen_time(en, sizeof(en), start + run);
+		gen_real(&g, false, v, sizeof(v));
+		snprintf(mem, sizeof(mem), "%s%s%s", v, units[u % 5], per[u / 5 % 3]);
+		gen_int(&g, v, sizeof(v));
+		tl += (size_t)snprintf(text + tl, sizeof(text) - tl, "%u|%s|%s|%s|%s|%u|%u|%u|%s||p||"
+				       "COMPLETED|%s\n", i + 1, sub, sub, st, en, limit, nodes, cpus,
+				       mem, v);
+	}
+	memcpy(table, nodes_csv, nl);
+	for (i = 0; i < rows; i++) {
+		char rmem[40], speed[24];
+		unsigned cpus = 1 + next(&g) % 16;
+
+		gen_int(&g, rmem, sizeof(rmem));
+		gen_real(&g, true, speed, sizeof(speed));
+		nl += (size_t)snprintf(table + nl, sizeof(table) - nl, "g%u,%u,%s,%s\n", i, cpus, rmem,
+				       speed);
+	}
+	if (psiplace_sim_trace_parse(text, tl, "gen", PSIPLACE_SIM_SACCT, false, &t, &err) < 0)
+		return;
+	if (psiplace_nodetable_parse(table, nl, "n", &nt, &err) == 0) {
+		o.rank.policy = (enum psiplace_policy)(1 + flags % (PSIPLACE_POLICY_COUNT - 1));
+		o.exclusive = flags & 16;
+		o.overrun_run = flags & 32;
+		run(&t, nt.nodes, nt.n, &o);
+		if (flags & 64) {
+			psiplace_sim_malleable_init(&m);
+			m.rule = PSIPLACE_SIM_MALL_FRACTION;
+			m.fraction = 1;
+			o.malleable = &m;
+			o.plan_all = flags & 128;
+			run(&t, nt.nodes, nt.n, &o);
+		}
+		psiplace_nodetable_free(&nt);
+	}
+	psiplace_sim_trace_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct psiplace_sim_opts o = { .rank = { .policy = PSIPLACE_POLICY_FIRSTAVAILABLE } };
@@ -176,6 +293,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		psiplace_sim_malleable_init(&m);
 		(void)psiplace_sim_malleable_option(&m, flags[(data[0] >> 4) & 7], v, &err);
 		free(v);
+		return 0;
+	}
+	if (mode == 3 && (data[0] & 0xc0) == 0x40) {
+		gen_run(data + 1, size);
 		return 0;
 	}
 	if (mode == 3) {
