@@ -10,6 +10,7 @@
  * the sequence after the resize that created them.  Nodes given back leave
  * the allocation: after --shrink-to, NODES count the nodes the job still has
  * (salloc -N4: --expand-to 3 --shrink-to 2 --expand-to 3 ends on n1,n2,n4). */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,16 @@
 #include "psiplace/resize.h"
 
 #define MAXACT 16
+
+/* Test-only faults (--fault NAME, tests/integration/test_mall_zombies.sh):
+ * the failures the library must survive without hanging, made on purpose.
+ * Known before MPI_Init (a spawned process's part of an expansion runs in
+ * psiplace_mall_init), from the arguments every spawned process gets too. */
+enum fault { FAULT_NONE, FAULT_TS_AFTER_ZOMBIE, FAULT_ZOMBIE_DIES, FAULT_SPAWNED_EXIT,
+	     FAULT_SYNC_ERROR };
+static const char *const fault_names[] = { "none", "ts-after-zombie", "zombie-dies",
+					   "spawned-exit", "sync-error" };
+static enum fault fault;
 
 struct demo {
 	enum psiplace_mall_strategy strategy;
@@ -37,13 +48,17 @@ struct demo {
 static const char usage_text[] =
 	"usage: psiplace-resize-demo [--strategy hypercube|diffusive|merge|sequential] [--method merge|baseline]\n"
 	"         [--shrink-method ts|baseline|zombie] (--expand-to NODES | --shrink-to NODES)...\n"
-	"         [--hold SECONDS] [--timeout SECONDS] [--timing]\n"
+	"         [--hold SECONDS] [--timeout SECONDS] [--timing] [--fault NAME]\n"
 	"       psiplace-resize-demo --malleable (--run SECONDS | --work UNITS) [--strategy S] [--timeout SECONDS]\n"
 	"--malleable: iterations of a small kernel, one unit per process each, with a checkpoint between\n"
 	"          them that polls the resource manager's order and acts on it (grow: \"granted NODELIST\",\n"
 	"          shrink: \"released NODELIST\"), until --run SECONDS have passed or --work UNITS are done.\n"
 	"--timing: rank 0 prints \"timing K expand|shrink FROM TO HOW SECONDS\" per resize (MPI_Wtime)\n"
 	"          and \"timing K release NODELIST SECONDS\" for giving nodes back.\n"
+	"--fault (test-only): ts-after-zombie (the first shrink ZS, the later ones TS), zombie-dies\n"
+	"          (a zombie is killed), spawned-exit (the spawned processes exit before the\n"
+	"          expansion's synchronisation), sync-error (the sources' rank 0 gets an MPI error\n"
+	"          receiving the synchronisation).\n"
 	"Start it with mpirun -np 1 inside a Slurm allocation; NODES count the allocation's nodes in order.\n";
 
 static int count(const char *opt, const char *s, int lo, int hi, int *out)
@@ -115,6 +130,16 @@ static int parse(int argc, char **argv, struct demo *d)
 			if (count(o, v, 1, 1 << 30, &n) < 0)
 				return -1;
 			d->work = n;
+		} else if (!strcmp(o, "--fault")) {
+			for (n = 1; n < (int)(sizeof(fault_names) / sizeof(*fault_names)); n++)
+				if (!strcmp(v, fault_names[n]))
+					break;
+			if (n == (int)(sizeof(fault_names) / sizeof(*fault_names))) {
+				fprintf(stderr, "psiplace: error: --fault: '%s' is not accepted; accepted: "
+					"ts-after-zombie, zombie-dies, spawned-exit, sync-error (test-only)\n",
+					v);
+				return -1;
+			}
 		} else if (!strcmp(o, "--timeout")) {
 			if (count(o, v, 1, 86400, &d->timeout) < 0)
 				return -1;
@@ -228,6 +253,19 @@ static void timing(const struct demo *d, int i, size_t before, double secs)
 	fflush(stdout);
 }
 
+/* The shrink method of resize i: --shrink-method, or with the fault
+ * ts-after-zombie ZS for the first shrink and TS for the later ones. */
+static enum psiplace_mall_shrink_method shrink_method(const struct demo *d, int i)
+{
+	int k;
+
+	if (fault != FAULT_TS_AFTER_ZOMBIE)
+		return d->shrink;
+	for (k = 0; k < i && d->act[k] > 0; k++)
+		;
+	return k == i ? PSIPLACE_MALL_SHRINK_ZOMBIE : PSIPLACE_MALL_SHRINK_TS;
+}
+
 static int run(psiplace_mall_t *m, const struct demo *d)
 {
 	psiplace_error_t err;
@@ -249,7 +287,8 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 		if (!shrink)
 			rc = psiplace_mall_expand(m, (size_t)d->act[i], d->strategy, d->method, NULL, &err);
 		else
-			rc = psiplace_mall_shrink_by(m, (size_t)-d->act[i], d->shrink, d->strategy, &err);
+			rc = psiplace_mall_shrink_by(m, (size_t)-d->act[i], shrink_method(d, i),
+						     d->strategy, &err);
 		if (rc < 0)
 			goto fail;
 		if (d->timing && rank == 0)
@@ -261,10 +300,13 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 				goto fail;
 			return 0;
 		}
-		if (psiplace_mall_zombie(m))
+		if (psiplace_mall_zombie(m)) {
+			if (fault == FAULT_ZOMBIE_DIES) /* as when its node is given back */
+				raise(SIGKILL);
 			return 0; /* idle until the job ends; its node stays taken */
+		}
 		report(m);
-		if (shrink && d->shrink == PSIPLACE_MALL_SHRINK_TS) {
+		if (shrink && shrink_method(d, i) == PSIPLACE_MALL_SHRINK_TS) {
 			/* The nodes given back leave the allocation: a later
 			 * --expand-to counts the nodes the job still has. */
 			MPI_Comm_rank(psiplace_mall_comm(m), &rank);
@@ -401,6 +443,66 @@ static int run_malleable(psiplace_mall_t *m, const struct demo *d)
 	return 0;
 }
 
+/* --fault NAME among the arguments (parse() checks the name). */
+static enum fault fault_of(int argc, char **argv)
+{
+	int i, f;
+
+	for (i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--fault"))
+			for (f = 1; f < (int)(sizeof(fault_names) / sizeof(*fault_names)); f++)
+				if (!strcmp(argv[i + 1], fault_names[f]))
+					return (enum fault)f;
+	return FAULT_NONE;
+}
+
+/* The faults inside the library's expansion, through MPI's profiling
+ * interface: these definitions take the place of MPI's for the library
+ * too, and call MPI's own (PMPI_).  The tag is the library's
+ * synchronisation upward (common/malleable/mall_internal.h,
+ * MALL_TAG_UP); the first MPI_Comm_split of a spawned process is the
+ * synchronisation's first call. */
+#define SYNC_TAG_UP 7301
+static int sync_recv_posted;
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+	      MPI_Request *req)
+{
+	MPI_Comm parent;
+
+	if (fault == FAULT_SYNC_ERROR && tag == SYNC_TAG_UP &&
+	    PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent == MPI_COMM_NULL)
+		sync_recv_posted = 1; /* a source: the one mpirun started */
+	return PMPI_Irecv(buf, count, type, source, tag, comm, req);
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+	int rc = PMPI_Waitall(count, reqs, statuses);
+
+	if (sync_recv_posted && count > 0) {
+		sync_recv_posted = 0;
+		fault = FAULT_NONE; /* once */
+		fprintf(stderr, "psiplace-resize-demo: fault sync-error: MPI_Waitall of the "
+			"synchronisation returns MPI_ERR_OTHER\n");
+		return MPI_ERR_OTHER;
+	}
+	return rc;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
+{
+	MPI_Comm parent;
+
+	if (fault == FAULT_SPAWNED_EXIT && PMPI_Comm_get_parent(&parent) == MPI_SUCCESS &&
+	    parent != MPI_COMM_NULL) {
+		fprintf(stderr, "psiplace-resize-demo: fault spawned-exit: a spawned process exits "
+			"before the synchronisation\n");
+		_exit(3);
+	}
+	return PMPI_Comm_split(comm, color, key, out);
+}
+
 int main(int argc, char **argv)
 {
 	psiplace_mall_t *m;
@@ -408,6 +510,7 @@ int main(int argc, char **argv)
 	struct demo d;
 	int rc;
 
+	fault = fault_of(argc, argv);
 	MPI_Init(&argc, &argv);
 	if (psiplace_mall_init(&argc, &argv, &m, &err) < 0) {
 		fprintf(stderr, "psiplace: error: %s\n", err.text);

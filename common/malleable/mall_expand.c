@@ -133,7 +133,6 @@ static void merge_table(unsigned char *dst, const unsigned char *src, size_t n)
 			dst[i] = src[i];
 }
 
-/* Paper 4.3.  sub: my group's root and its spawners. */
 /* The first failed MPI call's code in *rc (MPI_ERRORS_RETURN). */
 static void keep_rc(int *rc, int r)
 {
@@ -141,16 +140,31 @@ static void keep_rc(int *rc, int r)
 		*rc = r;
 }
 
+/* A failed call on the way up goes into my group's slot, so that it
+ * travels up and down with the table and every process fails alike. */
+static void up_fail(struct expand *x, int rc, const char *call)
+{
+	char msg[MPI_MAX_ERROR_STRING], line[MALL_ERRLEN];
+	int len = 0;
+
+	if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+		snprintf(msg, sizeof(msg), "MPI error %d", rc);
+	snprintf(line, sizeof(line), "synchronising on %s: %s: %.120s", x->m->hosts[x->m->node],
+		 call, msg);
+	slot_fail(x, x->group, line);
+}
+
 /* Paper 4.3.  sub: my group's root and its spawners.  Every process goes
  * through every step even after a failed call, so that no peer waits for
- * it (the watchdog bounds each phase); a failure is reported at the end,
- * and a failed receive merges only zeros (the buffers start zeroed). */
+ * it (the watchdog bounds each phase).  A failure on the way up is carried
+ * by the table (up_fail); the received tables are merged only when every
+ * receive completed; a failure on the way down is reported at the end. */
 static int synchronise(struct expand *x, psiplace_error_t *err)
 {
 	unsigned char *in = calloc((size_t)(x->nkids ? x->nkids : 1), x->tlen);
 	MPI_Request *req = calloc((size_t)x->nkids + 1, sizeof(*req));
 	MPI_Comm sub = MPI_COMM_NULL;
-	int i, rc = MPI_SUCCESS, in_sub = x->lrank == 0 || x->nkids > 0;
+	int i, r, rc = MPI_SUCCESS, in_sub = x->lrank == 0 || x->nkids > 0;
 
 	if (!in || !req) {
 		free(in);
@@ -158,18 +172,23 @@ static int synchronise(struct expand *x, psiplace_error_t *err)
 		return psiplace_seterr(err, "malleable: out of memory");
 	}
 	mall_watchdog_phase(x->w, "the upside synchronisation");
-	keep_rc(&rc, MPI_Comm_split(x->world, in_sub ? 0 : MPI_UNDEFINED, x->lrank, &sub));
-	for (i = 0; i < x->nkids; i++) {
-		req[i] = MPI_REQUEST_NULL;
-		keep_rc(&rc, MPI_Irecv(in + (size_t)i * x->tlen, (int)x->tlen, MPI_UNSIGNED_CHAR, 0,
-				       MALL_TAG_UP, x->kids[i], &req[i]));
-	}
-	keep_rc(&rc, MPI_Waitall(x->nkids, req, MPI_STATUSES_IGNORE));
-	for (i = 0; i < x->nkids; i++)
-		merge_table(x->table, in + (size_t)i * x->tlen, x->tlen);
-	if (sub != MPI_COMM_NULL)
-		keep_rc(&rc, MPI_Allreduce(MPI_IN_PLACE, x->table, (int)x->tlen, MPI_UNSIGNED_CHAR,
-					   MPI_MAX, sub));
+	if ((r = MPI_Comm_split(x->world, in_sub ? 0 : MPI_UNDEFINED, x->lrank, &sub)))
+		up_fail(x, r, "splitting the group");
+	for (i = 0, r = MPI_SUCCESS; i < x->nkids && r == MPI_SUCCESS; i++)
+		if ((r = MPI_Irecv(in + (size_t)i * x->tlen, (int)x->tlen, MPI_UNSIGNED_CHAR, 0,
+				   MALL_TAG_UP, x->kids[i], &req[i])) != MPI_SUCCESS)
+			req[i] = MPI_REQUEST_NULL;
+	/* the receives posted complete in any case (a failed one is null) */
+	keep_rc(&r, MPI_Waitall(i, req, MPI_STATUSES_IGNORE));
+	if (r != MPI_SUCCESS)
+		up_fail(x, r, "receiving the outcome of the groups it spawned");
+	else
+		for (i = 0; i < x->nkids; i++)
+			merge_table(x->table, in + (size_t)i * x->tlen, x->tlen);
+	if (sub != MPI_COMM_NULL &&
+	    (r = MPI_Allreduce(MPI_IN_PLACE, x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, MPI_MAX,
+			       sub)) != MPI_SUCCESS)
+		up_fail(x, r, "combining the group's outcome");
 	if (x->group >= 0 && x->lrank == 0)
 		keep_rc(&rc, MPI_Send(x->table, (int)x->tlen, MPI_UNSIGNED_CHAR, 0, MALL_TAG_UP,
 				      x->parent));
@@ -194,13 +213,13 @@ static int synchronise(struct expand *x, psiplace_error_t *err)
 	/* a slot merged byte by byte from garbled input still ends */
 	for (i = -1; i < (int)x->plan->ngroups; i++)
 		slot_err(x, i)[SLOT - 1] = 0;
-	if (rc != MPI_SUCCESS)
-		return mall_mpi_err(err, rc, "malleable: expand to %zu nodes: synchronising the outcome",
-				    x->st->nnodes);
 	for (i = -1; i < (int)x->plan->ngroups; i++)
 		if (*slot_err(x, i))
 			return psiplace_seterr(err, "malleable: expand to %zu nodes: %s", x->st->nnodes,
 					       slot_err(x, i));
+	if (rc != MPI_SUCCESS)
+		return mall_mpi_err(err, rc, "malleable: expand to %zu nodes: synchronising the outcome",
+				    x->st->nnodes);
 	return 0;
 }
 
