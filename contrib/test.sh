@@ -282,7 +282,9 @@ st_fuzz() {
     name=${exe##*/fuzz_}
     work=$(mktemp -d)
     cp -r "tests/fuzz/corpus/$name/." "$work/" 2>/dev/null || true
-    if out=$("$exe" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 \
+    # UBSan recovers by default: a finding would be printed and the run
+    # go on to pass; halt_on_error makes it the fuzzer's crash
+    if out=$(UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$exe" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 \
                -artifact_prefix="$work/" "$work" 2>&1); then
       echo "fuzz $name: $(printf '%s\n' "$out" | grep -o 'Done [0-9]* runs.*' | tail -1)"
       rm -rf "$work"
