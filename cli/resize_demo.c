@@ -26,9 +26,9 @@
  * the failures the library must survive without hanging, made on purpose.
  * Known before MPI_Init (a spawned process's part of an expansion runs in
  * psiplace_mall_init), from the arguments every spawned process gets too. */
-enum fault { FAULT_NONE, FAULT_TS_AFTER_ZOMBIE, FAULT_ZOMBIE_DIES, FAULT_SPAWNED_EXIT,
-	     FAULT_SYNC_ERROR };
-static const char *const fault_names[] = { "none", "ts-after-zombie", "zombie-dies",
+enum fault { FAULT_NONE, FAULT_TS_AFTER_ZOMBIE, FAULT_ZOMBIE_DIES, FAULT_ZOMBIE_LEAVES,
+	     FAULT_SPAWNED_EXIT, FAULT_SYNC_ERROR };
+static const char *const fault_names[] = { "none", "ts-after-zombie", "zombie-dies", "zombie-leaves",
 					   "spawned-exit", "sync-error" };
 static enum fault fault;
 
@@ -56,7 +56,8 @@ static const char usage_text[] =
 	"--timing: rank 0 prints \"timing K expand|shrink FROM TO HOW SECONDS\" per resize (MPI_Wtime)\n"
 	"          and \"timing K release NODELIST SECONDS\" for giving nodes back.\n"
 	"--fault (test-only): ts-after-zombie (the first shrink ZS, the later ones TS), zombie-dies\n"
-	"          (a zombie is killed), spawned-exit (the spawned processes exit before the\n"
+	"          (a zombie is killed), zombie-leaves (a zombie finalizes and exits 0 at once\n"
+	"          instead of waiting for the job's end), spawned-exit (the spawned processes exit before the\n"
 	"          expansion's synchronisation), sync-error (the sources' rank 0 gets an MPI error\n"
 	"          receiving the synchronisation).\n"
 	"Start it with mpirun -np 1 inside a Slurm allocation; NODES count the allocation's nodes in order.\n";
@@ -136,7 +137,8 @@ static int parse(int argc, char **argv, struct demo *d)
 					break;
 			if (n == (int)(sizeof(fault_names) / sizeof(*fault_names))) {
 				fprintf(stderr, "psiplace: error: --fault: '%s' is not accepted; accepted: "
-					"ts-after-zombie, zombie-dies, spawned-exit, sync-error (test-only)\n",
+					"ts-after-zombie, zombie-dies, zombie-leaves, spawned-exit, "
+					"sync-error (test-only)\n",
 					v);
 				return -1;
 			}
@@ -303,6 +305,10 @@ static int run(psiplace_mall_t *m, const struct demo *d)
 		if (psiplace_mall_zombie(m)) {
 			if (fault == FAULT_ZOMBIE_DIES) /* as when its node is given back */
 				raise(SIGKILL);
+			if (fault == FAULT_ZOMBIE_LEAVES) { /* ends without meeting the others */
+				MPI_Finalize();
+				_exit(0);
+			}
 			return 0; /* idle until the job ends; its node stays taken */
 		}
 		report(m);

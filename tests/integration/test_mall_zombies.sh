@@ -6,9 +6,11 @@
 #  - ts-after-zombie: a zombie shrink 4 -> 3, then a TS shrink 3 -> 2: the
 #    TS shrink is refused by every process with one error line (its leavers
 #    would wait at the end for the survivors on a node given back), exit 1;
-#  - zombie-dies: the zombie of a shrink 4 -> 3 is killed (as when its node
-#    goes back to Slurm): the others leave the zombies' barrier at the end
-#    after T s with one warning line;
+#  - zombie-leaves: the zombie of a shrink 4 -> 3 finalizes and exits 0 at
+#    once, without waiting for the job's end: the others leave the zombies'
+#    barrier at the end after T s with one warning line, exit 0;
+#  - zombie-dies: the zombie is killed (as when its node goes back to
+#    Slurm): Hydra ends the whole job (BAD TERMINATION), nothing hangs;
 #  - spawned-exit: the processes spawned by the expansion exit before its
 #    synchronisation: the expansion ends (MPI error, the watchdog's line, or
 #    the launcher's end of the job), never waits on;
@@ -120,15 +122,22 @@ mpich_checks() {
   check_eq "ZS then TS: no node given back" "" "$(grep '^released' "$work/ts")"
   check_no_leftovers "ZS then TS: nothing of the job left on any node" "$job"
 
-  # ---- a zombie dies before the job's end
-  zrun mpich zd --shrink-to 3 --shrink-method zombie --fault zombie-dies
-  ended_in_time "zombie dies" zd
-  check_eq "zombie dies: one warning line, the others leave the zombies' barrier after $T s" \
+  # ---- a zombie that goes before the job's end: quietly (finalized, exit
+  # 0), the library's case; killed, Hydra's (it ends the whole job)
+  zrun mpich zl --shrink-to 3 --shrink-method zombie --fault zombie-leaves
+  ended_in_time "zombie leaves" zl
+  check_eq "zombie leaves: exit 0" 0 "$(cat "$work/zl.rc")" "$(cat "$work/zl")"
+  check_eq "zombie leaves: one warning line, the others leave the zombies' barrier after $T s" \
     "psiplace: warning: malleable: the job's zombies did not all meet at its end within $T s; leaving without them" \
-    "$(said zd | grep -v '^psiplace: error: ')" "$(cat "$work/zd")"
-  check_eq "zombie dies: the survivors report resize 2 (3 processes)" 3 \
-    "$(grep -c '^resize 2 rank [0-2] of 3 ' "$work/zd")" "$(cat "$work/zd")"
-  check_no_leftovers "zombie dies: nothing of the job left on any node" "$job"
+    "$(said zl)" "$(cat "$work/zl")"
+  check_eq "zombie leaves: the survivors report resize 2 (3 processes)" 3 \
+    "$(grep -c '^resize 2 rank [0-2] of 3 ' "$work/zl")" "$(cat "$work/zl")"
+  check_no_leftovers "zombie leaves: nothing of the job left on any node" "$job"
+  zrun mpich zd --shrink-to 3 --shrink-method zombie --fault zombie-dies
+  ended_in_time "zombie killed" zd
+  check_match "zombie killed: Hydra ends the job (BAD TERMINATION, exit not 0)" \
+    "^[1-9][0-9]* .*BAD TERMINATION" "$(cat "$work/zd.rc") $(tr '\n' ' ' <"$work/zd")"
+  check_no_leftovers "zombie killed: nothing of the job left on any node" "$job"
 
   # ---- the spawned processes exit before the synchronisation
   zrun mpich se --fault spawned-exit
@@ -148,7 +157,7 @@ mpich_checks() {
   check_no_leftovers "MPI error in the synchronisation: nothing of the job left on any node" "$job"
 
   check_eq "demo --fault: a usage error names the option, the value and what is accepted" \
-    "psiplace: error: --fault: 'x' is not accepted; accepted: ts-after-zombie, zombie-dies, spawned-exit, sync-error (test-only)" \
+    "psiplace: error: --fault: 'x' is not accepted; accepted: ts-after-zombie, zombie-dies, zombie-leaves, spawned-exit, sync-error (test-only)" \
     "$(settle; timeout -k 5 90 salloc -N1 -n1 timeout 60 "$mpich_prefix/bin/mpiexec" -launcher slurm -iface "$iface" -n 1 "$mdemo" --fault x --shrink-to 1 2>&1 | grep 'psiplace: error')"
 }
 if [ -n "$mpich_prefix" ]; then
