@@ -11,9 +11,10 @@
 #    barrier at the end after T s with one warning line, exit 0;
 #  - zombie-dies: the zombie is killed (as when its node goes back to
 #    Slurm): Hydra ends the whole job (BAD TERMINATION), nothing hangs;
-#  - spawned-exit: the processes spawned by the expansion exit before its
-#    synchronisation: the expansion ends (MPI error, the watchdog's line, or
-#    the launcher's end of the job), never waits on;
+#  - spawned-exit: the processes spawned by the expansion exit (status 3)
+#    before its synchronisation: MPICH reports nothing to the source
+#    waiting for them, and the watchdog ends it after T s with one line,
+#    exit 70;
 #  - sync-error: the sources' rank 0 gets an MPI error from the
 #    synchronisation's receive: every process fails the expansion with the
 #    same one error line (the failure travels with the synchronisation's
@@ -143,7 +144,11 @@ mpich_checks() {
   zrun mpich se --fault spawned-exit
   ended_in_time "spawned processes exit" se
   check_match "spawned processes exit: the fault happened" 'fault spawned-exit' "$(cat "$work/se")"
-  check_match "spawned processes exit: the job fails (exit not 0)" '^[1-9][0-9]*$' "$(cat "$work/se.rc")" "$(cat "$work/se")"
+  check_eq "spawned processes exit: the watchdog ends the waiting source (exit 70)" 70 "$(cat "$work/se.rc")" "$(cat "$work/se")"
+  check_eq "spawned processes exit: one error line" 1 "$(said se | wc -l)" "$(cat "$work/se")"
+  check_match "spawned processes exit: ... the watchdog's, naming the phase" \
+    "^psiplace: error: malleable: expand to 4 nodes \(hypercube\): the upside synchronisation did not finish within $T s \(node n[0-9]+, pid [0-9]+\)\$" \
+    "$(said se)"
   check_eq "spawned processes exit: no process reports an expansion" "" "$(grep '^resize 1 ' "$work/se")"
   check_no_leftovers "spawned processes exit: nothing of the job left on any node" "$job"
 
