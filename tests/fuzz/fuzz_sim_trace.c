@@ -251,7 +251,9 @@ static void gen_run(const uint8_t *data, size_t size)
 		o.exclusive = flags & 16;
 		o.overrun_run = flags & 32;
 		run(&t, nt.nodes, nt.n, &o);
-		if (flags & 64) {
+		/* malleable only unscaled: decisions every 5 s over runs scaled
+		 * to years take seconds an input (a long replay, not a wrong one) */
+		if ((flags & 65) == 64) {
 			psiplace_sim_malleable_init(&m);
 			m.rule = PSIPLACE_SIM_MALL_FRACTION;
 			m.fraction = 1;
