@@ -128,6 +128,9 @@ jobcomp_state() {
 }
 job_ended() { case $(jobcomp_state "$1") in ""|PENDING|REQUEUED*) return 1 ;; *) return 0 ;; esac; }
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
+# step_running JOB: the job's first srun step (JOB.0) exists (an srun still
+# creating its step when slurmctld goes away fails for want of a controller).
+step_running() { squeue -h -s -j "$1" -o %i | grep -qx "$1\\.0"; }
 node_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
 # Processes of MPI job $1 of this testbed that are still alive (the demo,
 # MPICH Hydra's proxies), as PID@NODE.
