@@ -100,9 +100,9 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	if (!req.mall_max && req.policy == PSIPLACE_POLICY_NONE)
 		return SLURM_SUCCESS;
 	if (job_desc->admin_comment) {
-		info("job_submit/psiplace: uid %u: an operator set AdminComment: the job is not "
-		     "malleable for psiplace-malleabled, which resizes others with the job's "
-		     "partition's or the cluster's policy in place of its own",
+		info("job_submit/psiplace: uid %u: an operator set AdminComment: psiplace-malleabled "
+		     "sees neither the job's range (not malleable) nor its own policy (its "
+		     "partition's or the cluster's used)",
 		     submit_uid);
 		return SLURM_SUCCESS;
 	}
