@@ -79,14 +79,28 @@ static int act(struct psiplace_md_out *o, enum psiplace_md_act kind, uint32_t jo
 	return 0;
 }
 
-/* AdminComment without an order: the range when it is known, else empty. */
+/* AdminComment = text, then the job's policy part (a blank between). */
+static int write_admin(struct psiplace_md_out *o, const struct psiplace_md_track *t,
+		       const char *text)
+{
+	char all[PSIPLACE_RCHAN_ADMIN_MAX];
+
+	if (t->policy_part && strlen(t->policy_part) < PSIPLACE_RCHAN_POLICY_MAX)
+		snprintf(all, sizeof(all), "%s%s%s", text, text[0] ? " " : "", t->policy_part);
+	else
+		snprintf(all, sizeof(all), "%s", text);
+	return act(o, PSIPLACE_MD_WRITE_ADMIN, t->job, all);
+}
+
+/* AdminComment without an order: the range when it is known, else empty
+ * (the policy part kept). */
 static int clear_order(struct psiplace_md_out *o, const struct psiplace_md_track *t)
 {
 	char range[64] = "";
 
 	if (t->max)
 		psiplace_rchan_range_format(t->min, t->max, range, sizeof(range));
-	return act(o, PSIPLACE_MD_WRITE_ADMIN, t->job, range);
+	return write_admin(o, t, range);
 }
 
 /* Cancel job J's grow helper of decision ID, pending or running unmerged. */
@@ -183,6 +197,7 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 	if (!t && !(t = psiplace_md_track_of(T, j->id, true)))
 		return -1;
 	t->seen = true;
+	t->policy_part = psiplace_rchan_policy_find(j->admin_comment);
 	if (range == 1) {
 		t->min = min;
 		t->max = max;
@@ -211,7 +226,7 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 	if (order != 1 || found.id != t->order.id) {
 		if (psiplace_rchan_order_format(&t->order, text, sizeof(text)) < 0)
 			return withdraw(in, o, t, "its order cannot be written");
-		return act(o, PSIPLACE_MD_WRITE_ADMIN, j->id, text);
+		return write_admin(o, t, text);
 	}
 	return 0;
 }
@@ -221,8 +236,10 @@ static int reconcile(const struct psiplace_md_input *in, struct psiplace_md_trac
 {
 	size_t i, k;
 
-	for (i = 0; i < T->n; i++)
+	for (i = 0; i < T->n; i++) {
 		T->t[i].seen = false;
+		T->t[i].policy_part = NULL;
+	}
 	for (i = 0; i < in->njobs; i++)
 		if (in->jobs[i].state == PSIPLACE_MD_RUNNING && reconcile_job(in, &in->jobs[i], T, o) < 0)
 			return -1;
@@ -293,7 +310,7 @@ static int give_orders(const struct psiplace_md_snapshot *s, const struct psipla
 		if (psiplace_rchan_order_format(&ord, text, sizeof(text)) < 0)
 			continue;
 		t->order = ord;
-		if (act(o, PSIPLACE_MD_WRITE_ADMIN, d->job, text) < 0)
+		if (write_admin(o, t, text) < 0)
 			return -1;
 	}
 	return 0;
@@ -310,9 +327,10 @@ int psiplace_md_cycle(const struct psiplace_md_input *in, const struct psiplace_
 
 	if (reconcile(in, T, out) < 0)
 		return psiplace_seterr(err, "psiplace-malleabled: out of memory");
-	if (psiplace_md_snapshot_build(in, T, p->max_pending, &p->rdec.cluster_policy, &s, err) < 0)
+	if (psiplace_md_snapshot_build(in, T, p->max_pending, p->psiconf, &s, err) < 0)
 		return -1;
 	out->skipped = s.skipped;
+	out->bad_policies = s.bad_policies;
 	psiplace_rdec_result_init(&r);
 	if (psiplace_rdec_decide(&s.state, &p->rdec, T->next_id, &r, &derr) < 0) {
 		rc = say(out, "no decision this cycle: %s", derr.text);

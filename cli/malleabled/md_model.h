@@ -17,6 +17,8 @@
 
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
+#include "psiplace/psiplace_conf.h"
 #include "psiplace/resize_channel.h"
 #include "psiplace/resize_decision.h"
 
@@ -33,6 +35,7 @@ struct psiplace_md_node {
 	bool usable;     /* not DOWN, DRAIN, FAIL or not responding */
 	enum psiplace_power_state power;
 	const char *partitions; /* comma-separated; NULL: none known */
+	uint64_t weight;        /* slurm.conf's Weight (the policies' weight tier) */
 };
 
 struct psiplace_md_part {
@@ -77,6 +80,10 @@ struct psiplace_md_track {
 	struct psiplace_rchan_order order; /* id 0: no order outstanding */
 	uint64_t noted_ack;             /* an acknowledgement id already logged */
 	bool seen;                      /* running in this cycle's records */
+	/* the policy part of its AdminComment in this cycle's records
+	 * (psiplace/resize_channel.h), kept in every AdminComment the cycle
+	 * writes; NULL: none.  Points into the cycle's input. */
+	const char *policy_part;
 };
 
 struct psiplace_md_tracks {
@@ -104,6 +111,9 @@ struct psiplace_md_snapshot {
 	struct psiplace_rdec_pending *pending;
 	uint32_t *positions; /* every node list, one block */
 	size_t npositions;
+	struct psiplace_priorityf **fns; /* the jobs' own PRIORITY functions, compiled */
+	size_t nfns;
+	size_t bad_policies; /* jobs whose policy part was malformed: theirs not used */
 	size_t skipped;      /* running jobs left out: a node Slurm did not list, or a batch
 			      * host another job of the snapshot holds */
 };
@@ -114,10 +124,15 @@ void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s);
  * in-progress orders, last resizes).  Pending jobs: eligible ones that are
  * not psiplace's grow helpers, highest priority first (then lower id), at
  * most max_pending.  A malleable job's MAX is cut to its partition's
- * MaxNodes and size.  -1 with err: out of memory. */
+ * MaxNodes and size.  Each job's policy is its own, from the policy part
+ * of its AdminComment (NONE without one, or with a malformed one, counted
+ * in bad_policies: the decision then takes its partition's or the
+ * cluster's); each node carries its Weight and, from psiconf (NULL:
+ * none), its Speed, Priority, ChargeRate and PriorityFunction, as the
+ * select plugin rates it.  -1 with err: out of memory. */
 int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 			       const struct psiplace_md_tracks *T, size_t max_pending,
-			       const struct psiplace_rdec_policy *cluster_policy,
+			       const struct psiplace_psiconf *psiconf,
 			       struct psiplace_md_snapshot *s, psiplace_error_t *err);
 /* The nodes at positions pos[0..n-1] as a comma-separated list; -1 when
  * it does not fit len bytes. */
@@ -132,7 +147,7 @@ enum psiplace_md_act {
 struct psiplace_md_action {
 	enum psiplace_md_act kind;
 	uint32_t job;
-	char text[PSIPLACE_RCHAN_LINE_MAX];
+	char text[PSIPLACE_RCHAN_ADMIN_MAX];
 };
 
 /* What one cycle asks of slurmctld and says, in order. */
@@ -144,13 +159,17 @@ struct psiplace_md_out {
 	char **decision; /* the decision lines alone (what --once prints) */
 	size_t ndecision, capdecision;
 	size_t skipped;  /* running jobs the snapshot left out (md_snapshot's skipped) */
+	size_t bad_policies; /* jobs whose own policy could not be read (md_snapshot's) */
 };
 
 void psiplace_md_out_init(struct psiplace_md_out *o);
 void psiplace_md_out_free(struct psiplace_md_out *o);
 
 struct psiplace_md_params {
+	/* the decision's parameters: psiplace.conf's Malleable* keys and
+	 * PartitionName lines, the plugstack line's policy and function */
 	struct psiplace_rdec_params rdec;
+	const struct psiplace_psiconf *psiconf; /* nodes' attributes; NULL: none */
 	int64_t ack_timeout;  /* seconds */
 	size_t max_pending;
 	bool log_nothing;     /* log NOTHING decisions too (not only changes of reason) */

@@ -283,7 +283,7 @@ Test(malleabled, snapshot_pending_by_priority_without_helpers_or_held_jobs)
 	job(&r, 8, PSIPLACE_MD_PENDING, NULL, 1)->eligible = false;
 	job(&r, 9, PSIPLACE_MD_PENDING, NULL, 0)->priority = 50;
 	r.jobs[1].start = NOW + 30;
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.npending, 3);
@@ -297,7 +297,7 @@ Test(malleabled, snapshot_pending_by_priority_without_helpers_or_held_jobs)
 	cr_assert_eq(s.state.pending[1].planned_start, PSIPLACE_RDEC_UNKNOWN);
 	cr_assert_eq(s.state.pending[2].id, 5);
 	psiplace_md_snapshot_free(&s);
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 1, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 1, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.npending, 1, "capped at max_pending");
@@ -320,7 +320,7 @@ Test(malleabled, snapshot_shared_nodes_stay_with_the_malleable_job)
 	t = psiplace_md_track_of(&r.T, 11, true);
 	t->min = 1;
 	t->max = 8;
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.nrunning, 2);
@@ -348,7 +348,7 @@ Test(malleabled, snapshot_batch_host_first)
 	rec(&r, 4);
 	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->batch_host = "n3";
 	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1);
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.nrunning, 1);
@@ -359,7 +359,7 @@ Test(malleabled, snapshot_batch_host_first)
 	cr_assert_eq(s.state.running[0].nodes[3], 3);
 	psiplace_md_snapshot_free(&s);
 	r.jobs[0].batch_host = "n9";
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.running[0].nodes[0], 0, "a batch host not in NodeList: its order");
@@ -449,4 +449,106 @@ Test(malleabled, state_file_errors_one_line)
 	cr_assert_str_eq(err.text, "st: truncated (no next_id line)");
 	cr_assert_eq(T.n, 0);
 	cr_assert_eq(T.next_id, 1);
+}
+
+/* --- each job's own policy, from the policy part of its AdminComment --- */
+
+Test(malleabled, shrink_names_the_nodes_of_the_waiting_jobs_own_policy)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=FIRSTAVAILABLE";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n2) for job 11, decision 1");
+	r.jobs[1].admin_comment = NULL; /* none: the cluster's LASTAVAILABLE */
+	psiplace_md_tracks_free(&r.T);
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n4) for job 11, decision 1");
+	finish(&r);
+}
+
+/* Speeds and priorities from psiplace.conf (as the testbed's): FASTEST
+ * takes n3, PRIORITY - SPEED n2 (18; n1 9, n3 2, n4 0.5). */
+Test(malleabled, a_waiting_jobs_priority_function_and_psiconf_speeds)
+{
+	static const char conf[] = "NodeName=n1 Speed=1.0 Priority=10\nNodeName=n2 Speed=2.0 Priority=20\n"
+				   "NodeName=n3 Speed=3.0 Priority=5\nNodeName=n4 Speed=0.5 Priority=1\n";
+	struct psiplace_psiconf pc;
+	psiplace_error_t err;
+	struct rec r;
+
+	cr_assert_eq(psiplace_psiconf_parse(conf, strlen(conf), "psiplace.conf", &pc, &err), 0, "%s",
+		     err.text);
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	r.p.psiconf = &pc;
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=FASTEST";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n3) for job 11, decision 1");
+	psiplace_md_tracks_free(&r.T);
+	r.jobs[1].admin_comment = "psiplace-policy=PRIORITY;PRIORITY - SPEED";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n2) for job 11, decision 1");
+	/* without psiconf every speed is 1.0: FASTEST ties, index order */
+	psiplace_md_tracks_free(&r.T);
+	r.p.psiconf = NULL;
+	r.jobs[1].admin_comment = "psiplace-policy=FASTEST";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n2) for job 11, decision 1");
+	finish(&r);
+	psiplace_psiconf_free(&pc);
+}
+
+Test(malleabled, a_malformed_policy_part_falls_back_and_is_counted)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=FAST";
+	job(&r, 12, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=PRIORITY;SPEED +";
+	r.jobs[2].priority = 1;
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n4) for job 11, decision 1");
+	cr_assert_eq(r.out.bad_policies, 2);
+	finish(&r);
+}
+
+Test(malleabled, grow_by_the_malleable_jobs_own_policy_and_orders_keep_it)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+	char held[sizeof(r.out.a[0].text)];
+
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-2 psiplace-policy=LASTAVAILABLE";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 1 (n4), decision 1");
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10,
+		      "psiplace-resize=1;grow;1;1000060 psiplace-policy=LASTAVAILABLE");
+	snprintf(held, sizeof(held), "%s", r.out.a[0].text);
+	j->admin_comment = held;
+	j->comment = "psiplace-ack=1;failed;1;no helper";
+	run(&r);
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10,
+		      "psiplace-malleable=1-2 psiplace-policy=LASTAVAILABLE");
+	/* slurmctld lost the order: written again with the policy part */
+	j->comment = NULL;
+	j->admin_comment = "psiplace-malleable=1-2 psiplace-policy=PRIORITY;SPEED";
+	r.T.t[0].order.id = 1;
+	r.T.t[0].order.kind = PSIPLACE_RCHAN_GROW;
+	r.T.t[0].order.k = 1;
+	r.T.t[0].order.deadline = NOW + 60;
+	run(&r);
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10,
+		      "psiplace-resize=1;grow;1;1000060 psiplace-policy=PRIORITY;SPEED");
+	finish(&r);
 }
