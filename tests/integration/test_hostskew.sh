@@ -36,9 +36,14 @@ old_spank() {
   [ -z "$old_so" ] || return 0
   local dir=$PSIPLACE_BUILD_DIR/hostskew-old/${old_commit:0:12}
   local slurm_src=${PSIPLACE_SLURM_SRC-$("$cluster" slurm-src)} t0=$SECONDS
-  if [ -f "$dir/psiplace.so" ]; then old_so=$dir/psiplace.so; return 0; fi
-  if ! git -C "$src_dir" rev-parse --git-dir >/dev/null 2>&1; then
-    old_rc=1 old_why="$src_dir is not a git checkout: the older psiplace (commit ${old_commit:0:12}) is built from its history"
+  if [ -f "$dir/psiplace.so" ]; then
+    old_so=$dir/psiplace.so
+    echo "# the older psiplace.so (commit ${old_commit:0:12}), built before: $old_so"
+    return 0
+  fi
+  local err
+  if ! err=$(git -C "$src_dir" rev-parse --git-dir 2>&1 >/dev/null); then
+    old_rc=1 old_why="the older psiplace (commit ${old_commit:0:12}) is built from the history of a git checkout; $src_dir: ${err//$'\n'/ }"
     return 1
   fi
   if ! git -C "$src_dir" cat-file -e "$old_commit^{commit}" 2>/dev/null; then
