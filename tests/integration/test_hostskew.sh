@@ -34,8 +34,10 @@ old_commit=1f3698a34816f501a13ed3d782a69b2877a42797
 old_spank() {
   old_so=${PSIPLACE_HOSTSKEW_OLD_SPANK:-} old_rc=0 old_why=
   [ -z "$old_so" ] || return 0
-  local dir=$PSIPLACE_BUILD_DIR/hostskew-old/${old_commit:0:12}
-  local slurm_src=${PSIPLACE_SLURM_SRC-$("$cluster" slurm-src)} t0=$SECONDS
+  local slurm_src=${PSIPLACE_SLURM_SRC-$("$cluster" slurm-src)} t0=$SECONDS v
+  # one build per Slurm tree the build directory is configured with
+  v=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"$/\1/p' "$slurm_src/config.h" 2>/dev/null)
+  local dir=$PSIPLACE_BUILD_DIR/hostskew-old/${old_commit:0:12}-slurm-${v:-installed}
   if [ -f "$dir/psiplace.so" ]; then
     old_so=$dir/psiplace.so
     echo "# the older psiplace.so (commit ${old_commit:0:12}), built before: $old_so"

@@ -45,7 +45,7 @@ if [ -n "$dbd_why" ] && [ "${PSIPLACE_REQUIRE_ACCOUNTING:-0}" = 1 ]; then
   echo "Bail out! PSIPLACE_REQUIRE_ACCOUNTING=1 but the upgrade cannot run slurmdbd: $dbd_why"
   exit 1
 fi
-[ -n "$dbd_why" ] || export PSIPLACE_ACCOUNTING=dbd
+if [ -n "$dbd_why" ]; then export PSIPLACE_ACCOUNTING=none; else export PSIPLACE_ACCOUNTING=dbd; fi
 # The testbed starts as 24.11 with its build; SlurmdTimeout raised for the
 # upgrade, as the guide asks (no node may be marked DOWN meanwhile).
 export PSIPLACE_SLURM=24.11 PSIPLACE_BUILD_DIR=$old_build
