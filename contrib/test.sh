@@ -35,8 +35,8 @@
 #   t24/t26  build-24.11, integration-24.11 (instance 2), then build-26.05,
 #            integration-26.05 (instance 3, with MPICH), one after the other,
 #            then upgrade-24.11-26.05 (instance 3: the 24.11 testbed with
-#            psiplace and jobs, upgraded in place to 26.05, all daemons at once
-#            and rolling; about 100 s for both)
+#            psiplace, slurmdbd and jobs, upgraded in place to 26.05, slurmdbd
+#            first, then all daemons at once and rolling; about 190 s for both)
 # Each stage's output goes to build/ci/NAME.log and is printed whole, in the
 # fixed order above, once every lane has ended; a failing stage never stops
 # another lane (a stage whose build failed is reported skipped).  At the end a
