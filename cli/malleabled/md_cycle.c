@@ -89,6 +89,22 @@ static int clear_order(struct psiplace_md_out *o, const struct psiplace_md_track
 	return act(o, PSIPLACE_MD_WRITE_ADMIN, t->job, range);
 }
 
+/* The counter moves past an id a daemon gave (found in a job's fields). */
+static void move_past(struct psiplace_md_tracks *T, uint64_t id)
+{
+	if (id >= T->next_id && id < PSIPLACE_MD_ID_MAX)
+		T->next_id = id + 1;
+}
+
+/* Whether this cycle already cancels job id (an earlier action). */
+static bool cancelling(const struct psiplace_md_out *o, uint32_t id)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->a[i].kind == PSIPLACE_MD_CANCEL && o->a[i].job == id)
+			return true;
+	return false;
+}
+
 /* Cancel job J's grow helper of decision ID, pending or running unmerged. */
 static int cancel_helper(const struct psiplace_md_input *in, struct psiplace_md_out *o,
 			 uint32_t job, uint64_t id)
@@ -99,7 +115,8 @@ static int cancel_helper(const struct psiplace_md_input *in, struct psiplace_md_
 	for (size_t i = 0; i < in->njobs; i++) {
 		const struct psiplace_md_job *h = &in->jobs[i];
 
-		if (h->state == PSIPLACE_MD_OTHER || !h->name || strcmp(h->name, name))
+		if (h->state == PSIPLACE_MD_OTHER || !h->name || strcmp(h->name, name) ||
+		    cancelling(o, h->id))
 			continue;
 		if (act(o, PSIPLACE_MD_CANCEL, h->id, NULL) < 0 ||
 		    say(o, "job %" PRIu32 ": cancelling its grow helper %" PRIu32 " (%s)", job,
@@ -171,6 +188,7 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 			 struct psiplace_md_tracks *T, struct psiplace_md_out *o)
 {
 	struct psiplace_rchan_order found;
+	struct psiplace_rchan_ack ack;
 	uint32_t min, max;
 	psiplace_error_t err;
 	struct psiplace_md_track *t = psiplace_md_track_of(T, j->id, false);
@@ -187,9 +205,13 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 		t->min = min;
 		t->max = max;
 	}
+	/* a daemon gave the id of an acknowledgement: one that lost its state
+	 * file would otherwise count from 1 again, and the job's old
+	 * acknowledgement would answer a new decision of the same id */
+	if (j->comment && psiplace_rchan_ack_parse(j->comment, &ack, &err) == 1)
+		move_past(T, ack.id);
 	if (order == 1 && found.id != t->order.id) {
-		if (found.id >= T->next_id)
-			T->next_id = found.id + 1;
+		move_past(T, found.id);
 		if (!t->order.id) { /* our own order, from before a restart without state */
 			t->order = found;
 			if (say(o, "job %" PRIu32 ": adopting decision %" PRIu64 " found in its "
@@ -242,6 +264,54 @@ static int reconcile(const struct psiplace_md_input *in, struct psiplace_md_trac
 		T->t[k++] = *t;
 	}
 	T->n = k;
+	return 0;
+}
+
+/* The job and decision a helper's name stands for (psiplace-grow-J-ID);
+ * false when the rest of the name is not J-ID. */
+static bool helper_name(const char *name, uint32_t *job, uint64_t *id)
+{
+	unsigned long long j, d;
+	char back[64];
+
+	name += strlen(PSIPLACE_MD_HELPER_PREFIX);
+	/* exactly the text the job's side writes: plain decimals, one '-' */
+	if (sscanf(name, "%llu-%llu", &j, &d) != 2 || !j || j > UINT32_MAX || !d ||
+	    snprintf(back, sizeof(back), "%llu-%llu", j, d) >= (int)sizeof(back) ||
+	    strcmp(back, name))
+		return false;
+	*job = (uint32_t)j;
+	*id = d;
+	return true;
+}
+
+/* Every grow helper, pending or running, that no outstanding grow order
+ * stands for: one the job's side left (it died, or overstayed the
+ * deadline), one of an order withdrawn or of a job that ended while the
+ * daemon was down, one made by hand.  A merged helper has ended. */
+static int sweep_helpers(const struct psiplace_md_input *in, struct psiplace_md_tracks *T,
+			 struct psiplace_md_out *o)
+{
+	size_t plen = strlen(PSIPLACE_MD_HELPER_PREFIX);
+
+	for (size_t i = 0; i < in->njobs; i++) {
+		const struct psiplace_md_job *h = &in->jobs[i];
+		const struct psiplace_md_track *t;
+		uint32_t job;
+		uint64_t id;
+
+		if (h->state == PSIPLACE_MD_OTHER || !h->name ||
+		    strncmp(h->name, PSIPLACE_MD_HELPER_PREFIX, plen) || cancelling(o, h->id))
+			continue;
+		if (helper_name(h->name, &job, &id) && (t = psiplace_md_track_of(T, job, false)) &&
+		    t->order.id == id && t->order.kind == PSIPLACE_RCHAN_GROW)
+			continue;
+		if (act(o, PSIPLACE_MD_CANCEL, h->id, NULL) < 0 ||
+		    say(o, "cancelling grow helper %" PRIu32 " (%s): no outstanding decision "
+			   "stands for it",
+			h->id, h->name) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -308,7 +378,7 @@ int psiplace_md_cycle(const struct psiplace_md_input *in, const struct psiplace_
 	psiplace_error_t derr;
 	int rc;
 
-	if (reconcile(in, T, out) < 0)
+	if (reconcile(in, T, out) < 0 || sweep_helpers(in, T, out) < 0)
 		return psiplace_seterr(err, "psiplace-malleabled: out of memory");
 	if (psiplace_md_snapshot_build(in, T, p->max_pending, &p->rdec.cluster_policy, &s, err) < 0)
 		return -1;

@@ -20,8 +20,14 @@
 #include "psiplace/resize_channel.h"
 #include "psiplace/resize_decision.h"
 
-/* The helper allocation a job requests for a grow: psiplace-grow-J-ID. */
+/* The helper allocation a job requests for a grow: psiplace-grow-J-ID.
+ * The prefix is reserved: a pending or running job of that name that no
+ * outstanding grow order stands for is cancelled (md_cycle.c's sweep). */
 #define PSIPLACE_MD_HELPER_PREFIX "psiplace-grow-"
+/* Decision ids stay below this (one a second for 285 million years): an
+ * acknowledgement naming a larger id (a user writes any into Comment)
+ * does not move the counter, so no user can make it wrap. */
+#define PSIPLACE_MD_ID_MAX (UINT64_C(1) << 53)
 /* Pending jobs one decision reads (the highest priority ones): bounds the
  * decision's cost; the rest cannot start before these anyway. */
 #define PSIPLACE_MD_MAX_PENDING_DEFAULT 1000
@@ -159,11 +165,15 @@ struct psiplace_md_params {
 /* One cycle on the records: (1) every running job's AdminComment and
  * Comment against its track — the range learnt, an order found in
  * AdminComment adopted (after a restart without state, the id counter
- * moves past it), an order not in AdminComment written again, an
+ * moves past it, and past the id of an acknowledgement in Comment, so
+ * that no new decision is answered by an old acknowledgement), an order
+ * not in AdminComment written again, an
  * acknowledgement of the current order clears it (AdminComment back to
  * the range), one past its deadline is withdrawn (AdminComment back to
  * the range, the grow helper cancelled); tracks of jobs no longer running
- * are dropped (their helper cancelled); (2) the decision; (3) an order per
+ * are dropped (their helper cancelled); (2) the sweep: every grow helper
+ * (PSIPLACE_MD_HELPER_PREFIX), pending or running, that no outstanding
+ * grow order stands for is cancelled; (3) the decision; (4) an order per
  * SHRINK/GROW, its id taken from T->next_id.  T is updated: the caller
  * saves it BEFORE it carries out the actions, so that an id written into
  * a job is never given again.  A snapshot the decision refuses (a node

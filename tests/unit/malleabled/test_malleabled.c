@@ -270,6 +270,107 @@ Test(malleabled, ended_job_track_dropped_and_helper_cancelled)
 	finish(&r);
 }
 
+Test(malleabled, sweep_cancels_every_helper_no_outstanding_grow_stands_for)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+	static const char *const orphans[] = {
+		"psiplace-grow-10-7",  /* an old decision of the job */
+		"psiplace-grow-99-1",  /* a job that is not running */
+		"psiplace-grow-10-01", /* not the text the job's side writes */
+		"psiplace-grow-10-1x", "psiplace-grow-",
+	};
+
+	rec(&r, 4);
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	cr_assert_eq(r.T.t[0].order.id, 1);
+	j->admin_comment = "psiplace-resize=1;grow;3;1000060";
+	job(&r, 30, PSIPLACE_MD_PENDING, NULL, 3)->name = "psiplace-grow-10-1";
+	for (size_t i = 0; i < sizeof(orphans) / sizeof(orphans[0]); i++)
+		job(&r, 31 + (uint32_t)i, i % 2 ? PSIPLACE_MD_RUNNING : PSIPLACE_MD_PENDING,
+		    i % 2 ? "n4" : NULL, 1)->name = orphans[i];
+	job(&r, 40, PSIPLACE_MD_OTHER, NULL, 1)->name = "psiplace-grow-10-3"; /* ended */
+	run(&r);
+	cr_assert_eq(r.out.n, 5, "one cancel per orphan, none for decision 1's helper");
+	for (size_t i = 0; i < 5; i++) {
+		char line[160];
+
+		assert_action(&r, i, PSIPLACE_MD_CANCEL, 31 + (uint32_t)i, NULL);
+		snprintf(line, sizeof(line),
+			 "cancelling grow helper %zu (%s): no outstanding decision stands for it",
+			 31 + i, orphans[i]);
+		cr_assert(said(&r, line), "%s", line);
+	}
+	cr_assert_eq(r.T.t[0].order.id, 1, "the order stands");
+	finish(&r);
+}
+
+Test(malleabled, sweep_after_an_ack_failed_cancels_the_helper_once)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	j->admin_comment = "psiplace-resize=1;grow;3;1000060";
+	j->comment = "psiplace-ack=1;failed;1;no_node";
+	job(&r, 30, PSIPLACE_MD_PENDING, NULL, 3)->name = "psiplace-grow-10-1";
+	run(&r);
+	cr_assert(said(&r, "job 10: cancelling its grow helper 30 (psiplace-grow-10-1)"));
+	size_t cancels = 0;
+
+	for (size_t i = 0; i < r.out.n; i++)
+		cancels += r.out.a[i].kind == PSIPLACE_MD_CANCEL;
+	cr_assert_eq(cancels, 1, "one scancel, not one more by the sweep");
+	finish(&r);
+}
+
+Test(malleabled, restart_without_state_counts_past_the_ack_in_comment)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	/* the order 41 was acknowledged and cleared before the state was lost */
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	j->comment = "psiplace-ack=41;done;1";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 3 (n2,n3,n4), decision 42");
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10, "psiplace-resize=42;grow;3;1000060");
+	cr_assert_eq(r.T.next_id, 43);
+	/* the old acknowledgement does not answer decision 42 */
+	j->admin_comment = "psiplace-resize=42;grow;3;1000060";
+	run(&r);
+	cr_assert_eq(r.T.t[0].order.id, 42);
+	cr_assert_eq(r.out.n, 0);
+	finish(&r);
+}
+
+Test(malleabled, ack_id_beyond_the_id_range_does_not_move_the_counter)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	j->comment = "psiplace-ack=18446744073709551615;done;1";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 3 (n2,n3,n4), decision 1");
+	cr_assert_eq(r.T.next_id, 2);
+	j->comment = "psiplace-ack=9007199254740991;done;1"; /* PSIPLACE_MD_ID_MAX - 1 */
+	run(&r);
+	cr_assert_eq(r.T.next_id, PSIPLACE_MD_ID_MAX);
+	finish(&r);
+}
+
 Test(malleabled, snapshot_pending_by_priority_without_helpers_or_held_jobs)
 {
 	struct rec r;
