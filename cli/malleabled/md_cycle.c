@@ -126,13 +126,43 @@ static int cancel_helper(const struct psiplace_md_input *in, struct psiplace_md_
 	return 0;
 }
 
-static int withdraw(const struct psiplace_md_input *in, struct psiplace_md_out *o,
-		    struct psiplace_md_track *t, const char *why)
+/* A shrink's outcome: refused (acknowledged failed, or withdrawn) starts
+ * or doubles the job's shrink back-off, carried out ends it; so a job that
+ * cannot give nodes back is not asked again every MalleableMinInterval. */
+static int shrink_outcome(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+			  struct psiplace_md_out *o, struct psiplace_md_track *t, bool done)
+{
+	int64_t wait = p->rdec.min_interval > PSIPLACE_MD_BACKOFF_MIN ? p->rdec.min_interval
+								      : PSIPLACE_MD_BACKOFF_MIN;
+
+	if (t->order.kind != PSIPLACE_RCHAN_SHRINK)
+		return 0;
+	if (done) {
+		t->refusals = 0;
+		t->no_shrink_until = 0;
+		return 0;
+	}
+	if (t->refusals < 32)
+		t->refusals++;
+	for (uint32_t i = 1; i < t->refusals && wait < PSIPLACE_MD_BACKOFF_MAX; i++)
+		wait *= 2;
+	if (wait > PSIPLACE_MD_BACKOFF_MAX)
+		wait = PSIPLACE_MD_BACKOFF_MAX;
+	t->no_shrink_until = in->now + wait;
+	return say(o,
+		   "job %" PRIu32 ": shrink refused %" PRIu32 " time%s in a row: no shrink "
+		   "order for %" PRId64 " s",
+		   t->job, t->refusals, t->refusals == 1 ? "" : "s", wait);
+}
+
+static int withdraw(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		    struct psiplace_md_out *o, struct psiplace_md_track *t, const char *why)
 {
 	uint64_t id = t->order.id;
 	bool grow = t->order.kind == PSIPLACE_RCHAN_GROW;
 
-	if (say(o, "job %" PRIu32 ": decision %" PRIu64 " withdrawn (%s)", t->job, id, why) < 0)
+	if (say(o, "job %" PRIu32 ": decision %" PRIu64 " withdrawn (%s)", t->job, id, why) < 0 ||
+	    shrink_outcome(in, p, o, t, false) < 0)
 		return -1;
 	memset(&t->order, 0, sizeof(t->order));
 	t->last_resize = in->now; /* no new order at once: MalleableMinInterval */
@@ -142,8 +172,9 @@ static int withdraw(const struct psiplace_md_input *in, struct psiplace_md_out *
 }
 
 /* An acknowledgement in Comment of the job's current order. */
-static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md_job *j,
-		    struct psiplace_md_out *o, struct psiplace_md_track *t)
+static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		    const struct psiplace_md_job *j, struct psiplace_md_out *o,
+		    struct psiplace_md_track *t)
 {
 	struct psiplace_rchan_ack a;
 	psiplace_error_t err;
@@ -176,6 +207,8 @@ static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md
 		j->id, a.size, j->num_nodes) < 0)
 		return -1;
 	t->last_resize = in->now;
+	if (shrink_outcome(in, p, o, t, a.done) < 0)
+		return -1;
 	if (!a.done && t->order.kind == PSIPLACE_RCHAN_GROW &&
 	    cancel_helper(in, o, t->job, t->order.id) < 0)
 		return -1;
@@ -184,8 +217,9 @@ static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md
 }
 
 /* One running job's AdminComment and Comment against its track. */
-static int reconcile_job(const struct psiplace_md_input *in, const struct psiplace_md_job *j,
-			 struct psiplace_md_tracks *T, struct psiplace_md_out *o)
+static int reconcile_job(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+			 const struct psiplace_md_job *j, struct psiplace_md_tracks *T,
+			 struct psiplace_md_out *o)
 {
 	struct psiplace_rchan_order found;
 	struct psiplace_rchan_ack ack;
@@ -222,31 +256,32 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 	}
 	if (!t->order.id)
 		return 0;
-	if (take_ack(in, j, o, t) < 0)
+	if (take_ack(in, p, j, o, t) < 0)
 		return -1;
 	if (!t->order.id)
 		return 0;
 	if (in->now > t->order.deadline)
-		return withdraw(in, o, t, "not acknowledged by its deadline");
+		return withdraw(in, p, o, t, "not acknowledged by its deadline");
 	/* slurmctld lost the write (unreachable, restarted) or someone
 	 * overwrote it: write it again */
 	if (order != 1 || found.id != t->order.id) {
 		if (psiplace_rchan_order_format(&t->order, text, sizeof(text)) < 0)
-			return withdraw(in, o, t, "its order cannot be written");
+			return withdraw(in, p, o, t, "its order cannot be written");
 		return act(o, PSIPLACE_MD_WRITE_ADMIN, j->id, text);
 	}
 	return 0;
 }
 
-static int reconcile(const struct psiplace_md_input *in, struct psiplace_md_tracks *T,
-		     struct psiplace_md_out *o)
+static int reconcile(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		     struct psiplace_md_tracks *T, struct psiplace_md_out *o)
 {
 	size_t i, k;
 
 	for (i = 0; i < T->n; i++)
 		T->t[i].seen = false;
 	for (i = 0; i < in->njobs; i++)
-		if (in->jobs[i].state == PSIPLACE_MD_RUNNING && reconcile_job(in, &in->jobs[i], T, o) < 0)
+		if (in->jobs[i].state == PSIPLACE_MD_RUNNING &&
+		    reconcile_job(in, p, &in->jobs[i], T, o) < 0)
 			return -1;
 	for (i = k = 0; i < T->n; i++) {
 		struct psiplace_md_track *t = &T->t[i];
@@ -378,7 +413,7 @@ int psiplace_md_cycle(const struct psiplace_md_input *in, const struct psiplace_
 	psiplace_error_t derr;
 	int rc;
 
-	if (reconcile(in, T, out) < 0 || sweep_helpers(in, T, out) < 0)
+	if (reconcile(in, p, T, out) < 0 || sweep_helpers(in, T, out) < 0)
 		return psiplace_seterr(err, "psiplace-malleabled: out of memory");
 	if (psiplace_md_snapshot_build(in, T, p->max_pending, &p->rdec.cluster_policy, &s, err) < 0)
 		return -1;

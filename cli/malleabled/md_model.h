@@ -75,11 +75,19 @@ struct psiplace_md_input {
 	size_t njobs;
 };
 
+/* A refused shrink (acknowledged failed, or withdrawn unacknowledged):
+ * no shrink order for max(MalleableMinInterval, this) seconds, doubled
+ * with every refusal in a row, at most PSIPLACE_MD_BACKOFF_MAX. */
+#define PSIPLACE_MD_BACKOFF_MIN 10
+#define PSIPLACE_MD_BACKOFF_MAX 3600
+
 /* What the daemon remembers of one running malleable job. */
 struct psiplace_md_track {
 	uint32_t job;
 	uint32_t min, max;              /* from AdminComment's range; 0 0: not known */
 	int64_t last_resize;            /* <= 0: never */
+	uint32_t refusals;              /* shrinks refused in a row (0: none) */
+	int64_t no_shrink_until;        /* no shrink order before this time */
 	struct psiplace_rchan_order order; /* id 0: no order outstanding */
 	uint64_t noted_ack;             /* an acknowledgement id already logged */
 	bool seen;                      /* running in this cycle's records */
@@ -97,7 +105,8 @@ void psiplace_md_tracks_free(struct psiplace_md_tracks *T);
 struct psiplace_md_track *psiplace_md_track_of(struct psiplace_md_tracks *T, uint32_t job,
 					       bool add);
 /* The state file: "psiplace-malleabled 1", "next_id N", then one line per
- * track: "job J MIN MAX LAST_RESIZE ORDER" (ORDER the order's text or -). */
+ * track: "job J MIN MAX LAST_RESIZE ORDER" (ORDER the order's text or -),
+ * followed by " REFUSALS NO_SHRINK_UNTIL" when a shrink was refused. */
 long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out);
 int psiplace_md_tracks_parse(const char *text, const char *file, struct psiplace_md_tracks *T,
 			     psiplace_error_t *err);
@@ -117,9 +126,10 @@ struct psiplace_md_snapshot {
 void psiplace_md_snapshot_init(struct psiplace_md_snapshot *s);
 void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s);
 /* The decision's state from the records and the tracks (ranges,
- * in-progress orders, last resizes).  Pending jobs: eligible ones that are
- * not psiplace's grow helpers, highest priority first (then lower id), at
- * most max_pending.  A malleable job's MAX is cut to its partition's
+ * in-progress orders, last resizes; a job within its shrink back-off has
+ * MIN raised to its size, so that it may grow but not shrink).  Pending
+ * jobs: eligible ones that are not psiplace's grow helpers, highest
+ * priority first (then lower id), at most max_pending.  A malleable job's MAX is cut to its partition's
  * MaxNodes and size.  -1 with err: out of memory. */
 int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 			       const struct psiplace_md_tracks *T, size_t max_pending,
@@ -169,8 +179,10 @@ struct psiplace_md_params {
  * that no new decision is answered by an old acknowledgement), an order
  * not in AdminComment written again, an
  * acknowledgement of the current order clears it (AdminComment back to
- * the range), one past its deadline is withdrawn (AdminComment back to
- * the range, the grow helper cancelled); tracks of jobs no longer running
+ * the range; a shrink acknowledged failed starts or doubles the job's
+ * shrink back-off, one done ends it), one past its deadline is withdrawn
+ * (AdminComment back to the range, the grow helper cancelled, a shrink
+ * counted as refused); tracks of jobs no longer running
  * are dropped (their helper cancelled); (2) the sweep: every grow helper
  * (PSIPLACE_MD_HELPER_PREFIX), pending or running, that no outstanding
  * grow order stands for is cancelled; (3) the decision; (4) an order per
