@@ -129,8 +129,8 @@ void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s);
  * in-progress orders, last resizes; a job within its shrink back-off has
  * MIN raised to its size, so that it may grow but not shrink).  Pending
  * jobs: eligible ones that are not psiplace's grow helpers, highest
- * priority first (then lower id), at most max_pending.  A malleable job's MAX is cut to its partition's
- * MaxNodes and size.  -1 with err: out of memory. */
+ * priority first (then lower id), at most max_pending.  A malleable
+ * job's MAX is cut to its partition's MaxNodes and size.  -1 with err: out of memory. */
 int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 			       const struct psiplace_md_tracks *T, size_t max_pending,
 			       const struct psiplace_rdec_policy *cluster_policy,
