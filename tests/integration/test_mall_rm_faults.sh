@@ -111,6 +111,8 @@ poll 15 logged "job $a: decision $g1 acknowledged done, size 4"
 check_match "the daemon read the acknowledgement" "job $a: decision $g1 acknowledged done, size 4 \\(Slurm: 4 nodes\\)" \
   "$(cat "$mdlog")"
 nothing_lost "after the grow" "$a" 4
+# (22.05: the first helper is refused and cancelled, the second merged)
+echo "# merges slurmctld refused with 'Node count specification invalid': $(grep -c 'Node count specification invalid' "$PSIPLACE_TESTBED_DIR/log/slurmctld.log")"
 if [ "$acct" = 1 ]; then
   echo "# helpers of decision $g1 (sacct): $(sacct -n -X -a --name "psiplace-grow-$a-$g1" -o JobID,State -P 2>/dev/null | paste -sd' ')"
 fi
