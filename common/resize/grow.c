@@ -178,8 +178,9 @@ int psiplace_resize_comment(const char *job, const char *text, const char *scont
 		return psiplace_seterr(err, "resize: out of memory");
 	sprintf(what, "Comment=%s", text);
 	/* after a merge slurmctld refuses updates of the job until its new
-	 * accounting record has an id ("try again in a bit"; 22.05: 15-40 s
-	 * here without slurmdbd): retried for up to 120 s */
+	 * accounting record has an id ("try again in a bit"; 22.05 only, and
+	 * without slurmdbd for as long as the job runs): retried for up to
+	 * 120 s */
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += 120;
 	while ((rc = update(scontrol ? scontrol : "scontrol", NULL, job, what, &out, err)) < 0 &&

@@ -51,8 +51,8 @@ tb_start() {
 }
 
 # The tests of ordered resizes: start the testbed with slurmdbd where this
-# release has it (acct=1; without it 22.05 refuses a merged job's updates,
-# its acknowledgement too, for 20 s and more: "DB index is being set"), and
+# release has it (acct=1; without it 22.05 refuses every update of a merged
+# job, its acknowledgement too, as long as it runs: "DB index is being set"), and
 # the test's work directory $work; both go when the test ends.
 mall_start() {
   acct=0
