@@ -6,12 +6,13 @@
  * wait rule of mall_rm.c (PSIPLACE_MALL_GROW_WAIT, default 60 s, never
  * past the order's deadline less 5 s).
  *
- *   mall_agent --run SECONDS [--hold FILE] [--stop FILE]
+ *   mall_agent --run SECONDS [--hold FILE] [--stop FILE] [--refuse FILE]
  *
  * --hold FILE: while FILE exists a new order waits before it is carried
  * out (the job computing between two checkpoints), so that a test can
  * fill the free nodes or kill a daemon first.  --stop FILE: end (exit 0)
- * once FILE exists.  Prints one line per event: "order ID grow|shrink K",
+ * once FILE exists.  --refuse FILE: while FILE exists, a shrink order is
+ * acknowledged failed without acting (a job that cannot give nodes back).  Prints one line per event: "order ID grow|shrink K",
  * "granted NODES", "released NODES", "ack ID done|failed SIZE[ REASON]",
  * "end size N". */
 #include <stdio.h>
@@ -25,7 +26,7 @@
 #include "psiplace/resize_channel.h"
 
 struct agent {
-	const char *job, *hold, *stop;
+	const char *job, *hold, *stop, *refuse;
 	time_t end;
 	uint64_t done_id;
 	size_t size; /* nodes the job holds */
@@ -151,6 +152,8 @@ static void poll_once(struct agent *a)
 		nap();
 	if (o.kind == PSIPLACE_RCHAN_GROW)
 		grow(a, &o);
+	else if (exists(a->refuse))
+		ack(a, &o, 0, "refused by the test");
 	else
 		shrink(a, &o);
 }
@@ -168,10 +171,14 @@ int main(int argc, char **argv)
 			a.hold = argv[i + 1];
 		else if (!strcmp(argv[i], "--stop"))
 			a.stop = argv[i + 1];
+		else if (!strcmp(argv[i], "--refuse"))
+			a.refuse = argv[i + 1];
+		else
+			run = 0; /* the usage below */
 	}
 	if (run < 1 || !a.job || !nodes || argc % 2 == 0) {
-		fprintf(stderr, "usage: mall_agent --run SECONDS [--hold FILE] [--stop FILE], in a "
-				"Slurm job\n");
+		fprintf(stderr, "usage: mall_agent --run SECONDS [--hold FILE] [--stop FILE] "
+				"[--refuse FILE], in a Slurm job\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

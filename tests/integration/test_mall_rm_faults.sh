@@ -19,7 +19,10 @@
 #  3. a helper that cannot start: the job's side gives up after
 #     PSIPLACE_MALL_GROW_WAIT, cancels it and acknowledges failed;
 #  4. the job cancelled while its helper pends: the helper goes, the
-#     daemon drops the order.
+#     daemon drops the order;
+#  5. a shrink the job refuses (acknowledged failed): no shrink order for
+#     the back-off's 10 s (MalleableMinInterval=0 would allow one a second
+#     later), then one the job carries out.
 # After each: no helper pending or running, no node in two jobs, the job
 # on the size it acknowledged, AdminComment back to the range.
 # The rigid jobs are --exclusive, the malleable ones are not: 22.05
@@ -53,10 +56,10 @@ shared_nodes() {
 logged() { grep -qE "$1" "$mdlog"; }
 md_pid() { cat "$PSIPLACE_TESTBED_DIR/pids/malleabled" 2>/dev/null; }
 md_dead() { ! kill -0 "$1" 2>/dev/null; }
-submit() { # OUT HOLD STOP: a malleable job of the agent, its id
+submit() { # OUT HOLD STOP [REFUSE]: a malleable job of the agent, its id
   local id
   id=$(timeout 20 sbatch --parsable -N1 -n1 -t 10 --psi-malleable=1-4 -o "$1" \
-    --wrap "exec $agent --run 400 --hold $2 --stop $3") && [[ $id =~ ^[0-9]+$ ]] ||
+    --wrap "exec $agent --run 400 --hold $2 --stop $3${4:+ --refuse $4}") && [[ $id =~ ^[0-9]+$ ]] ||
     { echo "Bail out! sbatch of the malleable job failed: $id"; exit 1; }
   echo "$id"
 }
@@ -180,8 +183,37 @@ poll 15 logged "job $c: ended with decision $g3 outstanding"
 check_match "the daemon drops decision $g3" "job $c: ended with decision $g3 outstanding" "$(cat "$mdlog")"
 check_eq "the rigid job Y runs on" RUNNING "$(job_state "$y")"
 check_eq "no node held by two jobs" "" "$(shared_nodes)"
+scancel "$y"
+
+# ------------------------------------------------------------ 5. a shrink refused: the back-off
+unset PSIPLACE_MALL_GROW_WAIT
+settle
+touch "$work/refuse"
+d=$(submit "$work/d.out" "$work/hold" "$work/d.stop" "$work/refuse")
+poll 60 job_running "$d" || not_ok "job D runs within 60 s"
+if poll 60 ack_is "$d" '[0-9]+' 'done;4'; then ok "job D grows to 4 on the idle cluster"
+else not_ok "job D grows to 4 on the idle cluster" "$(comment "$d")" "$(cat "$work/d.out")"; fi
+e=$(timeout 20 sbatch --parsable -N2 --exclusive -t 10 -o /dev/null --wrap "sleep 300")
+poll 30 has_order "$d" 'shrink;2;' || not_ok "rigid E waits: D gets a shrink 2 order" "$(order_of "$d")"
+s2=$(order_id "$d")
+if poll 30 ack_is "$d" "$s2" 'failed;4;refused_by_the_test'; then ok "D refuses shrink $s2 (acknowledged failed at 4)"
+else not_ok "D refuses shrink $s2 (acknowledged failed at 4)" "$(comment "$d")" "$(cat "$work/d.out")"; fi
+rm -f "$work/refuse"
+poll 15 logged "job $d: shrink refused 1 time in a row: no shrink order for 10 s"
+check_match "the daemon backs off" "job $d: shrink refused 1 time in a row: no shrink order for 10 s" "$(cat "$mdlog")"
+again() { has_order "$d" 'shrink;2;' && [ "$(order_id "$d")" -gt "$s2" ]; }
+poll 30 again || not_ok "D gets the next shrink order after the back-off" "$(order_of "$d")" "$(tail -n 5 "$mdlog")"
+stamp() { date -ud "$(grep -E "$1" "$mdlog" | tail -n 1 | awk '{print $1}')" +%s 2>/dev/null; }
+t_ack=$(stamp "job $d: decision $s2 acknowledged failed")
+t_next=$(stamp "job $d: shrink 2 .*, decision $(order_id "$d")\$")
+# the log's stamps are whole seconds and taken after the cycle's start: 9 at the least
+check_eq "no shrink order for 10 s after the refusal (ack read at $t_ack, next order at $t_next)" yes \
+  "$( [ -n "$t_ack" ] && [ -n "$t_next" ] && [ $((t_next - t_ack)) -ge 9 ] && echo yes)"
+poll 60 job_running "$e" || not_ok "E starts within 60 s"
+nothing_lost "after the shrink carried out after the back-off" "$d" 2
+touch "$work/d.stop"
+scancel "$e"
 check_eq "no psiplace-grow-* job left at all" "" "$(squeue -h -o %j | grep '^psiplace-grow-' | paste -sd' ')"
 check_eq "no decision id was given twice" "" \
   "$(grep -o 'decision [0-9]*$' "$mdlog" | sort | uniq -d | paste -sd' ')"
-scancel "$y"
 tb_finish
