@@ -234,6 +234,9 @@ static int add_running(const struct psiplace_md_input *in, const struct psiplace
 			r->min = 0;
 		r->last_resize = t->last_resize;
 		r->in_progress = t->order.id != 0;
+		/* within its shrink back-off it may grow, not shrink */
+		if (r->max && in->now < t->no_shrink_until && r->min < n)
+			r->min = (uint32_t)n < r->max ? (uint32_t)n : r->max;
 	}
 	s->state.nrunning++;
 	return 0;

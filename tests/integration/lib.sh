@@ -50,6 +50,18 @@ tb_start() {
   trap '"$cluster" stop >/dev/null 2>&1' EXIT
 }
 
+# The tests of ordered resizes: start the testbed with slurmdbd where this
+# release has it (acct=1; without it 22.05 refuses every update of a merged
+# job, its acknowledgement too, as long as it runs: "DB index is being set"), and
+# the test's work directory $work; both go when the test ends.
+mall_start() {
+  acct=0
+  if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
+  tb_start
+  work=$(mktemp -d)
+  trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+}
+
 # Start a 5-node testbed for placement tests: n1..n4 are fake nodes described
 # by the hwloc topologies cluster.sh writes for them (TopologyFile, dry runs
 # only); n5 is declared like this machine (real binding).  Placement input
