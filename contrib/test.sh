@@ -35,8 +35,8 @@
 #   t24/t26  build-24.11, integration-24.11 (instance 2), then build-26.05,
 #            integration-26.05 (instance 3, with MPICH), one after the other,
 #            then upgrade-24.11-26.05 (instance 3: the 24.11 testbed with
-#            psiplace and jobs, upgraded in place to 26.05, all daemons at once
-#            and rolling; about 100 s for both)
+#            psiplace, slurmdbd and jobs, upgraded in place to 26.05, slurmdbd
+#            first, then all daemons at once and rolling; about 190 s for both)
 # Each stage's output goes to build/ci/NAME.log and is printed whole, in the
 # fixed order above, once every lane has ended; a failing stage never stops
 # another lane (a stage whose build failed is reported skipped).  At the end a
@@ -137,6 +137,34 @@ await_stage() { # NAME DEADLINE_S
 
 stage_passed() { case $(cut -d' ' -f3 "$ci/$1.result" 2>/dev/null) in pass*) return 0 ;; *) return 1 ;; esac; }
 
+# meson_failures JSON names|digest: the tests of a meson JSON log that did
+# not pass, from one reader: `names` prints their names (for the re-run),
+# `digest` each with its failed checks, or the end of its output when it
+# failed without one (a timeout, a crash, a bail-out).
+meson_failures() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+try:
+    lines = open(sys.argv[1]).read().splitlines()
+except OSError:
+    sys.exit(0)
+for l in lines:
+    t = json.loads(l)
+    if t.get("result") in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    if sys.argv[2] == "names":
+        print(t["name"].split(" / ")[-1])
+        continue
+    out = ((t.get("stdout") or "") + (t.get("stderr") or "")).splitlines()
+    print("--- %s: %s (exit %s, %.0f s)" % (t["name"], t["result"], t.get("returncode"), t.get("duration", 0)))
+    bad = [i for i, o in enumerate(out) if o.startswith("not ok")]
+    if bad:
+        for i in bad[:6]:
+            print("\n".join(out[i:i + 4]))
+    else:
+        print("\n".join(out[-12:]))
+PY
+}
 # After a meson test run: show the pass count and every failed TAP check
 # with its details, from the run's own log (--logbase NAME).
 meson_summary() { # BUILD_DIR NAME
@@ -151,25 +179,7 @@ meson_summary() { # BUILD_DIR NAME
   # its failed checks, or the end of its output when it failed without one
   # (a timeout, a crash, a bail-out), so that a red run says why at its end.
   [ -n "${PSIPLACE_CI_STAGE:-}" ] || return 0
-  python3 - "$1/meson-logs/$2.json" >>"$ci/$PSIPLACE_CI_STAGE.digest" <<'PY' || true
-import json, sys
-try:
-    lines = open(sys.argv[1]).read().splitlines()
-except OSError:
-    sys.exit(0)
-for l in lines:
-    t = json.loads(l)
-    if t.get("result") in ("OK", "SKIP", "EXPECTEDFAIL"):
-        continue
-    out = ((t.get("stdout") or "") + (t.get("stderr") or "")).splitlines()
-    print("--- %s: %s (exit %s, %.0f s)" % (t["name"], t["result"], t.get("returncode"), t.get("duration", 0)))
-    bad = [i for i, o in enumerate(out) if o.startswith("not ok")]
-    if bad:
-        for i in bad[:6]:
-            print("\n".join(out[i:i + 4]))
-    else:
-        print("\n".join(out[-12:]))
-PY
+  meson_failures "$1/meson-logs/$2.json" digest >>"$ci/$PSIPLACE_CI_STAGE.digest" || true
 }
 # mtest BUILD_DIR NAME ARGS...: meson test with its own log, no rebuild
 # (lanes share build directories; the build stage built everything).
@@ -185,12 +195,7 @@ mtest() {
   rc=${PIPESTATUS[0]}
   meson_summary "$b" "$name"
   [ "$rc" -ne 0 ] && [ "${MTEST_RETRY:-0}" = 1 ] && [ -n "${PSIPLACE_CI_STAGE:-}" ] || return "$rc"
-  failed=$(python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    t = json.loads(l)
-    if t.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL"):
-        print(t["name"].split(" / ")[-1])' "$b/meson-logs/$name.json" 2>/dev/null | sort -u | paste -sd' ')
+  failed=$(meson_failures "$b/meson-logs/$name.json" names | sort -u | paste -sd' ')
   [ -n "$failed" ] || return "$rc"
   echo "=== re-running what failed, once: $failed"
   # shellcheck disable=SC2086 # test names, one word each

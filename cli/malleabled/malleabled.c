@@ -28,6 +28,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/plugstack_line.h"
+#include "psiplace/priorityf.h"
 #include "psiplace/psiplace_conf.h"
 #include "psiplace/readfile.h"
 #include "psiplace_version.h"
@@ -53,10 +54,16 @@ struct opts {
 struct ctx {
 	struct opts o;
 	struct psiplace_md_params p;
+	/* psiplace.conf (nodes' attributes, PartitionName lines) and the
+	 * plugstack line's PriorityFunction, which p points into */
+	struct psiplace_psiconf pc;
+	struct psiplace_rdec_partpolicy *parts;
+	struct psiplace_priorityf *cluster_prio;
 	struct psiplace_md_tracks T;
 	char state_path[PATH_MAX];
 	bool syslog;
 	size_t skipped; /* the last cycle's, logged when it changes */
+	size_t bad_policies; /* likewise */
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -144,10 +151,36 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* psiplace.conf (the Malleable* keys) and the plugstack line's cluster policy. */
+/* The decision's policies as the select plugin's: the PartitionName
+ * lines, the plugstack line's policy, function and PolicyOverridesWeight. */
+static int load_policies(struct ctx *c, const struct psiplace_siteconf *site,
+			 psiplace_error_t *err)
+{
+	c->p.rdec.cluster_policy.policy = site->policy;
+	c->p.rdec.policy_overrides_weight = site->policy_overrides_weight;
+	if (site->priority_function &&
+	    psiplace_priorityf_compile(site->priority_function, "PriorityFunction",
+				       &c->cluster_prio, err) < 0)
+		return -1;
+	c->p.rdec.cluster_policy.priorityf = c->cluster_prio;
+	if (c->pc.nparts && !(c->parts = calloc(c->pc.nparts, sizeof(*c->parts))))
+		return psiplace_seterr(err, "out of memory");
+	for (size_t i = 0; i < c->pc.nparts; i++) {
+		c->parts[i].name = c->pc.parts[i].name;
+		c->parts[i].has_policy = c->pc.parts[i].has_policy;
+		c->parts[i].policy = c->pc.parts[i].policy;
+		c->parts[i].priorityf = c->pc.parts[i].priorityf;
+	}
+	c->p.rdec.parts = c->parts;
+	c->p.rdec.nparts = c->pc.nparts;
+	c->p.psiconf = &c->pc;
+	return 0;
+}
+
+/* psiplace.conf (the Malleable* keys, the nodes' attributes and the
+ * PartitionName lines) and the plugstack line's policy. */
 static int load_conf(struct ctx *c, const slurm_conf_t *sc)
 {
-	struct psiplace_psiconf pc;
 	struct psiplace_siteconf site;
 	psiplace_error_t err;
 	char path[PATH_MAX];
@@ -162,24 +195,34 @@ static int load_conf(struct ctx *c, const slurm_conf_t *sc)
 		snprintf(path, sizeof(path), "%.*s/psiplace.conf", slash ? (int)(slash - d) : 1,
 			 slash ? d : ".");
 	}
-	if (psiplace_psiconf_read_file(path, !c->o.conf, &pc, &err) < 0) {
+	if (psiplace_psiconf_read_file(path, !c->o.conf, &c->pc, &err) < 0) {
 		logline(NULL, "%s", err.text);
 		return -1;
 	}
-	c->p.rdec = pc.malleable;
-	c->p.ack_timeout = pc.mall_ack_timeout;
+	c->p.rdec = c->pc.malleable;
+	c->p.ack_timeout = c->pc.mall_ack_timeout;
 	if (!c->o.interval)
-		c->o.interval = (long)pc.mall_interval;
-	psiplace_psiconf_free(&pc);
+		c->o.interval = (long)c->pc.mall_interval;
 	psiplace_siteconf_init(&site);
 	if (sc->plugstack && psiplace_siteconf_read_plugstack(sc->plugstack, &site, &err) < 0) {
 		logline(NULL, "%s", err.text);
 		psiplace_siteconf_free(&site);
 		return -1;
 	}
-	c->p.rdec.cluster_policy.policy = site.policy;
+	if (load_policies(c, &site, &err) < 0) {
+		logline(NULL, "%s: %s", sc->plugstack ? sc->plugstack : "plugstack.conf", err.text);
+		psiplace_siteconf_free(&site);
+		return -1;
+	}
 	psiplace_siteconf_free(&site);
 	return 0;
+}
+
+static void free_conf(struct ctx *c)
+{
+	free(c->parts);
+	psiplace_priorityf_free(c->cluster_prio);
+	psiplace_psiconf_free(&c->pc);
 }
 
 static void load_state(struct ctx *c)
@@ -249,6 +292,7 @@ static void node_of(const node_info_t *ni, struct psiplace_md_node *n)
 		    !(ni->node_state & (NODE_STATE_DRAIN | NODE_STATE_FAIL | NODE_STATE_NO_RESPOND));
 	n->power = power_of(ni->node_state);
 	n->partitions = ni->partitions;
+	n->weight = ni->weight;
 }
 
 static bool eligible(const slurm_job_info_t *j)
@@ -393,6 +437,11 @@ static int cycle(struct ctx *c)
 			   "a batch host another job holds)",
 			out.skipped);
 	c->skipped = out.skipped;
+	if (out.bad_policies != c->bad_policies)
+		logline(c, "%zu jobs with a malformed psiplace-policy= part in AdminComment: their "
+			   "partition's or the cluster's policy is used for them",
+			out.bad_policies);
+	c->bad_policies = out.bad_policies;
 	if (c->o.once)
 		for (size_t i = 0; i < out.ndecision; i++)
 			printf("%s\n", out.decision[i]);
@@ -480,6 +529,7 @@ int main(int argc, char **argv)
 	if (!c.o.once)
 		logline(&c, "stopped");
 	psiplace_md_tracks_free(&c.T);
+	free_conf(&c);
 	slurm_fini();
 	return c.o.once && rc < 0 ? 1 : 0;
 }

@@ -79,14 +79,44 @@ static int act(struct psiplace_md_out *o, enum psiplace_md_act kind, uint32_t jo
 	return 0;
 }
 
-/* AdminComment without an order: the range when it is known, else empty. */
+/* AdminComment = text, then the job's policy part (a blank between). */
+static int write_admin(struct psiplace_md_out *o, const struct psiplace_md_track *t,
+		       const char *text)
+{
+	char all[PSIPLACE_RCHAN_ADMIN_MAX];
+
+	if (t->policy_part && strlen(t->policy_part) < PSIPLACE_RCHAN_POLICY_MAX)
+		snprintf(all, sizeof(all), "%s%s%s", text, text[0] ? " " : "", t->policy_part);
+	else
+		snprintf(all, sizeof(all), "%s", text);
+	return act(o, PSIPLACE_MD_WRITE_ADMIN, t->job, all);
+}
+
+/* AdminComment without an order: the range when it is known, else empty
+ * (the policy part kept). */
 static int clear_order(struct psiplace_md_out *o, const struct psiplace_md_track *t)
 {
 	char range[64] = "";
 
 	if (t->max)
 		psiplace_rchan_range_format(t->min, t->max, range, sizeof(range));
-	return act(o, PSIPLACE_MD_WRITE_ADMIN, t->job, range);
+	return write_admin(o, t, range);
+}
+
+/* The counter moves past an id a daemon gave (found in a job's fields). */
+static void move_past(struct psiplace_md_tracks *T, uint64_t id)
+{
+	if (id >= T->next_id && id < PSIPLACE_MD_ID_MAX)
+		T->next_id = id + 1;
+}
+
+/* Whether this cycle already cancels job id (an earlier action). */
+static bool cancelling(const struct psiplace_md_out *o, uint32_t id)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->a[i].kind == PSIPLACE_MD_CANCEL && o->a[i].job == id)
+			return true;
+	return false;
 }
 
 /* Cancel job J's grow helper of decision ID, pending or running unmerged. */
@@ -99,7 +129,8 @@ static int cancel_helper(const struct psiplace_md_input *in, struct psiplace_md_
 	for (size_t i = 0; i < in->njobs; i++) {
 		const struct psiplace_md_job *h = &in->jobs[i];
 
-		if (h->state == PSIPLACE_MD_OTHER || !h->name || strcmp(h->name, name))
+		if (h->state == PSIPLACE_MD_OTHER || !h->name || strcmp(h->name, name) ||
+		    cancelling(o, h->id))
 			continue;
 		if (act(o, PSIPLACE_MD_CANCEL, h->id, NULL) < 0 ||
 		    say(o, "job %" PRIu32 ": cancelling its grow helper %" PRIu32 " (%s)", job,
@@ -109,13 +140,43 @@ static int cancel_helper(const struct psiplace_md_input *in, struct psiplace_md_
 	return 0;
 }
 
-static int withdraw(const struct psiplace_md_input *in, struct psiplace_md_out *o,
-		    struct psiplace_md_track *t, const char *why)
+/* A shrink's outcome: refused (acknowledged failed, or withdrawn) starts
+ * or doubles the job's shrink back-off, carried out ends it; so a job that
+ * cannot give nodes back is not asked again every MalleableMinInterval. */
+static int shrink_outcome(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+			  struct psiplace_md_out *o, struct psiplace_md_track *t, bool done)
+{
+	int64_t wait = p->rdec.min_interval > PSIPLACE_MD_BACKOFF_MIN ? p->rdec.min_interval
+								      : PSIPLACE_MD_BACKOFF_MIN;
+
+	if (t->order.kind != PSIPLACE_RCHAN_SHRINK)
+		return 0;
+	if (done) {
+		t->refusals = 0;
+		t->no_shrink_until = 0;
+		return 0;
+	}
+	if (t->refusals < 32)
+		t->refusals++;
+	for (uint32_t i = 1; i < t->refusals && wait < PSIPLACE_MD_BACKOFF_MAX; i++)
+		wait *= 2;
+	if (wait > PSIPLACE_MD_BACKOFF_MAX)
+		wait = PSIPLACE_MD_BACKOFF_MAX;
+	t->no_shrink_until = in->now + wait;
+	return say(o,
+		   "job %" PRIu32 ": shrink refused %" PRIu32 " time%s in a row: no shrink "
+		   "order for %" PRId64 " s",
+		   t->job, t->refusals, t->refusals == 1 ? "" : "s", wait);
+}
+
+static int withdraw(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		    struct psiplace_md_out *o, struct psiplace_md_track *t, const char *why)
 {
 	uint64_t id = t->order.id;
 	bool grow = t->order.kind == PSIPLACE_RCHAN_GROW;
 
-	if (say(o, "job %" PRIu32 ": decision %" PRIu64 " withdrawn (%s)", t->job, id, why) < 0)
+	if (say(o, "job %" PRIu32 ": decision %" PRIu64 " withdrawn (%s)", t->job, id, why) < 0 ||
+	    shrink_outcome(in, p, o, t, false) < 0)
 		return -1;
 	memset(&t->order, 0, sizeof(t->order));
 	t->last_resize = in->now; /* no new order at once: MalleableMinInterval */
@@ -125,8 +186,9 @@ static int withdraw(const struct psiplace_md_input *in, struct psiplace_md_out *
 }
 
 /* An acknowledgement in Comment of the job's current order. */
-static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md_job *j,
-		    struct psiplace_md_out *o, struct psiplace_md_track *t)
+static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		    const struct psiplace_md_job *j, struct psiplace_md_out *o,
+		    struct psiplace_md_track *t)
 {
 	struct psiplace_rchan_ack a;
 	psiplace_error_t err;
@@ -159,6 +221,8 @@ static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md
 		j->id, a.size, j->num_nodes) < 0)
 		return -1;
 	t->last_resize = in->now;
+	if (shrink_outcome(in, p, o, t, a.done) < 0)
+		return -1;
 	if (!a.done && t->order.kind == PSIPLACE_RCHAN_GROW &&
 	    cancel_helper(in, o, t->job, t->order.id) < 0)
 		return -1;
@@ -167,10 +231,12 @@ static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md
 }
 
 /* One running job's AdminComment and Comment against its track. */
-static int reconcile_job(const struct psiplace_md_input *in, const struct psiplace_md_job *j,
-			 struct psiplace_md_tracks *T, struct psiplace_md_out *o)
+static int reconcile_job(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+			 const struct psiplace_md_job *j, struct psiplace_md_tracks *T,
+			 struct psiplace_md_out *o)
 {
 	struct psiplace_rchan_order found;
+	struct psiplace_rchan_ack ack;
 	uint32_t min, max;
 	psiplace_error_t err;
 	struct psiplace_md_track *t = psiplace_md_track_of(T, j->id, false);
@@ -183,13 +249,18 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 	if (!t && !(t = psiplace_md_track_of(T, j->id, true)))
 		return -1;
 	t->seen = true;
+	t->policy_part = psiplace_rchan_policy_find(j->admin_comment);
 	if (range == 1) {
 		t->min = min;
 		t->max = max;
 	}
+	/* a daemon gave the id of an acknowledgement: one that lost its state
+	 * file would otherwise count from 1 again, and the job's old
+	 * acknowledgement would answer a new decision of the same id */
+	if (j->comment && psiplace_rchan_ack_parse(j->comment, &ack, &err) == 1)
+		move_past(T, ack.id);
 	if (order == 1 && found.id != t->order.id) {
-		if (found.id >= T->next_id)
-			T->next_id = found.id + 1;
+		move_past(T, found.id);
 		if (!t->order.id) { /* our own order, from before a restart without state */
 			t->order = found;
 			if (say(o, "job %" PRIu32 ": adopting decision %" PRIu64 " found in its "
@@ -200,31 +271,34 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 	}
 	if (!t->order.id)
 		return 0;
-	if (take_ack(in, j, o, t) < 0)
+	if (take_ack(in, p, j, o, t) < 0)
 		return -1;
 	if (!t->order.id)
 		return 0;
 	if (in->now > t->order.deadline)
-		return withdraw(in, o, t, "not acknowledged by its deadline");
+		return withdraw(in, p, o, t, "not acknowledged by its deadline");
 	/* slurmctld lost the write (unreachable, restarted) or someone
 	 * overwrote it: write it again */
 	if (order != 1 || found.id != t->order.id) {
 		if (psiplace_rchan_order_format(&t->order, text, sizeof(text)) < 0)
-			return withdraw(in, o, t, "its order cannot be written");
-		return act(o, PSIPLACE_MD_WRITE_ADMIN, j->id, text);
+			return withdraw(in, p, o, t, "its order cannot be written");
+		return write_admin(o, t, text);
 	}
 	return 0;
 }
 
-static int reconcile(const struct psiplace_md_input *in, struct psiplace_md_tracks *T,
-		     struct psiplace_md_out *o)
+static int reconcile(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+		     struct psiplace_md_tracks *T, struct psiplace_md_out *o)
 {
 	size_t i, k;
 
-	for (i = 0; i < T->n; i++)
+	for (i = 0; i < T->n; i++) {
 		T->t[i].seen = false;
+		T->t[i].policy_part = NULL;
+	}
 	for (i = 0; i < in->njobs; i++)
-		if (in->jobs[i].state == PSIPLACE_MD_RUNNING && reconcile_job(in, &in->jobs[i], T, o) < 0)
+		if (in->jobs[i].state == PSIPLACE_MD_RUNNING &&
+		    reconcile_job(in, p, &in->jobs[i], T, o) < 0)
 			return -1;
 	for (i = k = 0; i < T->n; i++) {
 		struct psiplace_md_track *t = &T->t[i];
@@ -242,6 +316,54 @@ static int reconcile(const struct psiplace_md_input *in, struct psiplace_md_trac
 		T->t[k++] = *t;
 	}
 	T->n = k;
+	return 0;
+}
+
+/* The job and decision a helper's name stands for (psiplace-grow-J-ID);
+ * false when the rest of the name is not J-ID. */
+static bool helper_name(const char *name, uint32_t *job, uint64_t *id)
+{
+	unsigned long long j, d;
+	char back[64];
+
+	name += strlen(PSIPLACE_MD_HELPER_PREFIX);
+	/* exactly the text the job's side writes: plain decimals, one '-' */
+	if (sscanf(name, "%llu-%llu", &j, &d) != 2 || !j || j > UINT32_MAX || !d ||
+	    snprintf(back, sizeof(back), "%llu-%llu", j, d) >= (int)sizeof(back) ||
+	    strcmp(back, name))
+		return false;
+	*job = (uint32_t)j;
+	*id = d;
+	return true;
+}
+
+/* Every grow helper, pending or running, that no outstanding grow order
+ * stands for: one the job's side left (it died, or overstayed the
+ * deadline), one of an order withdrawn or of a job that ended while the
+ * daemon was down, one made by hand.  A merged helper has ended. */
+static int sweep_helpers(const struct psiplace_md_input *in, struct psiplace_md_tracks *T,
+			 struct psiplace_md_out *o)
+{
+	size_t plen = strlen(PSIPLACE_MD_HELPER_PREFIX);
+
+	for (size_t i = 0; i < in->njobs; i++) {
+		const struct psiplace_md_job *h = &in->jobs[i];
+		const struct psiplace_md_track *t;
+		uint32_t job;
+		uint64_t id;
+
+		if (h->state == PSIPLACE_MD_OTHER || !h->name ||
+		    strncmp(h->name, PSIPLACE_MD_HELPER_PREFIX, plen) || cancelling(o, h->id))
+			continue;
+		if (helper_name(h->name, &job, &id) && (t = psiplace_md_track_of(T, job, false)) &&
+		    t->order.id == id && t->order.kind == PSIPLACE_RCHAN_GROW)
+			continue;
+		if (act(o, PSIPLACE_MD_CANCEL, h->id, NULL) < 0 ||
+		    say(o, "cancelling grow helper %" PRIu32 " (%s): no outstanding decision "
+			   "stands for it",
+			h->id, h->name) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -293,7 +415,7 @@ static int give_orders(const struct psiplace_md_snapshot *s, const struct psipla
 		if (psiplace_rchan_order_format(&ord, text, sizeof(text)) < 0)
 			continue;
 		t->order = ord;
-		if (act(o, PSIPLACE_MD_WRITE_ADMIN, d->job, text) < 0)
+		if (write_admin(o, t, text) < 0)
 			return -1;
 	}
 	return 0;
@@ -308,11 +430,12 @@ int psiplace_md_cycle(const struct psiplace_md_input *in, const struct psiplace_
 	psiplace_error_t derr;
 	int rc;
 
-	if (reconcile(in, T, out) < 0)
+	if (reconcile(in, p, T, out) < 0 || sweep_helpers(in, T, out) < 0)
 		return psiplace_seterr(err, "psiplace-malleabled: out of memory");
-	if (psiplace_md_snapshot_build(in, T, p->max_pending, &p->rdec.cluster_policy, &s, err) < 0)
+	if (psiplace_md_snapshot_build(in, T, p->max_pending, p->psiconf, &s, err) < 0)
 		return -1;
 	out->skipped = s.skipped;
+	out->bad_policies = s.bad_policies;
 	psiplace_rdec_result_init(&r);
 	if (psiplace_rdec_decide(&s.state, &p->rdec, T->next_id, &r, &derr) < 0) {
 		rc = say(out, "no decision this cycle: %s", derr.text);

@@ -17,11 +17,19 @@
 
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
+#include "psiplace/psiplace_conf.h"
 #include "psiplace/resize_channel.h"
 #include "psiplace/resize_decision.h"
 
-/* The helper allocation a job requests for a grow: psiplace-grow-J-ID. */
+/* The helper allocation a job requests for a grow: psiplace-grow-J-ID.
+ * The prefix is reserved: a pending or running job of that name that no
+ * outstanding grow order stands for is cancelled (md_cycle.c's sweep). */
 #define PSIPLACE_MD_HELPER_PREFIX "psiplace-grow-"
+/* Decision ids stay below this (one a second for 285 million years): an
+ * acknowledgement naming a larger id (a user writes any into Comment)
+ * does not move the counter, so no user can make it wrap. */
+#define PSIPLACE_MD_ID_MAX (UINT64_C(1) << 53)
 /* Pending jobs one decision reads (the highest priority ones): bounds the
  * decision's cost; the rest cannot start before these anyway. */
 #define PSIPLACE_MD_MAX_PENDING_DEFAULT 1000
@@ -33,6 +41,7 @@ struct psiplace_md_node {
 	bool usable;     /* not DOWN, DRAIN, FAIL or not responding */
 	enum psiplace_power_state power;
 	const char *partitions; /* comma-separated; NULL: none known */
+	uint64_t weight;        /* slurm.conf's Weight (the policies' weight tier) */
 };
 
 struct psiplace_md_part {
@@ -69,14 +78,26 @@ struct psiplace_md_input {
 	size_t njobs;
 };
 
+/* A refused shrink (acknowledged failed, or withdrawn unacknowledged):
+ * no shrink order for max(MalleableMinInterval, this) seconds, doubled
+ * with every refusal in a row, at most PSIPLACE_MD_BACKOFF_MAX. */
+#define PSIPLACE_MD_BACKOFF_MIN 10
+#define PSIPLACE_MD_BACKOFF_MAX 3600
+
 /* What the daemon remembers of one running malleable job. */
 struct psiplace_md_track {
 	uint32_t job;
 	uint32_t min, max;              /* from AdminComment's range; 0 0: not known */
 	int64_t last_resize;            /* <= 0: never */
+	uint32_t refusals;              /* shrinks refused in a row (0: none) */
+	int64_t no_shrink_until;        /* no shrink order before this time */
 	struct psiplace_rchan_order order; /* id 0: no order outstanding */
 	uint64_t noted_ack;             /* an acknowledgement id already logged */
 	bool seen;                      /* running in this cycle's records */
+	/* the policy part of its AdminComment in this cycle's records
+	 * (psiplace/resize_channel.h), kept in every AdminComment the cycle
+	 * writes; NULL: none.  Points into the cycle's input. */
+	const char *policy_part;
 };
 
 struct psiplace_md_tracks {
@@ -91,7 +112,8 @@ void psiplace_md_tracks_free(struct psiplace_md_tracks *T);
 struct psiplace_md_track *psiplace_md_track_of(struct psiplace_md_tracks *T, uint32_t job,
 					       bool add);
 /* The state file: "psiplace-malleabled 1", "next_id N", then one line per
- * track: "job J MIN MAX LAST_RESIZE ORDER" (ORDER the order's text or -). */
+ * track: "job J MIN MAX LAST_RESIZE ORDER" (ORDER the order's text or -),
+ * followed by " REFUSALS NO_SHRINK_UNTIL" when a shrink was refused. */
 long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out);
 int psiplace_md_tracks_parse(const char *text, const char *file, struct psiplace_md_tracks *T,
 			     psiplace_error_t *err);
@@ -104,6 +126,9 @@ struct psiplace_md_snapshot {
 	struct psiplace_rdec_pending *pending;
 	uint32_t *positions; /* every node list, one block */
 	size_t npositions;
+	struct psiplace_priorityf **fns; /* the jobs' own PRIORITY functions, compiled */
+	size_t nfns;
+	size_t bad_policies; /* jobs whose policy part was malformed: theirs not used */
 	size_t skipped;      /* running jobs left out: a node Slurm did not list, or a batch
 			      * host another job of the snapshot holds */
 };
@@ -111,13 +136,20 @@ struct psiplace_md_snapshot {
 void psiplace_md_snapshot_init(struct psiplace_md_snapshot *s);
 void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s);
 /* The decision's state from the records and the tracks (ranges,
- * in-progress orders, last resizes).  Pending jobs: eligible ones that are
- * not psiplace's grow helpers, highest priority first (then lower id), at
- * most max_pending.  A malleable job's MAX is cut to its partition's
- * MaxNodes and size.  -1 with err: out of memory. */
+ * in-progress orders, last resizes; a job within its shrink back-off has
+ * MIN raised to its size, so that it may grow but not shrink).  Pending
+ * jobs: eligible ones that are not psiplace's grow helpers, highest
+ * priority first (then lower id), at most max_pending.  A malleable job's
+ * MAX is cut to its partition's MaxNodes and size.  Each job's policy is
+ * its own, from the policy part of its AdminComment (NONE without one, or
+ * with a malformed one, counted in bad_policies: the decision then takes
+ * its partition's or the cluster's); each node carries its Weight and,
+ * from psiconf (NULL: none), its Speed, Priority, ChargeRate and
+ * PriorityFunction, as the select plugin rates it.  -1 with err: out of
+ * memory. */
 int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 			       const struct psiplace_md_tracks *T, size_t max_pending,
-			       const struct psiplace_rdec_policy *cluster_policy,
+			       const struct psiplace_psiconf *psiconf,
 			       struct psiplace_md_snapshot *s, psiplace_error_t *err);
 /* The nodes at positions pos[0..n-1] as a comma-separated list; -1 when
  * it does not fit len bytes. */
@@ -132,7 +164,7 @@ enum psiplace_md_act {
 struct psiplace_md_action {
 	enum psiplace_md_act kind;
 	uint32_t job;
-	char text[PSIPLACE_RCHAN_LINE_MAX];
+	char text[PSIPLACE_RCHAN_ADMIN_MAX];
 };
 
 /* What one cycle asks of slurmctld and says, in order. */
@@ -144,13 +176,17 @@ struct psiplace_md_out {
 	char **decision; /* the decision lines alone (what --once prints) */
 	size_t ndecision, capdecision;
 	size_t skipped;  /* running jobs the snapshot left out (md_snapshot's skipped) */
+	size_t bad_policies; /* jobs whose own policy could not be read (md_snapshot's) */
 };
 
 void psiplace_md_out_init(struct psiplace_md_out *o);
 void psiplace_md_out_free(struct psiplace_md_out *o);
 
 struct psiplace_md_params {
+	/* the decision's parameters: psiplace.conf's Malleable* keys and
+	 * PartitionName lines, the plugstack line's policy and function */
 	struct psiplace_rdec_params rdec;
+	const struct psiplace_psiconf *psiconf; /* nodes' attributes; NULL: none */
 	int64_t ack_timeout;  /* seconds */
 	size_t max_pending;
 	bool log_nothing;     /* log NOTHING decisions too (not only changes of reason) */
@@ -159,11 +195,17 @@ struct psiplace_md_params {
 /* One cycle on the records: (1) every running job's AdminComment and
  * Comment against its track — the range learnt, an order found in
  * AdminComment adopted (after a restart without state, the id counter
- * moves past it), an order not in AdminComment written again, an
+ * moves past it, and past the id of an acknowledgement in Comment, so
+ * that no new decision is answered by an old acknowledgement), an order
+ * not in AdminComment written again, an
  * acknowledgement of the current order clears it (AdminComment back to
- * the range), one past its deadline is withdrawn (AdminComment back to
- * the range, the grow helper cancelled); tracks of jobs no longer running
- * are dropped (their helper cancelled); (2) the decision; (3) an order per
+ * the range; a shrink acknowledged failed starts or doubles the job's
+ * shrink back-off, one done ends it), one past its deadline is withdrawn
+ * (AdminComment back to the range, the grow helper cancelled, a shrink
+ * counted as refused); tracks of jobs no longer running
+ * are dropped (their helper cancelled); (2) the sweep: every grow helper
+ * (PSIPLACE_MD_HELPER_PREFIX), pending or running, that no outstanding
+ * grow order stands for is cancelled; (3) the decision; (4) an order per
  * SHRINK/GROW, its id taken from T->next_id.  T is updated: the caller
  * saves it BEFORE it carries out the actions, so that an id written into
  * a job is never given again.  A snapshot the decision refuses (a node

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "psiplace/hostlist.h"
+#include "psiplace/resize_channel.h"
 #include "md_model.h"
 
 void psiplace_md_snapshot_init(struct psiplace_md_snapshot *s)
@@ -13,6 +14,9 @@ void psiplace_md_snapshot_init(struct psiplace_md_snapshot *s)
 
 void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s)
 {
+	for (size_t i = 0; i < s->nfns; i++)
+		psiplace_priorityf_free(s->fns[i]);
+	free(s->fns);
 	free(s->nodes);
 	free(s->running);
 	free(s->pending);
@@ -119,7 +123,39 @@ static uint32_t cut_max(const struct psiplace_md_input *in, const char *part, ui
 	return max < min ? 0 : max;
 }
 
-static void fill_nodes(const struct psiplace_md_input *in, struct psiplace_md_snapshot *s)
+/* The job's own policy from the policy part of its AdminComment; NONE
+ * (the partition's or cluster's) without one or when it is malformed.
+ * -1: out of memory. */
+static int job_policy(const struct psiplace_md_job *j, struct psiplace_md_snapshot *s,
+		      struct psiplace_rdec_policy *pol)
+{
+	char fn[PSIPLACE_PRIORITYF_MAXLEN + 1];
+	struct psiplace_priorityf *f = NULL, **v;
+	psiplace_error_t err;
+	int rc = psiplace_rchan_policy_parse(j->admin_comment, &pol->policy, fn, sizeof(fn), &err);
+
+	pol->priorityf = NULL;
+	if (rc == 0)
+		return 0;
+	if (rc < 0 || (fn[0] && psiplace_priorityf_compile(fn, "psiplace-policy", &f, &err) < 0)) {
+		pol->policy = PSIPLACE_POLICY_NONE;
+		s->bad_policies++;
+		return 0;
+	}
+	if (!f)
+		return 0;
+	if (!(v = realloc(s->fns, (s->nfns + 1) * sizeof(*v)))) {
+		psiplace_priorityf_free(f);
+		return -1;
+	}
+	s->fns = v;
+	s->fns[s->nfns++] = f;
+	pol->priorityf = f;
+	return 0;
+}
+
+static void fill_nodes(const struct psiplace_md_input *in, const struct psiplace_psiconf *pc,
+		       struct psiplace_md_snapshot *s)
 {
 	for (size_t i = 0; i < in->nnodes; i++) {
 		const struct psiplace_md_node *n = &in->nodes[i];
@@ -132,15 +168,18 @@ static void fill_nodes(const struct psiplace_md_input *in, struct psiplace_md_sn
 		r->node.power_state = n->power;
 		r->node.power = n->power != PSIPLACE_POWERED_DOWN;
 		r->node.next_resv = -1;
+		r->node.weight = n->weight;
+		r->node.speed = 1.0; /* psiplace.conf's default, as the select plugin's */
 		r->usable = n->usable;
 		r->partitions = n->partitions ? n->partitions : "";
+		if (pc)
+			psiplace_psiconf_apply(psiplace_psiconf_node(pc, n->name), &r->node);
 	}
 }
 
 static int add_running(const struct psiplace_md_input *in, const struct psiplace_md_tracks *T,
-		       const struct names *nm, const struct psiplace_rdec_policy *pol,
-		       const struct psiplace_md_job *j, struct psiplace_md_snapshot *s,
-		       size_t *first)
+		       const struct names *nm, const struct psiplace_md_job *j,
+		       struct psiplace_md_snapshot *s, size_t *first)
 {
 	struct psiplace_rdec_running *r = &s->running[s->state.nrunning];
 	const struct psiplace_md_track *t = psiplace_md_track_of((struct psiplace_md_tracks *)T,
@@ -186,7 +225,8 @@ static int add_running(const struct psiplace_md_input *in, const struct psiplace
 	r->nnodes = n;
 	r->partition = j->partition ? j->partition : "";
 	r->end = j->end;
-	r->policy = *pol;
+	if (job_policy(j, s, &r->policy) < 0)
+		return -1;
 	if (t && t->max) {
 		r->min = t->min;
 		r->max = cut_max(in, j->partition, t->min, t->max);
@@ -194,14 +234,16 @@ static int add_running(const struct psiplace_md_input *in, const struct psiplace
 			r->min = 0;
 		r->last_resize = t->last_resize;
 		r->in_progress = t->order.id != 0;
+		/* within its shrink back-off it may grow, not shrink */
+		if (r->max && in->now < t->no_shrink_until && r->min < n)
+			r->min = (uint32_t)n < r->max ? (uint32_t)n : r->max;
 	}
 	s->state.nrunning++;
 	return 0;
 }
 
-static int add_pending(const struct names *nm, const struct psiplace_rdec_policy *pol,
-		       const struct psiplace_md_job *j, struct psiplace_md_snapshot *s,
-		       size_t *first, size_t *n)
+static int add_pending(const struct names *nm, const struct psiplace_md_job *j,
+		       struct psiplace_md_snapshot *s, size_t *first, size_t *n)
 {
 	struct psiplace_rdec_pending *q = &s->pending[s->state.npending];
 	int rc = 0;
@@ -216,18 +258,19 @@ static int add_pending(const struct names *nm, const struct psiplace_rdec_policy
 	q->planned_start = j->start > 0 ? j->start : PSIPLACE_RDEC_UNKNOWN;
 	q->nplanned = rc ? 0 : *n; /* a plan naming an unknown node: no plan */
 	q->partition = j->partition ? j->partition : "";
-	q->policy = *pol;
+	if (job_policy(j, s, &q->policy) < 0)
+		return -1;
 	s->state.npending++;
 	return 0;
 }
 
 static int build(const struct psiplace_md_input *in, const struct psiplace_md_tracks *T,
-		 size_t max_pending, const struct psiplace_rdec_policy *pol, struct names *nm,
+		 size_t max_pending, const struct psiplace_psiconf *pc, struct names *nm,
 		 struct psiplace_md_snapshot *s, size_t *rfirst, size_t *pfirst, size_t *order)
 {
 	size_t np = 0, i;
 
-	fill_nodes(in, s);
+	fill_nodes(in, pc, s);
 	/* malleable jobs first, so that a node they share keeps them whole */
 	for (int pass = 0; pass < 2; pass++)
 		for (i = 0; i < in->njobs; i++) {
@@ -240,7 +283,7 @@ static int build(const struct psiplace_md_input *in, const struct psiplace_md_tr
 			t = psiplace_md_track_of((struct psiplace_md_tracks *)T, j->id, false);
 			if ((t && t->max) != (pass == 0))
 				continue;
-			rc = add_running(in, T, nm, pol, j, s, &rfirst[s->state.nrunning]);
+			rc = add_running(in, T, nm, j, s, &rfirst[s->state.nrunning]);
 			if (rc < 0)
 				return -1;
 			s->skipped += (size_t)rc;
@@ -258,7 +301,7 @@ static int build(const struct psiplace_md_input *in, const struct psiplace_md_tr
 	for (i = 0; i < np; i++) {
 		size_t n;
 
-		if (add_pending(nm, pol, &in->jobs[order[i]], s, &pfirst[i], &n) < 0)
+		if (add_pending(nm, &in->jobs[order[i]], s, &pfirst[i], &n) < 0)
 			return -1;
 	}
 	/* positions is final only now: point the lists into it */
@@ -271,7 +314,7 @@ static int build(const struct psiplace_md_input *in, const struct psiplace_md_tr
 
 int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 			       const struct psiplace_md_tracks *T, size_t max_pending,
-			       const struct psiplace_rdec_policy *cluster_policy,
+			       const struct psiplace_psiconf *psiconf,
 			       struct psiplace_md_snapshot *s, psiplace_error_t *err)
 {
 	struct names nm = { .in = in };
@@ -293,7 +336,7 @@ int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 			nm.by_name[i] = (uint32_t)i;
 		sort_in = in;
 		qsort(nm.by_name, in->nnodes, sizeof(*nm.by_name), cmp_pos);
-		rc = build(in, T, max_pending, cluster_policy, &nm, s, rfirst, pfirst, order);
+		rc = build(in, T, max_pending, psiconf, &nm, s, rfirst, pfirst, order);
 	}
 	free(nm.by_name);
 	free(nm.held);

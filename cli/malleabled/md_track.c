@@ -57,8 +57,8 @@ struct psiplace_md_track *psiplace_md_track_of(struct psiplace_md_tracks *T, uin
 
 long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out)
 {
-	size_t cap = 64 + T->n * (PSIPLACE_RCHAN_LINE_MAX + 80), len = 0;
-	char *buf = malloc(cap), order[PSIPLACE_RCHAN_LINE_MAX];
+	size_t cap = 64 + T->n * (PSIPLACE_RCHAN_LINE_MAX + 120), len = 0;
+	char *buf = malloc(cap), order[PSIPLACE_RCHAN_LINE_MAX], extra[48];
 	int n;
 
 	*out = NULL;
@@ -70,9 +70,13 @@ long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out)
 
 		if (!t->order.id || psiplace_rchan_order_format(&t->order, order, sizeof(order)) < 0)
 			strcpy(order, "-");
-		n = snprintf(buf + len, cap - len, "job %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRId64
-				     " %s\n",
-			     t->job, t->min, t->max, t->last_resize, order);
+		extra[0] = 0;
+		if (t->refusals)
+			snprintf(extra, sizeof(extra), " %" PRIu32 " %" PRId64, t->refusals,
+				 t->no_shrink_until);
+		n = snprintf(buf + len, cap - len,
+			     "job %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRId64 " %s%s\n", t->job,
+			     t->min, t->max, t->last_resize, order, extra);
 		if (n < 0 || (size_t)n >= cap - len) {
 			free(buf);
 			return -1;
@@ -86,19 +90,24 @@ long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out)
 static int track_line(char *line, const char *file, int lineno, struct psiplace_md_tracks *T,
 		      psiplace_error_t *err)
 {
-	uint32_t job, min, max;
-	int64_t last;
+	uint32_t job, min, max, refusals = 0;
+	int64_t last, until = 0;
 	char order[PSIPLACE_RCHAN_LINE_MAX];
-	int used = 0;
+	int used = 0, more = 0;
 	struct psiplace_md_track *t;
 	psiplace_error_t oerr;
 
 	if (strlen(line) >= sizeof(order) ||
 	    sscanf(line, "job %" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNd64 " %s%n", &job, &min,
 		   &max, &last, order, &used) != 5 ||
-	    line[used] || !job || min > max)
+	    (line[used] &&
+	     (sscanf(line + used, " %" SCNu32 " %" SCNd64 "%n", &refusals, &until, &more) != 2 ||
+	      line[used + more] || !refusals)) ||
+	    !job || min > max)
 		return psiplace_seterr_line(err, file, lineno,
-					    "not 'job J MIN MAX LAST_RESIZE ORDER|-':", line);
+					    "not 'job J MIN MAX LAST_RESIZE ORDER|- "
+					    "[REFUSALS NO_SHRINK_UNTIL]':",
+					    line);
 	if (psiplace_md_track_of(T, job, false))
 		return psiplace_seterr_line(err, file, lineno, "a second line for job", line);
 	if (!(t = psiplace_md_track_of(T, job, true)))
@@ -106,6 +115,8 @@ static int track_line(char *line, const char *file, int lineno, struct psiplace_
 	t->min = min;
 	t->max = max;
 	t->last_resize = last;
+	t->refusals = refusals;
+	t->no_shrink_until = until;
 	if (strcmp(order, "-") && psiplace_rchan_order_parse(order, &t->order, &oerr) != 1)
 		return psiplace_seterr_linef(err, file, lineno, "%s", oerr.text);
 	if (t->order.id >= T->next_id)

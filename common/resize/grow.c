@@ -178,8 +178,9 @@ int psiplace_resize_comment(const char *job, const char *text, const char *scont
 		return psiplace_seterr(err, "resize: out of memory");
 	sprintf(what, "Comment=%s", text);
 	/* after a merge slurmctld refuses updates of the job until its new
-	 * accounting record has an id ("try again in a bit"; 22.05: 15-40 s
-	 * here without slurmdbd): retried for up to 120 s */
+	 * accounting record has an id ("try again in a bit"; 22.05 only, and
+	 * without slurmdbd for as long as the job runs): retried for up to
+	 * 120 s */
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += 120;
 	while ((rc = update(scontrol ? scontrol : "scontrol", NULL, job, what, &out, err)) < 0 &&
@@ -297,6 +298,46 @@ static int request_helper(const struct psiplace_resize_grow_opts *o, const char 
 	return 1;
 }
 
+/* A helper granted, its record read into *h, merged into the job: the
+ * helper's nodes go to the job, the helper ends.  A helper that cannot be
+ * merged is cancelled.  slurmctld keeps a pending helper's expand link in
+ * memory only: restarted while the helper waited, it grants the helper
+ * but refuses the merge ("Node count specification invalid"), so then a
+ * new helper is requested once, within what is left of the wait. */
+static int merge_helper(const struct psiplace_resize_grow_opts *o, const char *sc,
+			const char *job, const struct psiplace_resize_job *j, const char *dir,
+			struct psiplace_resize_job *h, unsigned long *helper,
+			struct psiplace_resize_out *out, psiplace_error_t *err)
+{
+	struct psiplace_resize_grow_opts again = *o;
+	int wait = o->deadline > 0 ? o->deadline : 60, attempt;
+	struct timespec start, now;
+	char hid[32];
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (attempt = 0;; attempt++) {
+		psiplace_error_t e2;
+		char *cancel[] = { (char *)(o->scancel ? o->scancel : "scancel"), hid, NULL };
+		int cst;
+
+		if (request_helper(&again, job, j, dir, helper, err) < 0)
+			return -1;
+		snprintf(hid, sizeof(hid), "%lu", *helper);
+		/* the helper's CPUs per node, from its own record: after the merge
+		 * the job's per-node detail can name the wrong nodes (22.05 prints
+		 * "Nodes=n[2-3]" for NodeList=n[2-4] right after a merge) */
+		if (psiplace_resize_job_read(hid, sc, h, err) == 0 &&
+		    update(sc, dir, hid, "NumNodes=0", out, err) == 0)
+			return 0;
+		psiplace_resize_run(cancel, NULL, out, &cst, &e2);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		again.deadline = wait - (int)(now.tv_sec - start.tv_sec);
+		if (attempt || !strstr(err->text, "Node count specification invalid") ||
+		    again.deadline < 1)
+			return -1;
+	}
+}
+
 int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
 			 struct psiplace_resize_job *after, unsigned long *helper,
 			 psiplace_error_t *err)
@@ -307,7 +348,7 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
 	struct timespec end, nap = { 0, 200 * 1000 * 1000 };
 	struct psiplace_resize_job *j = after, *h = NULL;
 	struct psiplace_hostlist all = { 0 };
-	char hid[32], *dir;
+	char *dir;
 	size_t i;
 	int rc = -1;
 
@@ -323,26 +364,12 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
 				       j->state);
 	if (!(dir = psiplace_resize_workdir(err)))
 		return -1;
-	if (request_helper(o, job, j, dir, helper, err) < 0)
-		goto done;
-	snprintf(hid, sizeof(hid), "%lu", *helper);
-	/* the helper's CPUs per node, from its own record: after the merge the
-	 * job's per-node detail can name the wrong nodes (22.05 prints
-	 * "Nodes=n[2-3]" for NodeList=n[2-4] right after a merge) */
-	if (!(h = malloc(sizeof(*h))) || psiplace_resize_job_read(hid, sc, h, err) < 0) {
-		if (!h)
-			psiplace_seterr(err, "resize: out of memory");
+	if (!(h = malloc(sizeof(*h)))) {
+		psiplace_seterr(err, "resize: out of memory");
 		goto done;
 	}
-	/* the merge: the helper's nodes go to the job, the helper ends */
-	if (update(sc, dir, hid, "NumNodes=0", &out, err) < 0) {
-		psiplace_error_t e2;
-		char *cancel[] = { (char *)(o->scancel ? o->scancel : "scancel"), hid, NULL };
-		int cst;
-
-		psiplace_resize_run(cancel, NULL, &out, &cst, &e2);
+	if (merge_helper(o, sc, job, j, dir, h, helper, &out, err) < 0)
 		goto done;
-	}
 	/* NumNodes=ALL writes the job's resize scripts; slurmctld may answer
 	 * "try again in a bit" (the DB index of the new record) for a while */
 	clock_gettime(CLOCK_MONOTONIC, &end);

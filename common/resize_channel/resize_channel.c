@@ -9,6 +9,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/hostlist.h"
+#include "psiplace/priorityf.h"
 #include "psiplace/resize_channel.h"
 
 #define MAX_FIELDS 6
@@ -247,14 +248,40 @@ static int order_fields(const char *body, struct psiplace_rchan_order *o, psipla
 	return 0;
 }
 
+/* s without its policy part (and the blank before it), into buf; s
+ * itself when it has none.  NULL when that part does not fit: malformed. */
+static const char *channel_part(const char *s, char *buf, size_t len)
+{
+	const char *pol = s ? psiplace_rchan_policy_find(s) : NULL;
+	size_t n;
+
+	if (!pol)
+		return s;
+	n = pol == s ? 0 : (size_t)(pol - s) - 1;
+	if (n >= len)
+		return NULL;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static int too_long(const char *what, psiplace_error_t *err)
+{
+	return psiplace_seterr(err, "%s: longer than %d bytes before its psiplace-policy= part", what,
+			       PSIPLACE_RCHAN_LINE_MAX - 1);
+}
+
 int psiplace_rchan_order_parse(const char *s, struct psiplace_rchan_order *o,
 			       psiplace_error_t *err)
 {
 	size_t plen = strlen(PSIPLACE_RCHAN_ORDER_PREFIX);
+	char buf[PSIPLACE_RCHAN_LINE_MAX];
 
 	memset(o, 0, sizeof(*o));
 	if (!s || strncmp(s, PSIPLACE_RCHAN_ORDER_PREFIX, plen))
 		return 0;
+	if (!(s = channel_part(s, buf, sizeof(buf))))
+		return too_long("psiplace-resize", err);
 	if (order_fields(s + plen, o, err) < 0) {
 		memset(o, 0, sizeof(*o));
 		return -1;
@@ -326,10 +353,13 @@ int psiplace_rchan_range_parse(const char *s, uint32_t *min, uint32_t *max, psip
 	struct fields fl = { .what = "psiplace-malleable", .n = 2 };
 	const char *dash;
 	uint64_t lo, hi;
+	char buf[PSIPLACE_RCHAN_LINE_MAX];
 
 	*min = *max = 0;
 	if (!s || strncmp(s, PSIPLACE_RCHAN_RANGE_PREFIX, plen))
 		return 0;
+	if (!(s = channel_part(s, buf, sizeof(buf))))
+		return too_long("psiplace-malleable", err);
 	s += plen;
 	if (!(dash = strchr(s, '-'))) {
 		char q[64];
@@ -346,5 +376,69 @@ int psiplace_rchan_range_parse(const char *s, uint32_t *min, uint32_t *max, psip
 		return -1;
 	*min = (uint32_t)lo;
 	*max = (uint32_t)hi;
+	return 1;
+}
+
+long psiplace_rchan_policy_format(enum psiplace_policy policy, const char *function, char *buf,
+				  size_t len)
+{
+	bool fn = function && function[0];
+
+	if (!buf || policy == PSIPLACE_POLICY_NONE || !psiplace_policy_valid(policy) ||
+	    (fn && (policy != PSIPLACE_POLICY_PRIORITY ||
+		    strnlen(function, PSIPLACE_PRIORITYF_MAXLEN + 1) > PSIPLACE_PRIORITYF_MAXLEN)))
+		return -1;
+	return written(snprintf(buf, len, PSIPLACE_RCHAN_POLICY_PREFIX "%s%s%s",
+				psiplace_policy_name(policy), fn ? ";" : "", fn ? function : ""),
+		       len);
+}
+
+const char *psiplace_rchan_policy_find(const char *s)
+{
+	size_t plen = strlen(PSIPLACE_RCHAN_POLICY_PREFIX);
+
+	for (const char *p = s; p && (p = strstr(p, PSIPLACE_RCHAN_POLICY_PREFIX)); p += plen)
+		if (p == s || p[-1] == ' ')
+			return p;
+	return NULL;
+}
+
+int psiplace_rchan_policy_parse(const char *s, enum psiplace_policy *policy, char *function,
+				size_t flen, psiplace_error_t *err)
+{
+	const char *p = psiplace_rchan_policy_find(s), *semi;
+	char name[32], q[64];
+	size_t n;
+
+	*policy = PSIPLACE_POLICY_NONE;
+	if (flen)
+		function[0] = '\0';
+	if (!p)
+		return 0;
+	p += strlen(PSIPLACE_RCHAN_POLICY_PREFIX);
+	semi = strchr(p, ';');
+	n = semi ? (size_t)(semi - p) : strlen(p);
+	if (n >= sizeof(name)) {
+		psiplace_quote(q, sizeof(q), p, 40);
+		return psiplace_seterr(err, "psiplace-policy: '%s' is not a policy; accepted: %s", q,
+				       psiplace_policy_accepted());
+	}
+	memcpy(name, p, n);
+	name[n] = '\0';
+	if (psiplace_policy_parse(name, "psiplace-policy", policy, err) < 0) {
+		*policy = PSIPLACE_POLICY_NONE;
+		return -1;
+	}
+	if (!semi)
+		return 1;
+	n = strlen(semi + 1);
+	if (*policy != PSIPLACE_POLICY_PRIORITY || !n || n > PSIPLACE_PRIORITYF_MAXLEN || n >= flen) {
+		*policy = PSIPLACE_POLICY_NONE;
+		psiplace_quote(q, sizeof(q), p, 40);
+		return psiplace_seterr(err, "psiplace-policy: '%s': only PRIORITY takes ;FUNCTION, "
+					    "of 1 to %d bytes",
+				       q, PSIPLACE_PRIORITYF_MAXLEN);
+	}
+	memcpy(function, semi + 1, n + 1);
 	return 1;
 }

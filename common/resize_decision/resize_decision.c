@@ -104,24 +104,45 @@ static bool grantable(const struct ctx *c, uint32_t q)
 	       c->s->nodes[q].node.power_state == PSIPLACE_POWER_UP;
 }
 
-/* Order cand[0..m-1] (positions) best first for `pol` wanting k nodes,
- * each rated as a free powered node (what it is, or will be once
- * released); the order replaces cand[]. */
-static int rank_cands(struct ctx *c, const struct psiplace_rdec_policy *pol, size_t m, size_t k)
+/* The PartitionName line of partition `part`, or NULL. */
+static const struct psiplace_rdec_partpolicy *part_line(const struct ctx *c, const char *part)
 {
-	struct psiplace_rdec_policy use = *pol;
+	for (size_t i = 0; part && i < c->p->nparts; i++)
+		if (!strcmp(c->p->parts[i].name, part))
+			return &c->p->parts[i];
+	return NULL;
+}
+
+/* The select plugin's precedence: the job's own policy, else its
+ * partition line's, else the cluster's; PRIORITY's function: the job's,
+ * a node's own, the partition line's, the cluster's. */
+static void policy_of(const struct ctx *c, const struct psiplace_rdec_policy *pol, const char *part,
+		      struct psiplace_rank_opts *o, struct psiplace_job *job)
+{
+	const struct psiplace_rdec_partpolicy *pl = part_line(c, part);
+
+	o->policy = pol->policy;
+	if (o->policy == PSIPLACE_POLICY_NONE)
+		o->policy = pl && pl->has_policy ? pl->policy : c->p->cluster_policy.policy;
+	job->priorityf = pol->priorityf;
+	o->cluster_priorityf = pl && pl->priorityf ? pl->priorityf : c->p->cluster_policy.priorityf;
+	o->policy_overrides_weight = c->p->policy_overrides_weight;
+}
+
+/* Order cand[0..m-1] (positions) best first for `pol` of a job in
+ * partition `part` wanting k nodes, each rated as a free powered node
+ * (what it is, or will be once released); the order replaces cand[]. */
+static int rank_cands(struct ctx *c, const struct psiplace_rdec_policy *pol, const char *part,
+		      size_t m, size_t k)
+{
 	struct psiplace_job job = { .nodes = (uint32_t)k };
 	struct psiplace_rank_opts o = { 0 };
 	size_t i;
 
 	if (m == 0)
 		return 0;
-	if (use.policy == PSIPLACE_POLICY_NONE)
-		use = c->p->cluster_policy;
-	job.priorityf = use.priorityf;
-	o.policy = use.policy;
+	policy_of(c, pol, part, &o, &job);
 	o.job = &job;
-	o.cluster_priorityf = c->p->cluster_policy.priorityf;
 	for (i = 0; i < m; i++) {
 		c->scratch[i] = c->s->nodes[c->cand[i]].node;
 		c->scratch[i].alloc_cpus = 0;
@@ -216,6 +237,18 @@ static int check_state(struct ctx *c)
 		return psiplace_seterr(c->err, "resize decision: negative minimum interval");
 	if (!valid_policy(&c->p->cluster_policy))
 		return psiplace_seterr(c->err, "resize decision: unknown cluster policy");
+	if (c->p->nparts && !c->p->parts)
+		return psiplace_seterr(c->err, "resize decision: missing array");
+	for (size_t i = 0; i < c->p->nparts; i++) {
+		const struct psiplace_rdec_partpolicy *pl = &c->p->parts[i];
+
+		if (!pl->name)
+			return psiplace_seterr(c->err, "resize decision: partition line %zu has no name",
+					       i + 1);
+		if (!psiplace_policy_valid(pl->policy))
+			return psiplace_seterr(c->err, "resize decision: partition %s: unknown policy",
+					       pl->name);
+	}
 	if ((s->nnodes && !s->nodes) || (s->nrunning && !s->running) || (s->npending && !s->pending))
 		return psiplace_seterr(c->err, "resize decision: missing array");
 	if (s->nnodes > INT32_MAX)
@@ -328,7 +361,7 @@ static int plan_shrink(struct ctx *c)
 			budget_sum += budget[i] = releasable(c, i, top->partition, &m);
 	rc = 0;
 	if (budget_sum >= deficit) {
-		rc = rank_cands(c, &top->policy, m, deficit);
+		rc = rank_cands(c, &top->policy, top->partition, m, deficit);
 		for (i = 0; rc == 0 && i < m && got < deficit; i++) {
 			int32_t owner = c->held[c->cand[i]];
 
@@ -377,7 +410,7 @@ static int protect_for(struct ctx *c, int64_t end)
 			if (grantable(c, c->idle_pos[j]) &&
 			    in_partition(s->nodes[c->idle_pos[j]].partitions, p->partition))
 				c->cand[m++] = c->idle_pos[j];
-		if (rank_cands(c, &p->policy, m, p->nodes < m ? p->nodes : m) < 0)
+		if (rank_cands(c, &p->policy, p->partition, m, p->nodes < m ? p->nodes : m) < 0)
 			return -1;
 		for (j = 0; j < m && j < p->nodes; j++)
 			prot_set(c, c->cand[j]);
@@ -412,7 +445,7 @@ static int grow_one(struct ctx *c, size_t i)
 	}
 	if (k > m)
 		k = m;
-	if (rank_cands(c, &r->policy, m, k) < 0)
+	if (rank_cands(c, &r->policy, r->partition, m, k) < 0)
 		return -1;
 	prot_clear(c);
 	for (size_t j = 0; j < k; j++) {

@@ -586,6 +586,7 @@ void sim_mall_decide(struct sim *s)
 	par.min_interval = s->mall->min_interval;
 	par.cluster_policy.policy = s->opts->rank.policy;
 	par.cluster_policy.priorityf = s->opts->rank.cluster_priorityf;
+	par.policy_overrides_weight = s->opts->rank.policy_overrides_weight;
 	st = (struct psiplace_rdec_state){
 		.now = s->t + rd->off,
 		.nodes = rd->nodes,

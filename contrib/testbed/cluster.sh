@@ -34,6 +34,13 @@
 #                          (PSIPLACE_BUILD_DIR, else the release's build directory, and
 #                          the release's own plugin directory): what installing the
 #                          psiplace build for a new Slurm does on a site
+#   cluster.sh stop-dbd | dump-db FILE | start-dbd
+#                          (PSIPLACE_ACCOUNTING=dbd) slurmdbd stopped / the accounting
+#                          database dumped into FILE (MariaDB keeps running) / this
+#                          release's slurmdbd started on the existing database (slurmdbd.conf's
+#                          PluginDir pointed at this release's plugins; a newer slurmdbd
+#                          converts the tables before it answers): a slurmdbd upgrade,
+#                          the first step of Slurm's upgrade guide
 #   cluster.sh accounting-support  exit 0 when this release can run PSIPLACE_ACCOUNTING=dbd,
 #                          else print why not and exit 1
 #
@@ -622,6 +629,32 @@ start_accounting() {
   sacctmgr_do modify user root set DefaultAccount=psiplace QOS=normal,low,high
 }
 
+# A slurmdbd upgrade in place: the running one stopped (slurmctld queues
+# its records meanwhile), the database dumped, this release's started on the
+# same database.  The first start of a newer slurmdbd converts the tables
+# (seconds on a testbed) before it answers.
+cmd_stop_dbd() { accounting || die "instance $instance runs without slurmdbd (PSIPLACE_ACCOUNTING=dbd)"; stop_daemon slurmdbd; }
+cmd_dump_db() { # FILE
+  accounting || die "instance $instance runs without slurmdbd (PSIPLACE_ACCOUNTING=dbd)"
+  [ -n "${1:-}" ] || die "dump-db: name the file to dump the accounting database into"
+  mariadb-dump --no-defaults --socket="$db_sock" -uroot --single-transaction slurm_acct_db >"$1" \
+    || die "dumping slurm_acct_db into $1 failed"
+}
+cmd_start_dbd() {
+  accounting || die "instance $instance runs without slurmdbd (PSIPLACE_ACCOUNTING=dbd)"
+  alive "$dir/pids/slurmdbd" && die "slurmdbd of instance $instance runs"
+  local why; why=$(accounting_missing)
+  [ -z "$why" ] || die "$why"
+  sed -i "s|^PluginDir=.*|PluginDir=$plugin_dir_sys|" "$dir/etc/slurmdbd.conf"
+  local lines; lines=$(wc -l <"$dir/log/slurmdbd.log" 2>/dev/null || echo 0)
+  spawn slurmdbd "$slurmdbd_bin" -D
+  # its own line, not a client's answer: this release's clients cannot read
+  # a slurm.conf whose PluginDir still names the older release's plugins
+  # (the other daemons' upgrade comes after slurmdbd's)
+  wait_daemon slurmdbd 180 " after start on the existing database" dbd_started "$lines"
+}
+dbd_started() { tail -n +"$(($1 + 1))" "$dir/log/slurmdbd.log" 2>/dev/null | grep -q 'slurmdbd version .* started'; }
+
 # sacctmgr -i, failing loudly (sacctmgr prints its error on stdout).
 sacctmgr_do() {
   local out
@@ -1031,6 +1064,9 @@ case ${1:-} in
   stop-slurmds) use_release_prefix; cmd_stop_slurmds ;;
   start-slurmds) use_release_prefix; cmd_start_slurmds ;;
   install-plugins) use_release_prefix; cmd_install_plugins ;;
+  stop-dbd) use_release_prefix; cmd_stop_dbd ;;
+  dump-db) use_release_prefix; shift; cmd_dump_db "$@" ;;
+  start-dbd) use_release_prefix; cmd_start_dbd ;;
   accounting-support) use_release_prefix; cmd_accounting_support ;;
   *) awk 'NR > 1 && /^#/ {sub(/^# ?/, ""); print; next} NR > 1 {exit}' "$0"; exit 2 ;;
 esac

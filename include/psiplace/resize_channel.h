@@ -28,6 +28,8 @@
 #include <stdint.h>
 
 #include "psiplace/error.h"
+#include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +86,38 @@ long psiplace_rchan_range_format(uint32_t min, uint32_t max, char *buf, size_t l
 /* 1: parsed; 0: s is not a range (NULL, empty, other text, an order);
  * -1 with err: malformed. */
 int psiplace_rchan_range_parse(const char *s, uint32_t *min, uint32_t *max, psiplace_error_t *err);
+
+/* A job's own node allocation policy (--psi-alloc-policy,
+ * --psi-alloc-priority), as job_submit/psiplace writes it at submission
+ * into the AdminComment of every job that has one, after the range when
+ * the job is malleable, separated by one blank:
+ *     psiplace-policy=POLICY
+ *     psiplace-policy=PRIORITY;FUNCTION
+ *     psiplace-malleable=MIN-MAX psiplace-policy=FASTEST
+ * POLICY: a canonical policy name (psiplace_policy_name), never NONE;
+ * FUNCTION: the job's PRIORITY function as given (to the end of the text,
+ * blanks allowed, at most PSIPLACE_PRIORITYF_MAXLEN bytes).  The daemon
+ * keeps this part when it writes an order or the range back, so the
+ * AdminComment of a malleable job is "ORDER-OR-RANGE[ POLICY-PART]"; the
+ * order and range parsers read the text before the blank (so does
+ * `scontrol show job`, whose AdminComment= value ends at a blank). */
+#define PSIPLACE_RCHAN_POLICY_PREFIX "psiplace-policy="
+/* Bytes that always hold a policy part, and an order or range with one. */
+#define PSIPLACE_RCHAN_POLICY_MAX (sizeof(PSIPLACE_RCHAN_POLICY_PREFIX) + 16 + PSIPLACE_PRIORITYF_MAXLEN + 1)
+#define PSIPLACE_RCHAN_ADMIN_MAX (PSIPLACE_RCHAN_LINE_MAX + 1 + PSIPLACE_RCHAN_POLICY_MAX)
+/* The policy part: policy not NONE; function NULL or "" for none, else
+ * policy PRIORITY and at most PSIPLACE_PRIORITYF_MAXLEN bytes without a
+ * NUL.  -1 when invalid or len is too short. */
+long psiplace_rchan_policy_format(enum psiplace_policy policy, const char *function, char *buf,
+				  size_t len);
+/* Where the policy part of an AdminComment begins (at its start or after
+ * a blank); NULL: none. */
+const char *psiplace_rchan_policy_find(const char *s);
+/* 1: *policy and function (flen bytes, "" none; PSIPLACE_PRIORITYF_MAXLEN
+ * + 1 always hold it) filled from s's policy part; 0: none; -1 with err:
+ * malformed (one line naming the value and what is accepted). */
+int psiplace_rchan_policy_parse(const char *s, enum psiplace_policy *policy, char *function,
+				size_t flen, psiplace_error_t *err);
 
 /* "grow" / "shrink"; "" for anything else. */
 const char *psiplace_rchan_kind_name(enum psiplace_rchan_kind k);

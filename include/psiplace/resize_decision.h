@@ -82,11 +82,24 @@ struct psiplace_rdec_node {
 	const char *partitions; /* comma-separated partition names; NULL: every partition */
 };
 
-/* A job's node allocation policy (PSIPLACE_POLICY_NONE: the parameters'
- * cluster policy; when that is NONE too, node index order). */
+/* A job's node allocation policy, as select/psiplace_cons_tres applies
+ * it: the job's own (--psi-alloc-policy, --psi-alloc-priority) wins over
+ * its partition's PartitionName line of psiplace.conf, which wins over
+ * the cluster's (the plugstack line); when all are NONE, node index
+ * order.  PRIORITY's function: the job's own, else each node's own
+ * (psiplace.conf), else the partition line's, else the cluster's. */
 struct psiplace_rdec_policy {
+	enum psiplace_policy policy;                /* NONE: the partition's, else the cluster's */
+	const struct psiplace_priorityf *priorityf; /* the job's own function; NULL: none */
+};
+
+/* One PartitionName line of psiplace.conf. */
+struct psiplace_rdec_partpolicy {
+	const char *name;                           /* the partition, exactly as Slurm names it */
+	bool has_policy;                            /* NodeAllocationPolicy= given: policy applies
+						     * (NONE too: node index order, as cons_tres's) */
 	enum psiplace_policy policy;
-	const struct psiplace_priorityf *priorityf; /* PRIORITY's function; NULL: none */
+	const struct psiplace_priorityf *priorityf; /* its PriorityFunction; NULL: none */
 };
 
 struct psiplace_rdec_running {
@@ -130,7 +143,13 @@ struct psiplace_rdec_params {
 	int64_t min_interval;  /* seconds between two resizes of one job (>= 0) */
 	uint32_t max_grow;     /* nodes one grow may add; 0: up to the job's max */
 	bool allow_shrink;
-	struct psiplace_rdec_policy cluster_policy; /* for jobs without their own */
+	/* the plugstack line's NodeAllocationPolicy and PriorityFunction */
+	struct psiplace_rdec_policy cluster_policy;
+	/* psiplace.conf's PartitionName lines (a job names one partition; a
+	 * job with several, "a,b", gets none of them); NULL: none */
+	const struct psiplace_rdec_partpolicy *parts;
+	size_t nparts;
+	bool policy_overrides_weight; /* PolicyOverridesWeight=yes */
 };
 
 #define PSIPLACE_RDEC_MIN_INTERVAL_DEFAULT 60
@@ -172,7 +191,8 @@ void psiplace_rdec_result_free(struct psiplace_rdec_result *r);
  * in the result's order (the caller keeps the counter, so an id is never
  * given twice).  -1 with err on an inconsistent state (a node position out
  * of range, a node held by two running jobs, a running job without nodes,
- * min > max, a pending job asking for no node, an unknown policy) or out
+ * min > max, a pending job asking for no node, an unknown policy, a
+ * partition line without a name) or out
  * of memory; out is then empty. */
 int psiplace_rdec_decide(const struct psiplace_rdec_state *s, const struct psiplace_rdec_params *p,
 			 uint64_t first_id, struct psiplace_rdec_result *out, psiplace_error_t *err);

@@ -1,4 +1,5 @@
-/* job_submit/psiplace: makes a job's --psi-malleable range readable by
+/* job_submit/psiplace: makes a job's --psi-malleable range and its own node
+ * allocation policy (--psi-alloc-policy, --psi-alloc-priority) readable by
  * psiplace-malleabled, and by nobody's hand but an operator's.
  *
  * The range travels from sbatch/salloc in the job's SPANK job-control
@@ -7,7 +8,8 @@
  * other RPC of 22.05-26.05.  At submission this plugin, inside slurmctld,
  * decodes it with the same library call as the select plugin (an
  * untrusted client may have written anything there) and writes
- * "psiplace-malleable=MIN-MAX" into the job's AdminComment, a field that
+ * "psiplace-malleable=MIN-MAX", "psiplace-policy=POLICY[;FUNCTION]" or both
+ * (separated by a blank) into the job's AdminComment, a field that
  * slurm_load_jobs() returns and that only operators can write afterwards
  * (a user's own --admin-comment is refused before job_submit plugins run).
  * The daemon replaces it with an order and writes it back when it clears
@@ -57,11 +59,35 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 extern int job_modify(job_desc_msg_t *job_desc, struct job_record *job_ptr, uint32_t submit_uid,
 		      char **err_msg);
 
+/* "RANGE", "POLICY-PART" or "RANGE POLICY-PART" (psiplace/resize_channel.h)
+ * into buf; -1 when a part cannot be written. */
+static int admin_text(const struct psiplace_ctld_request *req, char *buf, size_t len)
+{
+	long n = 0, m;
+
+	buf[0] = '\0';
+	if (req->mall_max &&
+	    (n = psiplace_rchan_range_format(req->mall_min, req->mall_max, buf, len)) < 0) {
+		buf[0] = '\0';
+		return -1;
+	}
+	if (req->policy == PSIPLACE_POLICY_NONE)
+		return 0;
+	if (n)
+		buf[n++] = ' ';
+	m = psiplace_rchan_policy_format(req->policy, req->priority, buf + n, len - (size_t)n);
+	if (m < 0) {
+		buf[n ? n - 1 : 0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	struct psiplace_ctld_request req;
 	psiplace_error_t err;
-	char range[64];
+	char text[PSIPLACE_RCHAN_ADMIN_MAX];
 
 	(void)err_msg;
 	if (psiplace_ctld_request_from_env((const char *const *)job_desc->spank_job_env,
@@ -71,17 +97,21 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		     submit_uid, err.text);
 		return SLURM_SUCCESS;
 	}
-	if (!req.mall_max)
+	if (!req.mall_max && req.policy == PSIPLACE_POLICY_NONE)
 		return SLURM_SUCCESS;
 	if (job_desc->admin_comment) {
-		info("job_submit/psiplace: uid %u: an operator set AdminComment: the job is not "
-		     "malleable for psiplace-malleabled",
+		info("job_submit/psiplace: uid %u: an operator set AdminComment: psiplace-malleabled "
+		     "sees neither the job's range (not malleable) nor its own policy (its "
+		     "partition's or the cluster's used)",
 		     submit_uid);
 		return SLURM_SUCCESS;
 	}
-	if (psiplace_rchan_range_format(req.mall_min, req.mall_max, range, sizeof(range)) < 0)
-		return SLURM_SUCCESS;
-	job_desc->admin_comment = xstrdup(range);
+	if (admin_text(&req, text, sizeof(text)) < 0)
+		info("job_submit/psiplace: uid %u: the job's policy does not fit AdminComment: "
+		     "psiplace-malleabled uses its partition's or the cluster's",
+		     submit_uid);
+	if (text[0])
+		job_desc->admin_comment = xstrdup(text);
 	return SLURM_SUCCESS;
 }
 

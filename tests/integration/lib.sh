@@ -50,6 +50,18 @@ tb_start() {
   trap '"$cluster" stop >/dev/null 2>&1' EXIT
 }
 
+# The tests of ordered resizes: start the testbed with slurmdbd where this
+# release has it (acct=1; without it 22.05 refuses every update of a merged
+# job, its acknowledgement too, as long as it runs: "DB index is being set"), and
+# the test's work directory $work; both go when the test ends.
+mall_start() {
+  acct=0
+  if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
+  tb_start
+  work=$(mktemp -d)
+  trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
+}
+
 # Start a 5-node testbed for placement tests: n1..n4 are fake nodes described
 # by the hwloc topologies cluster.sh writes for them (TopologyFile, dry runs
 # only); n5 is declared like this machine (real binding).  Placement input
@@ -128,6 +140,9 @@ jobcomp_state() {
 }
 job_ended() { case $(jobcomp_state "$1") in ""|PENDING|REQUEUED*) return 1 ;; *) return 0 ;; esac; }
 job_running() { [ "$(job_state "$1")" = RUNNING ]; }
+# step_running JOB: the job's first srun step (JOB.0) exists (an srun still
+# creating its step when slurmctld goes away fails for want of a controller).
+step_running() { squeue -h -s -j "$1" -o %i | grep -qx "$1\\.0"; }
 node_of() { scontrol show job "$1" 2>/dev/null | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p'; }
 # Processes of MPI job $1 of this testbed that are still alive (the demo,
 # MPICH Hydra's proxies), as PID@NODE.

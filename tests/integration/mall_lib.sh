@@ -15,16 +15,6 @@ mdemo=$("$mpich" demo "$PSIPLACE_BUILD_DIR/mpich" 2>"$PSIPLACE_BUILD_DIR/mpich-d
 iface=${PSIPLACE_MPICH_IFACE:-$(ip -o route show default 2>/dev/null | awk '{print $5; exit}')}
 iface=${iface:-eth0}
 
-# Start the testbed, with slurmdbd where this release has it (acct=1), and
-# the test's work directory $work; both go when the test ends.
-mall_start() {
-  acct=0
-  if "$cluster" accounting-support >/dev/null 2>&1; then export PSIPLACE_ACCOUNTING=dbd; acct=1; fi
-  tb_start
-  work=$(mktemp -d)
-  trap '"$cluster" stop >/dev/null 2>&1; rm -rf "$work"' EXIT
-}
-
 # The batch script: Hydra with the "user" resource kernel (with Slurm's,
 # Hydra leaves --nodelist out of a spawn's srun when the spawn has as many
 # nodes as the job had at its start, and srun then picks the batch host)

@@ -8,10 +8,11 @@
 #   slurmctld says so (verbose) when the job starts;
 # - a host with psiplace sends the request's version with every job, asked
 #   for something or not: no such line for its jobs;
-# - a host with an older psiplace (request entries, no version; modelled by
-#   submit_raw, which sends a job environment verbatim; or a real older
-#   psiplace.so named by PSIPLACE_HOSTSKEW_OLD_SPANK): its request applies,
-#   and slurmctld says it had no version;
+# - a host with an older psiplace (request entries, no version): its request
+#   applies, and slurmctld says it had no version; a job it submits without
+#   options is one without a request.  Sent verbatim by submit_raw, and by a
+#   real older psiplace.so: the SPANK plugin of commit old_commit below,
+#   built from this repository's history for the same Slurm release;
 # - a host with a newer psiplace (a higher version, entries slurmctld does
 #   not know, a policy it does not know): what slurmctld knows applies, the
 #   rest is ignored with an error line naming it; an unknown policy makes
@@ -19,6 +20,54 @@
 set -uo pipefail
 export PSIPLACE_POLICY=LASTAVAILABLE
 source "$(dirname "$0")/lib.sh"
+
+# The older psiplace: main's last commit before the SPANK plugin sent the
+# request's version (PSIPLACE_REQUEST=1).  It compiles against every testbed
+# release (22.05, 24.11, 26.05), so every release runs the older plugin.
+old_commit=1f3698a34816f501a13ed3d782a69b2877a42797
+
+# old_spank: sets old_so to that commit's psiplace.so for this build's Slurm
+# (PSIPLACE_HOSTSKEW_OLD_SPANK names another one), built once into the build
+# directory: only the SPANK plugin's target, without optimisation.  Else
+# old_rc=1 when the history lacks the commit (a shallow clone: skipped),
+# old_rc=2 when it does not build; old_why says why.
+old_spank() {
+  old_so=${PSIPLACE_HOSTSKEW_OLD_SPANK:-} old_rc=0 old_why=
+  [ -z "$old_so" ] || return 0
+  local slurm_src=${PSIPLACE_SLURM_SRC-$("$cluster" slurm-src)} t0=$SECONDS v
+  # one build per Slurm tree the build directory is configured with
+  v=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"$/\1/p' "$slurm_src/config.h" 2>/dev/null)
+  local dir=$PSIPLACE_BUILD_DIR/hostskew-old/${old_commit:0:12}-slurm-${v:-installed}
+  if [ -f "$dir/psiplace.so" ]; then
+    old_so=$dir/psiplace.so
+    echo "# the older psiplace.so (commit ${old_commit:0:12}), built before: $old_so"
+    return 0
+  fi
+  local err
+  if ! err=$(git -C "$src_dir" rev-parse --git-dir 2>&1 >/dev/null); then
+    old_rc=1 old_why="the older psiplace (commit ${old_commit:0:12}) is built from the history of a git checkout; $src_dir: ${err//$'\n'/ }"
+    return 1
+  fi
+  if ! git -C "$src_dir" cat-file -e "$old_commit^{commit}" 2>/dev/null; then
+    old_rc=1 old_why="commit ${old_commit:0:12} (the older psiplace) is not in this clone's history"
+    [ "$(git -C "$src_dir" rev-parse --is-shallow-repository)" = true ] &&
+      old_why+=": a shallow clone (git fetch --unshallow)"
+    return 1
+  fi
+  rm -rf "$dir" && mkdir -p "$dir/src" || { old_rc=2 old_why="cannot create $dir"; return 1; }
+  if ! { git -C "$src_dir" archive "$old_commit" | tar -x -C "$dir/src" &&
+         meson setup "$dir/build" "$dir/src" --buildtype=plain -Dslurm_src="$slurm_src" \
+           -Dtests=disabled -Dmpi=disabled &&
+         ninja -C "$dir/build" plugins/spank/psiplace.so; } >"$dir/build.log" 2>&1; then
+    old_rc=2 old_why="building the SPANK plugin of commit ${old_commit:0:12} for Slurm $PSIPLACE_SLURM failed ($dir/build.log): $(tail -n 3 "$dir/build.log" | tr '\n' ' ')"
+    return 1
+  fi
+  cp "$dir/build/plugins/spank/psiplace.so" "$dir/psiplace.so.new" && mv "$dir/psiplace.so.new" "$dir/psiplace.so"
+  rm -rf "$dir/src" "$dir/build"
+  old_so=$dir/psiplace.so
+  echo "# the older psiplace.so (commit ${old_commit:0:12}) built for Slurm $PSIPLACE_SLURM in $((SECONDS - t0)) s: $old_so"
+}
+old_spank
 tb_start
 
 work=$PSIPLACE_TESTBED_DIR/hostskew
@@ -80,10 +129,10 @@ check_match "slurmctld says the request was malformed and why (error)" \
   "error: select/psiplace_cons_tres: JobId=$id: malformed psiplace request, using the cluster default: .*QUANTUMFIRST" \
   "$(grep -E "JobId=$id[^0-9]" "$log")"
 
-# A real older psiplace.so (built from an earlier psiplace for this Slurm
-# release) on a submit host, when one is given.
-if [ -n "${PSIPLACE_HOSTSKEW_OLD_SPANK:-}" ]; then
-  echo "required $PSIPLACE_HOSTSKEW_OLD_SPANK NodeAllocationPolicy=LASTAVAILABLE" >"$work/plugstack-old.conf"
+# A real older psiplace.so on a submit host: the one PSIPLACE_HOSTSKEW_OLD_SPANK
+# names, else old_spank builds it (above, before the testbed started).
+if [ -n "$old_so" ]; then
+  echo "required $old_so NodeAllocationPolicy=LASTAVAILABLE" >"$work/plugstack-old.conf"
   sed "s|^PlugStackConfig=.*|PlugStackConfig=$work/plugstack-old.conf|" "$SLURM_CONF" >"$work/slurm-old.conf"
   settle
   id=$(SLURM_CONF=$work/slurm-old.conf sbatch --parsable --psi-alloc-policy=FIRSTAVAILABLE -N1 -n1 -t 2 \
@@ -91,14 +140,17 @@ if [ -n "${PSIPLACE_HOSTSKEW_OLD_SPANK:-}" ]; then
   poll 60 job_done "$id"; poll 10 test -s "$work/oldso.out"
   check_eq "an older psiplace.so: its --psi-alloc-policy applies" n1 "$(cat "$work/oldso.out" 2>/dev/null)"
   check_match "an older psiplace.so: slurmctld says the request had no version" \
-    "JobId=$id: psiplace request without a version" "$(lines_of "$id")"
+    "JobId=$id: psiplace request without a version \(a psiplace older than request version 1" "$(lines_of "$id")"
   settle
   id=$(SLURM_CONF=$work/slurm-old.conf sbatch --parsable -N1 -n1 -t 2 -o "$work/oldso2.out" --wrap 'printenv SLURMD_NODENAME')
   poll 60 job_done "$id"; poll 10 test -s "$work/oldso2.out"
   check_eq "an older psiplace.so without options: the cluster policy" n4 "$(cat "$work/oldso2.out" 2>/dev/null)"
   check_match "an older psiplace.so without options: slurmctld says no request came" \
-    "JobId=$id: no psiplace request" "$(lines_of "$id")"
+    "JobId=$id: no psiplace request: its submit host has no psiplace SPANK plugin \(or one older than request version 1\); placed by the site's policy, LASTAVAILABLE" \
+    "$(lines_of "$id")"
+elif [ "$old_rc" = 1 ]; then
+  skip "a real older psiplace.so on a submit host" "$old_why"
 else
-  skip "a real older psiplace.so on a submit host" "PSIPLACE_HOSTSKEW_OLD_SPANK not set (the older request is modelled by submit_raw above)"
+  not_ok "the older psiplace.so (commit ${old_commit:0:12}) builds against Slurm $PSIPLACE_SLURM" "$old_why"
 fi
 tb_finish

@@ -12,6 +12,13 @@
 # job that holds a license and a helper that holds one (Slurm's own path).
 # On 26.05, slurmctld restarted without job_submit/psiplace: the select
 # wrapper's error line saying a merge would kill it.
+# The helper asks for its own node allocation policy (--psi-alloc-policy=
+# PRIORITY, as a grow's helper inherits the malleable job's): the node
+# psiplace's select plugin gives it is compared with `psiplace rank
+# --as-select` on the node table slurmctld shows just before (the helper's
+# --exclude'd node left out), the testbed's psiplace.conf and plugstack line,
+# and that answer must differ from the cluster policy's (LASTAVAILABLE), so
+# that the policy, not the node order, decided.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 export PSIPLACE_SCHED_PARAMS=permit_job_expansion PSIPLACE_LICENSES=merge:10
@@ -19,7 +26,28 @@ tb_start
 check_match "slurm.conf has JobSubmitPlugins=psiplace (permit_job_expansion)" '^JobSubmitPlugins=psiplace$' "$(cat "$SLURM_CONF")"
 ctld_pid=$(cat "$PSIPLACE_TESTBED_DIR/pids/slurmctld")
 
+etc=$PSIPLACE_TESTBED_DIR/etc
+psiplace=$PSIPLACE_BUILD_DIR/cli/psiplace
+helper_policy=PRIORITY
+
 ctld_alive() { kill -0 "$ctld_pid" 2>/dev/null && timeout 10 scontrol ping >/dev/null 2>&1; }
+# node_table FILE EXCLUDED: the nodes as slurmctld has them now (CPUs,
+# allocated CPUs, state, Weight) for psiplace rank, without EXCLUDED
+node_table() {
+  { echo name,cpus,alloc_cpus,state,weight
+    scontrol -o show node | awk -v x="$2" '{
+      delete v
+      for (i = 1; i <= NF; i++) { k = $i; sub(/=.*/, "", k); v[k] = substr($i, length(k) + 2) }
+      if (v["NodeName"] != x) print v["NodeName"] "," v["CPUTot"] "," v["CPUAlloc"] "," v["State"] "," v["Weight"] }'
+  } >"$1"
+}
+# as_select TABLE [RANK OPTIONS...]: the node psiplace rank --as-select ranks first
+as_select() {
+  local t=$1
+  shift
+  "$psiplace" rank --as-select --plugstack "$etc/plugstack.conf" --psiconf "$etc/psiplace.conf" \
+    --table "$t" --job nodes=1 "$@" 2>&1 | head -n 1 | awk '{print $1}'
+}
 helper_of() { squeue -h -n "$1" -o %i | head -n 1; }
 nodes_of() { scontrol show hostnames "$(node_of "$1")" | wc -l; }
 
@@ -32,10 +60,19 @@ merge_case() { # LABEL [SBATCH/SALLOC OPTIONS...]
   poll 60 job_running "$j" || { not_ok "$label: J runs within 60 s"; return; }
   n=$(node_of "$j")
   name=merge-helper-$j
-  out=$(timeout 60 salloc --no-shell -N1 -J "$name" -x "$n" "$@" --dependency=expand:"$j" 2>&1)
+  table=$PSIPLACE_TESTBED_DIR/tmp/merge-nodes-$j.csv
+  node_table "$table" "$n"
+  want=$(as_select "$table" --policy "$helper_policy")
+  cluster_pick=$(as_select "$table")
+  out=$(timeout 60 salloc --no-shell -N1 -J "$name" -x "$n" --psi-alloc-policy="$helper_policy" \
+    "$@" --dependency=expand:"$j" 2>&1)
   h=$(helper_of "$name")
   check_match "$label: the helper of J is granted" '^[0-9]+$' "$h"
   [ -n "$h" ] || { printf '#   %s\n' "$out"; scancel "$j"; return; }
+  check_eq "$label: the helper's node is psiplace rank --as-select's choice for $helper_policy ($want)" \
+    "$want" "$(node_of "$h")" "$(cat "$table")"
+  check_eq "$label: $helper_policy's choice ($want) is not the cluster policy's ($cluster_pick)" yes \
+    "$( [ -n "$want" ] && [ "$want" != "$cluster_pick" ] && echo yes)"
   out=$(timeout 30 scontrol update JobId="$h" NumNodes=0 2>&1)
   check_eq "$label: scontrol update JobId=H NumNodes=0 succeeds" "0" "$?" "$out"
   if ctld_alive; then ok "$label: slurmctld answers after the merge"; else

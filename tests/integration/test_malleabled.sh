@@ -9,19 +9,27 @@
 # order; an order not acknowledged is withdrawn at its deadline and the
 # pending grow helper psiplace-grow-J-ID cancelled; the daemon SIGKILLed and
 # started again resumes without giving an id twice; a rigid job that cannot
-# start makes a shrink order naming exactly the nodes its policy
-# (LASTAVAILABLE) takes from the malleable job holding them; --once with a
-# fresh state file adopts that order; with slurmctld stopped the daemon
-# logs and goes on, and serves the next job once slurmctld is back; SIGTERM
-# ends it cleanly.
+# start makes a shrink order naming exactly the nodes its policy (its
+# partition's LASTAVAILABLE from psiplace.conf, over the plugstack line's
+# FIRSTAVAILABLE) takes from the malleable job holding them; --once with a
+# fresh state file adopts that order; a waiting job with its own
+# --psi-alloc-policy=FASTEST (in its AdminComment, written by
+# job_submit/psiplace) makes a shrink order naming the node FASTEST picks
+# (n3, not the partition's n4) and starts there once it is released;
+# with slurmctld stopped the daemon logs and goes on, and serves the next
+# job once slurmctld is back, growing it by its own FIRSTAVAILABLE (n2) with
+# its policy part kept in the order; SIGTERM ends it cleanly.
 # The jobs run as two local users the test creates (useradd) and removes.
 # 24.11/26.05's clients live under root's home (~/.cache/psiplace): while the
 # test runs, that home is made traversable (o+x, no listing) for the users
 # and its mode restored at the end.
 source "$(dirname "$0")/lib.sh"
 
-export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=LASTAVAILABLE
-export PSIPLACE_PSICONF_EXTRA=$'MalleableMinInterval=0\nMalleableAckTimeout=15'
+# The cluster's policy (plugstack line) is FIRSTAVAILABLE, the partition's
+# (psiplace.conf's PartitionName=debug, every job's here) LASTAVAILABLE: the
+# select plugin and the daemon both take the partition's.
+export PSIPLACE_MALLEABLED=1 PSIPLACE_MALLEABLED_ARGS="--interval 1" PSIPLACE_POLICY=FIRSTAVAILABLE
+export PSIPLACE_PSICONF_EXTRA=$'MalleableMinInterval=0\nMalleableAckTimeout=15\nPartitionName=debug NodeAllocationPolicy=LASTAVAILABLE'
 u1=psimd1$PSIPLACE_INSTANCE u2=psimd2$PSIPLACE_INSTANCE
 cleanup() {
   scancel -u "$u1" 2>/dev/null; scancel -u "$u2" 2>/dev/null
@@ -143,7 +151,8 @@ check_eq "job $b holds every node" "n[1-4]" "$(node_of "$b")"
 c=$(submit "$u2" -N2 --exclusive -o /dev/null --wrap "sleep 5")
 if poll 30 has_order "$b" 'shrink'; then ok "a rigid job that cannot start makes a shrink order for job $b"
 else not_ok "a rigid job that cannot start makes a shrink order for job $b" "$(order_of "$b")" "$(tail -5 "$mdlog")"; fi
-# LASTAVAILABLE takes the last nodes; n1, the batch host, is never released
+# debug's LASTAVAILABLE takes the last nodes (the plugstack line's FIRSTAVAILABLE
+# would take n2,n3); n1, the batch host, is never released
 check_match "the order names exactly n3,n4, for job $c" "^psiplace-resize=[0-9]+;shrink;2;[0-9]+;n3,n4;$c\$" \
   "$(order_of "$b")"
 check_eq "job $c still waits (the order is the job's to carry out)" PENDING "$(job_state "$c")"
@@ -163,6 +172,27 @@ check_eq "--once saved the adopted order and an id counter past it" \
 check_eq "--once left the order as it was" "$sid" "$(order_id "$b")"
 scancel "$b" "$c"
 
+# ------------------------------------------------------------ the waiting job's own policy
+# debug's LASTAVAILABLE would have job $b give n4; a waiting job with
+# --psi-alloc-policy=FASTEST gets n3 (psiplace.conf: Speed 3.0, the fastest
+# node job $b may release; n1, its batch host, never).
+settle
+b=$(submit "$u1" -N4 --exclusive --psi-malleable=1-4 -o /dev/null --wrap "sleep 600")
+poll 30 job_running "$b"
+c=$(submit "$u2" -N1 --exclusive --psi-alloc-policy=FASTEST -o /dev/null --wrap "sleep 5")
+check_eq "job_submit/psiplace: the waiting job's own policy in its AdminComment" \
+  "psiplace-policy=FASTEST" "$(order_of "$c")"
+if poll 30 has_order "$b" 'shrink'; then ok "job $c (FASTEST) waiting makes a shrink order for job $b"
+else not_ok "job $c (FASTEST) waiting makes a shrink order for job $b" "$(order_of "$b")" "$(tail -5 "$mdlog")"; fi
+check_match "the order names n3, the node of job $c's own policy (its partition's would be n4)" \
+  "^psiplace-resize=[0-9]+;shrink;1;[0-9]+;n3;$c\$" "$(order_of "$b")"
+# job $b releasing what the order names (as the job would): job $c starts on it
+scontrol update JobId="$b" NodeList=n1,n2,n4 >/dev/null 2>&1
+if poll 30 job_running "$c"; then ok "job $c starts once n3 is released"
+else not_ok "job $c starts once n3 is released" "$(job_state "$c")" "$(node_of "$b")"; fi
+check_eq "job $c runs on n3" n3 "$(node_of "$c")"
+scancel "$b" "$c"
+
 # ------------------------------------------------------------ slurmctld away, SIGTERM
 "$cluster" stop-ctld
 away() { grep -q "slurmctld: .*(next cycle in 1 s)" "$mdlog"; }
@@ -171,9 +201,16 @@ else not_ok "slurmctld stopped: the daemon logs it and goes on" "$(tail -3 "$mdl
 check_eq "the daemon still runs without slurmctld" yes \
   "$(kill -0 "$(cat "$PSIPLACE_TESTBED_DIR/pids/malleabled")" 2>/dev/null && echo yes)"
 "$cluster" start-ctld
-d=$(submit "$u1" -N1 --exclusive --psi-malleable=1-2 -o /dev/null --wrap "sleep 600")
+d=$(submit "$u1" -N1 --exclusive --psi-malleable=1-2 --psi-alloc-policy=FIRSTAVAILABLE -o /dev/null \
+  --wrap "sleep 600")
 if poll 60 has_order "$d" 'grow;1;'; then ok "slurmctld back: the next job gets its order"
 else not_ok "slurmctld back: the next job gets its order" "$(order_of "$d")" "$(tail -3 "$mdlog")"; fi
+# its own FIRSTAVAILABLE: it runs on n1 and grows into n2 (its partition's
+# LASTAVAILABLE would take n4); the order keeps its policy part
+check_match "job $d (FIRSTAVAILABLE) on n1 grows into n2" "^n1 .*job $d: grow 1 \\(n2\\), decision [0-9]+\$" \
+  "$(node_of "$d") $(grep "job $d: grow" "$mdlog" | head -n 1)"
+check_match "the order keeps the job's policy part" \
+  "^psiplace-resize=[0-9]+;grow;1;[0-9]+ psiplace-policy=FIRSTAVAILABLE\$" "$(order_of "$d")"
 scancel "$d"
 "$cluster" restart-malleabled TERM
 check_match "SIGTERM ends the daemon cleanly" "psiplace-malleabled: stopped\$" \

@@ -80,7 +80,7 @@ round() {
   local n id
   for n in step multi salloc; do
     id=$(squeue -h -n "${p}_$n" -o %i)
-    poll 30 bash -c "squeue -h -s -j '$id' -o %i | grep -qx '$id\.0'" || not_ok "$label: ${p}_$n's step is not running" "$(squeue -s)"
+    poll 30 step_running "$id" || not_ok "$label: ${p}_$n's step is not running" "$(squeue -s)"
   done
   before=$(names_in "$p")
   local errs; errs=$(slurmd_errors)

@@ -52,7 +52,7 @@ poll 60 bash -c '[ "$(squeue -h -t RUNNING -o %j | grep -c "^or_")" -ge 3 ]' \
 # creating its step then fails for want of a controller, on every release,
 # which is not what this test is about (it once made or_multi FAILED on 24.11)
 multi=$(squeue -h -n or_multi -o %i)
-poll 30 bash -c "squeue -h -s -j '$multi' -o %i | grep -qx '$multi\.0'" || not_ok "cons_tres: or_multi's step is not running" "$(squeue -s)"
+poll 30 step_running "$multi" || not_ok "cons_tres: or_multi's step is not running" "$(squeue -s)"
 check_eq "cons_tres: no slurmd RPC error yet" "" "$(rpc_errors)"
 
 # The wrong order: slurm.conf and plugstack.conf edited, only slurmctld restarted.

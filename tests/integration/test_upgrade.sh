@@ -5,15 +5,20 @@
 # job, salloc+srun, a job that starts a step after the upgrade, an array's
 # first task) and pending ones (two throttled array tasks, a held job, a
 # job waiting for all four nodes), upgraded in place to 26.05 on the same
-# StateSaveLocation in the order of Slurm's upgrade guide for a
-# simultaneous upgrade (there is no slurmdbd): slurmctld stopped, every
-# slurmd stopped, StateSaveLocation backed up, the 26.05 daemons and
-# psiplace's 26.05 build installed, slurmctld started, then the slurmds
-# (PSIPLACE_UPGRADE_ORDER=slurmd-first: the slurmds, then slurmctld).
+# StateSaveLocation in the order of Slurm's upgrade guide: with accounting
+# (slurmdbd 24.11 on a private MariaDB), slurmdbd first, while slurmctld
+# and the slurmds run on (slurmdbd stopped, the database dumped, slurmdbd
+# 26.05 started on it, converting the tables; slurmctld 24.11 reports to
+# it meanwhile); then, as for a simultaneous upgrade, slurmctld
+# stopped, every slurmd stopped, StateSaveLocation backed up, the 26.05
+# daemons and psiplace's 26.05 build installed, slurmctld started, then the
+# slurmds (PSIPLACE_UPGRADE_ORDER=slurmd-first: the slurmds, then
+# slurmctld).
 # This crosses psiplace's plugin_id change (180 up to 24.11, 109 from
 # 25.05).  Every job is still there in its state, no daemon fails to read
 # state or an RPC, the running jobs end normally and the pending ones start
-# (end states from the jobcomp file), under the cluster policy.
+# (end states from the jobcomp file), under the cluster policy, and every
+# job is in sacct afterwards with the end state the jobcomp file has.
 # Run from the 26.05 build (meson suite "upgrade"); it needs
 # build-slurm-24.11 beside it (contrib/test.sh builds both in one lane).
 set -uo pipefail
@@ -28,6 +33,19 @@ if [ ! -f "$old_build/plugins/spank/psiplace.so" ]; then
   echo "Bail out! no psiplace build for Slurm 24.11 in $old_build (PSIPLACE_SLURM=24.11 contrib/build.sh)"
   exit 1
 fi
+# Accounting when both releases can store it (each prefix's
+# accounting_storage/mysql, MariaDB); CI requires it
+# (PSIPLACE_REQUIRE_ACCOUNTING=1), elsewhere the test runs without slurmdbd
+# and says so.
+dbd_why=
+for r in 24.11 26.05; do
+  w=$(PSIPLACE_SLURM=$r "$src_dir/contrib/testbed/cluster.sh" accounting-support 2>&1) || dbd_why+="$r: $w "
+done
+if [ -n "$dbd_why" ] && [ "${PSIPLACE_REQUIRE_ACCOUNTING:-0}" = 1 ]; then
+  echo "Bail out! PSIPLACE_REQUIRE_ACCOUNTING=1 but the upgrade cannot run slurmdbd: $dbd_why"
+  exit 1
+fi
+if [ -n "$dbd_why" ]; then export PSIPLACE_ACCOUNTING=none; else export PSIPLACE_ACCOUNTING=dbd; fi
 # The testbed starts as 24.11 with its build; SlurmdTimeout raised for the
 # upgrade, as the guide asks (no node may be marked DOWN meanwhile).
 export PSIPLACE_SLURM=24.11 PSIPLACE_BUILD_DIR=$old_build
@@ -35,6 +53,8 @@ export PSIPLACE_POLICY=LASTAVAILABLE PSIPLACE_JOBCOMP=1 PSIPLACE_SLURMD_TIMEOUT=
 source "$(dirname "$0")/lib.sh"
 tb_start
 t_start=$SECONDS
+acct_since=$(date +%Y-%m-%dT%H:%M:%S)
+dbd() { [ "${PSIPLACE_ACCOUNTING:-none}" = dbd ]; }
 
 dir=$PSIPLACE_TESTBED_DIR
 jobcomp=$dir/log/jobcomp.txt
@@ -63,6 +83,19 @@ comp_state() { # NAME: end states of the jobcomp records of that job name
 error_lines() { # LOG...
   cat "$@" 2>/dev/null | grep -v 'psiplace_cons_tres: plugin_id 180:' |
     grep -v 'appears to have a different slurm.conf' | grep -cE 'error|unknown select plugin id|Malformed RPC|Incompatible' || true
+}
+# slurmdbd's records of this test's jobs: "JOBID NAME STATE" per job (array
+# tasks by their own ids), sorted; and the same from the jobcomp file
+acct_jobs() {
+  sacct -n -P -X -a -S "$acct_since" -o JobIDRaw,JobName,State 2>/dev/null |
+    awk -F'|' '$2 ~ /^up_/ { print $1, $2, $3 }' | sort
+}
+comp_jobs() {
+  awk '{ id = ""; n = ""; s = ""
+         for (i = 1; i <= NF; i++) { if ($i ~ /^JobId=/) id = substr($i, 7); if ($i ~ /^Name=/) n = substr($i, 6)
+                                     if ($i ~ /^JobState=/) s = substr($i, 10) }
+         if (n ~ /^up_/) last[id] = id " " n " " s }
+       END { for (j in last) print last[j] }' "$jobcomp" 2>/dev/null | sort
 }
 
 # 7 of the 40 cores (n1 4, n2 8, n3 16, n4 12); LASTAVAILABLE fills from n4.
@@ -109,6 +142,35 @@ if [ "$order" = rolling ]; then
   sed "s|^PlugStackConfig=.*|PlugStackConfig=$etc/plugstack-node.conf|" "$SLURM_CONF" >"$etc/slurm-node.conf"
   PSIPLACE_SLURMD_CONF=$etc/slurm-node.conf "$cluster" restart-slurmds \
     && ok "rolling: the 24.11 slurmds restarted on the nodes' own files" || not_ok "rolling: slurmds not restarted"
+fi
+# slurmdbd first, while slurmctld and the slurmds (24.11) run on
+if dbd; then
+  poll 30 bash -c '[ "$(sacct -n -P -X -a -S '"$acct_since"' -s R -o JobName | grep -c "^up_")" -ge 6 ]'
+  check_eq "24.11: slurmdbd has the running jobs" 6 \
+    "$(acct_jobs | awk '$3 == "RUNNING"' | wc -l)" "$(acct_jobs | paste -sd';')"
+  rpc() { sacctmgr -n -P show cluster "psiplace$PSIPLACE_INSTANCE" format=rpc 2>/dev/null; }
+  rpc_2411=$(rpc)
+  dbd_start=$SECONDS
+  "$cluster" stop-dbd && ok "upgrade: slurmdbd 24.11 stopped" || not_ok "upgrade: slurmdbd not stopped"
+  "$cluster" dump-db "$work/acct.sql" && [ -s "$work/acct.sql" ] && ok "upgrade: the accounting database backed up" \
+    || not_ok "upgrade: the accounting database not backed up"
+  dbd_lines=$(wc -l <"$dir/log/slurmdbd.log") dbd_ctld_lines=$(wc -l <"$dir/log/slurmctld.log")
+  PSIPLACE_SLURM=26.05 PSIPLACE_BUILD_DIR=$new_build "$cluster" start-dbd \
+    && ok "upgrade: slurmdbd 26.05 started on the 24.11 database" || not_ok "upgrade: slurmdbd 26.05 did not start"
+  dbd_secs=$((SECONDS - dbd_start))
+  dbd_log() { tail -n +"$((dbd_lines + 1))" "$dir/log/slurmdbd.log"; }
+  check_match "upgrade: slurmdbd is 26.05" 'slurmdbd version 26\.05' "$(dbd_log)"
+  # (the testbed's MariaDB is small on purpose: slurmdbd's advice on its
+  # settings is no error of the upgrade)
+  dbd_errors() { dbd_log | grep error | grep -v 'Database settings not recommended values'; }
+  check_eq "upgrade: slurmdbd 26.05 logged no error converting the 24.11 database" 0 \
+    "$(dbd_errors | wc -l)" "$(dbd_errors | tail -5)"
+  check_match "upgrade: slurmdbd 26.05 converted the 24.11 tables" '(adding|dropping) (key|column) .* table' "$(dbd_log)"
+  registered() { tail -n +"$((dbd_ctld_lines + 1))" "$dir/log/slurmctld.log" | grep -q 'Registering slurmctld .* with slurmdbd'; }
+  poll 60 registered
+  check_eq "upgrade: slurmctld 24.11 registered with slurmdbd 26.05" 1 "$(registered && echo 1 || echo 0)"
+  check_eq "upgrade: slurmdbd 26.05 has the running jobs of the 24.11 database" 6 \
+    "$(acct_jobs | awk '$3 == "RUNNING"' | wc -l)" "$(acct_jobs | paste -sd';')"
 fi
 up_start=$SECONDS
 ctld_lines=$(wc -l <"$dir/log/slurmctld.log")
@@ -204,5 +266,21 @@ check_eq "26.05: no slurmd logged an error" 0 "$(error_lines "$dir"/log/slurmd-n
   "$(grep -hE 'error' "$dir"/log/slurmd-n*.log | tail -5)"
 check_eq "26.05: no slurmctld error after the upgrade" 0 "$(new_log | error_lines)" "$(new_log | grep -E 'error' | tail -5)"
 check_no_stepds "26.05"
+if dbd; then
+  # every job in slurmdbd's records, ended as the jobcomp file has it: the
+  # records of 24.11 converted, the ends reported by slurmctld 26.05
+  poll 30 bash -c '[ "$(sacctmgr -n -P show cluster psiplace'"$PSIPLACE_INSTANCE"' format=rpc)" != "'"$rpc_2411"'" ]'
+  check_eq "26.05: slurmctld 26.05 registered with slurmdbd (a newer RPC version than 24.11's $rpc_2411)" 1 \
+    "$([ "$(rpc)" -gt "$rpc_2411" ] 2>/dev/null && echo 1 || echo 0)" "rpc $(rpc)"
+  want=$(comp_jobs)
+  poll 60 bash -c "[ \"\$(sacct -n -P -X -a -S '$acct_since' -o JobIDRaw,JobName,State 2>/dev/null | awk -F'|' '\$2 ~ /^up_/ { print \$1, \$2, \$3 }' | sort)\" = '$want' ]"
+  check_eq "26.05: every job in sacct with its end state ($(wc -l <<<"$want") jobs)" "$want" "$(acct_jobs)"
+  check_eq "26.05: every job in sacct COMPLETED" "" "$(acct_jobs | awk '$3 != "COMPLETED"')"
+  check_eq "26.05: slurmctld logged no accounting error" 0 "$(new_log | grep -ciE 'error.*(slurmdbd|accounting)')"
+  check_eq "26.05: slurmdbd 26.05 logged no error" 0 "$(dbd_errors | wc -l)" "$(dbd_errors | tail -5)"
+  echo "# slurmdbd upgrade (stopped, dumped, 26.05 started on the converted database): ${dbd_secs} s"
+else
+  skip "slurmdbd upgraded first, every job in sacct" "no accounting: $dbd_why"
+fi
 echo "# upgrade (slurmctld stopped to both started, $order): ${up_secs} s; test $((SECONDS - t_start)) s after the testbed started"
 tb_finish

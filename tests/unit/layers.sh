@@ -12,7 +12,7 @@ cd "$root" || exit 2
 # part -> layer (a higher number is above; equal numbers are siblings,
 # which may not use each other)
 declare -A layer=(
-  [util]=0 [options]=1 [lists]=2 [policy]=3 [topo]=3 [resize_channel]=3 [resize_decision]=4 [site]=5
+  [util]=0 [options]=1 [lists]=2 [policy]=3 [topo]=3 [resize_channel]=4 [resize_decision]=4 [site]=5
   [psi]=6 [lama]=6 [spawn]=6 [resize]=6 [sim]=6 [psets]=7 [malleable]=7 [request]=8
 )
 # public header -> the part that implements it

@@ -270,6 +270,217 @@ Test(malleabled, ended_job_track_dropped_and_helper_cancelled)
 	finish(&r);
 }
 
+Test(malleabled, sweep_cancels_every_helper_no_outstanding_grow_stands_for)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+	static const char *const orphans[] = {
+		"psiplace-grow-10-7",  /* an old decision of the job */
+		"psiplace-grow-99-1",  /* a job that is not running */
+		"psiplace-grow-10-01", /* not the text the job's side writes */
+		"psiplace-grow-10-1x", "psiplace-grow-",
+	};
+
+	rec(&r, 4);
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	cr_assert_eq(r.T.t[0].order.id, 1);
+	j->admin_comment = "psiplace-resize=1;grow;3;1000060";
+	job(&r, 30, PSIPLACE_MD_PENDING, NULL, 3)->name = "psiplace-grow-10-1";
+	for (size_t i = 0; i < sizeof(orphans) / sizeof(orphans[0]); i++)
+		job(&r, 31 + (uint32_t)i, i % 2 ? PSIPLACE_MD_RUNNING : PSIPLACE_MD_PENDING,
+		    i % 2 ? "n4" : NULL, 1)->name = orphans[i];
+	job(&r, 40, PSIPLACE_MD_OTHER, NULL, 1)->name = "psiplace-grow-10-3"; /* ended */
+	run(&r);
+	cr_assert_eq(r.out.n, 5, "one cancel per orphan, none for decision 1's helper");
+	for (size_t i = 0; i < 5; i++) {
+		char line[160];
+
+		assert_action(&r, i, PSIPLACE_MD_CANCEL, 31 + (uint32_t)i, NULL);
+		snprintf(line, sizeof(line),
+			 "cancelling grow helper %zu (%s): no outstanding decision stands for it",
+			 31 + i, orphans[i]);
+		cr_assert(said(&r, line), "%s", line);
+	}
+	cr_assert_eq(r.T.t[0].order.id, 1, "the order stands");
+	finish(&r);
+}
+
+Test(malleabled, sweep_after_an_ack_failed_cancels_the_helper_once)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	run(&r);
+	j->admin_comment = "psiplace-resize=1;grow;3;1000060";
+	j->comment = "psiplace-ack=1;failed;1;no_node";
+	job(&r, 30, PSIPLACE_MD_PENDING, NULL, 3)->name = "psiplace-grow-10-1";
+	run(&r);
+	cr_assert(said(&r, "job 10: cancelling its grow helper 30 (psiplace-grow-10-1)"));
+	size_t cancels = 0;
+
+	for (size_t i = 0; i < r.out.n; i++)
+		cancels += r.out.a[i].kind == PSIPLACE_MD_CANCEL;
+	cr_assert_eq(cancels, 1, "one scancel, not one more by the sweep");
+	finish(&r);
+}
+
+Test(malleabled, restart_without_state_counts_past_the_ack_in_comment)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	/* the order 41 was acknowledged and cleared before the state was lost */
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	j->comment = "psiplace-ack=41;done;1";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 3 (n2,n3,n4), decision 42");
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10, "psiplace-resize=42;grow;3;1000060");
+	cr_assert_eq(r.T.next_id, 43);
+	/* the old acknowledgement does not answer decision 42 */
+	j->admin_comment = "psiplace-resize=42;grow;3;1000060";
+	run(&r);
+	cr_assert_eq(r.T.t[0].order.id, 42);
+	cr_assert_eq(r.out.n, 0);
+	finish(&r);
+}
+
+Test(malleabled, ack_id_beyond_the_id_range_does_not_move_the_counter)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+
+	rec(&r, 4);
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-4";
+	j->comment = "psiplace-ack=18446744073709551615;done;1";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 3 (n2,n3,n4), decision 1");
+	cr_assert_eq(r.T.next_id, 2);
+	j->comment = "psiplace-ack=9007199254740991;done;1"; /* PSIPLACE_MD_ID_MAX - 1 */
+	run(&r);
+	cr_assert_eq(r.T.next_id, PSIPLACE_MD_ID_MAX);
+	finish(&r);
+}
+
+/* The shrink job 10 refuses, at time now: its order text acknowledged failed. */
+static void refuse_shrink(struct rec *r, struct psiplace_md_job *j, char *held, size_t len,
+			  char *ack, size_t alen)
+{
+	cr_assert(!strncmp(r->out.decision[0], "job 10: shrink 2 ", 17), "%s", r->out.decision[0]);
+	snprintf(held, len, "%s", r->out.a[r->out.n - 1].text);
+	j->admin_comment = held;
+	snprintf(ack, alen, "psiplace-ack=%llu;failed;4;busy",
+		 (unsigned long long)r->T.t[0].order.id);
+	j->comment = ack;
+}
+
+Test(malleabled, refused_shrink_backs_off_doubling_and_a_done_one_resets_it)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+	char held[sizeof(r.out.a[0].text)], ack[64];
+
+	rec(&r, 4);
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4);
+	j->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 2);
+	run(&r);
+	refuse_shrink(&r, j, held, sizeof(held), ack, sizeof(ack));
+	r.in.now = NOW + 1;
+	run(&r);
+	cr_assert(said(&r, "job 10: shrink refused 1 time in a row: no shrink order for 10 s"));
+	cr_assert_eq(r.T.t[0].no_shrink_until, NOW + 11);
+	j->admin_comment = "psiplace-malleable=1-4";
+	r.in.now = NOW + 10;
+	run(&r);
+	cr_assert(strncmp(r.out.decision[0], "job 10: shrink", 14), "%s", r.out.decision[0]);
+	cr_assert_eq(r.out.n, 0);
+	r.in.now = NOW + 11;
+	run(&r);
+	refuse_shrink(&r, j, held, sizeof(held), ack, sizeof(ack));
+	r.in.now = NOW + 12;
+	run(&r);
+	cr_assert(said(&r, "job 10: shrink refused 2 times in a row: no shrink order for 20 s"));
+	j->admin_comment = "psiplace-malleable=1-4";
+	r.in.now = NOW + 31;
+	run(&r);
+	cr_assert(strncmp(r.out.decision[0], "job 10: shrink", 14), "%s", r.out.decision[0]);
+	r.in.now = NOW + 32;
+	run(&r);
+	cr_assert(!strncmp(r.out.decision[0], "job 10: shrink 2 ", 17), "%s", r.out.decision[0]);
+	/* carried out: the back-off ends */
+	snprintf(held, sizeof(held), "%s", r.out.a[0].text);
+	j->admin_comment = held;
+	snprintf(ack, sizeof(ack), "psiplace-ack=%llu;done;2",
+		 (unsigned long long)r.T.t[0].order.id);
+	j->comment = ack;
+	r.in.now = NOW + 33;
+	run(&r);
+	cr_assert_eq(r.T.t[0].refusals, 0);
+	cr_assert_eq(r.T.t[0].no_shrink_until, 0);
+	finish(&r);
+}
+
+Test(malleabled, unacknowledged_shrink_counts_as_refused)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+	char held[sizeof(r.out.a[0].text)];
+
+	rec(&r, 4);
+	r.p.rdec.min_interval = 30; /* the back-off starts at MalleableMinInterval */
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4);
+	j->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 2);
+	run(&r);
+	snprintf(held, sizeof(held), "%s", r.out.a[0].text);
+	j->admin_comment = held;
+	r.in.now = NOW + 61;
+	run(&r);
+	cr_assert(said(&r, "job 10: decision 1 withdrawn (not acknowledged by its deadline)"));
+	cr_assert(said(&r, "job 10: shrink refused 1 time in a row: no shrink order for 30 s"));
+	cr_assert_eq(r.T.t[0].no_shrink_until, NOW + 91);
+	finish(&r);
+}
+
+Test(malleabled, snapshot_within_shrink_backoff_min_is_the_size)
+{
+	struct rec r;
+	struct psiplace_md_snapshot s;
+	psiplace_error_t err;
+	struct psiplace_md_track *t;
+
+	rec(&r, 4);
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-3]", 3);
+	t = psiplace_md_track_of(&r.T, 10, true);
+	t->min = 1;
+	t->max = 4;
+	t->refusals = 1;
+	t->no_shrink_until = NOW + 1;
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
+						&err),
+		     0);
+	cr_assert_eq(s.state.running[0].min, 3, "it may not shrink");
+	cr_assert_eq(s.state.running[0].max, 4, "it may grow");
+	psiplace_md_snapshot_free(&s);
+	t->no_shrink_until = NOW;
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
+						&err),
+		     0);
+	cr_assert_eq(s.state.running[0].min, 1, "the back-off is over");
+	psiplace_md_snapshot_free(&s);
+	finish(&r);
+}
+
 Test(malleabled, snapshot_pending_by_priority_without_helpers_or_held_jobs)
 {
 	struct rec r;
@@ -283,7 +494,7 @@ Test(malleabled, snapshot_pending_by_priority_without_helpers_or_held_jobs)
 	job(&r, 8, PSIPLACE_MD_PENDING, NULL, 1)->eligible = false;
 	job(&r, 9, PSIPLACE_MD_PENDING, NULL, 0)->priority = 50;
 	r.jobs[1].start = NOW + 30;
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.npending, 3);
@@ -297,7 +508,7 @@ Test(malleabled, snapshot_pending_by_priority_without_helpers_or_held_jobs)
 	cr_assert_eq(s.state.pending[1].planned_start, PSIPLACE_RDEC_UNKNOWN);
 	cr_assert_eq(s.state.pending[2].id, 5);
 	psiplace_md_snapshot_free(&s);
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 1, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 1, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.npending, 1, "capped at max_pending");
@@ -320,7 +531,7 @@ Test(malleabled, snapshot_shared_nodes_stay_with_the_malleable_job)
 	t = psiplace_md_track_of(&r.T, 11, true);
 	t->min = 1;
 	t->max = 8;
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.nrunning, 2);
@@ -348,7 +559,7 @@ Test(malleabled, snapshot_batch_host_first)
 	rec(&r, 4);
 	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->batch_host = "n3";
 	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1);
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.nrunning, 1);
@@ -359,7 +570,7 @@ Test(malleabled, snapshot_batch_host_first)
 	cr_assert_eq(s.state.running[0].nodes[3], 3);
 	psiplace_md_snapshot_free(&s);
 	r.jobs[0].batch_host = "n9";
-	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, &r.p.rdec.cluster_policy, &s,
+	cr_assert_eq(psiplace_md_snapshot_build(&r.in, &r.T, 100, NULL, &s,
 						&err),
 		     0);
 	cr_assert_eq(s.state.running[0].nodes[0], 0, "a batch host not in NodeList: its order");
@@ -397,9 +608,15 @@ Test(malleabled, state_file_round_trip)
 						&t->order, &err),
 		     1);
 	psiplace_md_track_of(&T, 20, true)->max = 2;
+	t = psiplace_md_track_of(&T, 40, true);
+	t->min = 2;
+	t->max = 8;
+	t->refusals = 3;
+	t->no_shrink_until = 1040;
 	cr_assert_gt(psiplace_md_tracks_format(&T, &text), 0);
 	cr_assert_str_eq(text, "psiplace-malleabled 1\nnext_id 17\njob 20 0 2 0 -\n"
-			       "job 30 1 4 999 psiplace-resize=16;shrink;2;5000;n[3-4];31\n");
+			       "job 30 1 4 999 psiplace-resize=16;shrink;2;5000;n[3-4];31\n"
+			       "job 40 2 8 0 - 3 1040\n");
 	psiplace_md_tracks_init(&back);
 	cr_assert_eq(psiplace_md_tracks_parse(text, "st", &back, &err), 0, "%s", err.text);
 	cr_assert_gt(psiplace_md_tracks_format(&back, &again), 0);
@@ -439,14 +656,130 @@ Test(malleabled, state_file_errors_one_line)
 	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\nnext_id 2\njob 1 2\n", "st",
 					      &T, &err),
 		     -1);
-	cr_assert_str_eq(err.text, "st:3: not 'job J MIN MAX LAST_RESIZE ORDER|-': 'job 1 2'");
+	cr_assert_str_eq(
+		err.text,
+		"st:3: not 'job J MIN MAX LAST_RESIZE ORDER|- [REFUSALS NO_SHRINK_UNTIL]': "
+		"'job 1 2'");
 	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\nnext_id 2\njob 1 1 2 0 -\n"
 					      "job 1 1 2 0 -\n",
 					      "st", &T, &err),
 		     -1);
 	cr_assert_str_eq(err.text, "st:4: a second line for job 'job 1 1 2 0 -'");
+	/* the back-off's two fields: both, REFUSALS >= 1, nothing after */
+	static const char *const bad[] = { "job 1 1 2 0 - 1", "job 1 1 2 0 - 0 5",
+					   "job 1 1 2 0 - 1 5 x", "job 1 1 2 0 - x 5" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "psiplace-malleabled 1\nnext_id 2\n%s\n", bad[i]);
+		cr_assert_eq(psiplace_md_tracks_parse(text, "st", &T, &err), -1, "%s", bad[i]);
+		cr_assert(strstr(err.text, "st:3: not 'job J MIN MAX"), "%s", err.text);
+	}
 	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\n", "st", &T, &err), -1);
 	cr_assert_str_eq(err.text, "st: truncated (no next_id line)");
 	cr_assert_eq(T.n, 0);
 	cr_assert_eq(T.next_id, 1);
+}
+
+/* --- each job's own policy, from the policy part of its AdminComment --- */
+
+Test(malleabled, shrink_names_the_nodes_of_the_waiting_jobs_own_policy)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=FIRSTAVAILABLE";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n2) for job 11, decision 1");
+	r.jobs[1].admin_comment = NULL; /* none: the cluster's LASTAVAILABLE */
+	psiplace_md_tracks_free(&r.T);
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n4) for job 11, decision 1");
+	finish(&r);
+}
+
+/* Speeds and priorities from psiplace.conf (as the testbed's): FASTEST
+ * takes n3, PRIORITY - SPEED n2 (18; n1 9, n3 2, n4 0.5). */
+Test(malleabled, a_waiting_jobs_priority_function_and_psiconf_speeds)
+{
+	static const char conf[] = "NodeName=n1 Speed=1.0 Priority=10\nNodeName=n2 Speed=2.0 Priority=20\n"
+				   "NodeName=n3 Speed=3.0 Priority=5\nNodeName=n4 Speed=0.5 Priority=1\n";
+	struct psiplace_psiconf pc;
+	psiplace_error_t err;
+	struct rec r;
+
+	cr_assert_eq(psiplace_psiconf_parse(conf, strlen(conf), "psiplace.conf", &pc, &err), 0, "%s",
+		     err.text);
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	r.p.psiconf = &pc;
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=FASTEST";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n3) for job 11, decision 1");
+	psiplace_md_tracks_free(&r.T);
+	r.jobs[1].admin_comment = "psiplace-policy=PRIORITY;PRIORITY - SPEED";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n2) for job 11, decision 1");
+	/* without psiconf every speed is 1.0: FASTEST ties, index order */
+	psiplace_md_tracks_free(&r.T);
+	r.p.psiconf = NULL;
+	r.jobs[1].admin_comment = "psiplace-policy=FASTEST";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n2) for job 11, decision 1");
+	finish(&r);
+	psiplace_psiconf_free(&pc);
+}
+
+Test(malleabled, a_malformed_policy_part_falls_back_and_is_counted)
+{
+	struct rec r;
+
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	job(&r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4)->admin_comment = "psiplace-malleable=1-4";
+	job(&r, 11, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=FAST";
+	job(&r, 12, PSIPLACE_MD_PENDING, NULL, 1)->admin_comment = "psiplace-policy=PRIORITY;SPEED +";
+	r.jobs[2].priority = 1;
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: shrink 1 (n4) for job 11, decision 1");
+	cr_assert_eq(r.out.bad_policies, 2);
+	finish(&r);
+}
+
+Test(malleabled, grow_by_the_malleable_jobs_own_policy_and_orders_keep_it)
+{
+	struct rec r;
+	struct psiplace_md_job *j;
+	char held[sizeof(r.out.a[0].text)];
+
+	rec(&r, 4);
+	r.p.rdec.cluster_policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	r.p.rdec.min_interval = 600;
+	j = job(&r, 10, PSIPLACE_MD_RUNNING, "n1", 1);
+	j->admin_comment = "psiplace-malleable=1-2 psiplace-policy=LASTAVAILABLE";
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 1 (n4), decision 1");
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10,
+		      "psiplace-resize=1;grow;1;1000060 psiplace-policy=LASTAVAILABLE");
+	snprintf(held, sizeof(held), "%s", r.out.a[0].text);
+	j->admin_comment = held;
+	j->comment = "psiplace-ack=1;failed;1;no helper";
+	run(&r);
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10,
+		      "psiplace-malleable=1-2 psiplace-policy=LASTAVAILABLE");
+	/* slurmctld lost the order: written again with the policy part */
+	j->comment = NULL;
+	j->admin_comment = "psiplace-malleable=1-2 psiplace-policy=PRIORITY;SPEED";
+	r.T.t[0].order.id = 1;
+	r.T.t[0].order.kind = PSIPLACE_RCHAN_GROW;
+	r.T.t[0].order.k = 1;
+	r.T.t[0].order.deadline = NOW + 60;
+	run(&r);
+	assert_action(&r, 0, PSIPLACE_MD_WRITE_ADMIN, 10,
+		      "psiplace-resize=1;grow;1;1000060 psiplace-policy=PRIORITY;SPEED");
+	finish(&r);
 }

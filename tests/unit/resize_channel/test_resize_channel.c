@@ -369,3 +369,100 @@ Test(resize_channel, range_format_and_parse)
 	cr_assert_str_eq(err.text, "psiplace-malleable: '3' is not MIN-MAX");
 	cr_assert(lo == 0 && hi == 0);
 }
+
+/* --- the job's own policy after the channel's part --- */
+
+Test(resize_channel, policy_format_golden)
+{
+	char big[PSIPLACE_RCHAN_POLICY_MAX], fn[1100];
+
+	cr_assert_eq(psiplace_rchan_policy_format(PSIPLACE_POLICY_FASTEST, NULL, big, sizeof(big)), 23);
+	cr_assert_str_eq(big, "psiplace-policy=FASTEST");
+	cr_assert_eq(psiplace_rchan_policy_format(PSIPLACE_POLICY_PRIORITY, "2*SPEED - LOAD", big,
+						  sizeof(big)),
+		     39);
+	cr_assert_str_eq(big, "psiplace-policy=PRIORITY;2*SPEED - LOAD");
+	cr_assert_eq(psiplace_rchan_policy_format(PSIPLACE_POLICY_NONE, NULL, big, sizeof(big)), -1);
+	cr_assert_eq(psiplace_rchan_policy_format((enum psiplace_policy)99, NULL, big, sizeof(big)), -1);
+	cr_assert_eq(psiplace_rchan_policy_format(PSIPLACE_POLICY_FASTEST, "SPEED", big, sizeof(big)),
+		     -1);
+	cr_assert_eq(psiplace_rchan_policy_format(PSIPLACE_POLICY_FASTEST, NULL, big, 23), -1);
+	memset(fn, 'S', sizeof(fn));
+	fn[1024] = '\0'; /* the longest function fits the bound */
+	cr_assert_eq(psiplace_rchan_policy_format(PSIPLACE_POLICY_PRIORITY, fn, big, sizeof(big)),
+		     16 + 8 + 1 + 1024);
+	fn[1024] = 'S';
+	fn[1025] = '\0';
+	cr_assert_eq(psiplace_rchan_policy_format(PSIPLACE_POLICY_PRIORITY, fn, big, sizeof(big)), -1);
+}
+
+Test(resize_channel, policy_parse_alone_after_a_range_and_after_an_order)
+{
+	enum psiplace_policy p;
+	char fn[PSIPLACE_PRIORITYF_MAXLEN + 1];
+	psiplace_error_t err;
+
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-policy=FASTEST", &p, fn, sizeof(fn), &err), 1);
+	cr_assert(p == PSIPLACE_POLICY_FASTEST && !fn[0]);
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-malleable=1-4 psiplace-policy=PRIORITY;SPEED - 1",
+						 &p, fn, sizeof(fn), &err),
+		     1);
+	cr_assert_eq(p, PSIPLACE_POLICY_PRIORITY);
+	cr_assert_str_eq(fn, "SPEED - 1");
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-resize=3;grow;1;9 psiplace-policy=lastavailable",
+						 &p, fn, sizeof(fn), &err),
+		     1);
+	cr_assert_eq(p, PSIPLACE_POLICY_LASTAVAILABLE);
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-malleable=1-4", &p, fn, sizeof(fn), &err), 0);
+	cr_assert_eq(psiplace_rchan_policy_parse(NULL, &p, fn, sizeof(fn), &err), 0);
+	/* only a part of its own: at the start or after a blank */
+	cr_assert_eq(psiplace_rchan_policy_parse("xpsiplace-policy=FASTEST", &p, fn, sizeof(fn), &err), 0);
+	cr_assert_eq(p, PSIPLACE_POLICY_NONE);
+}
+
+Test(resize_channel, policy_parse_malformed_golden_errors)
+{
+	enum psiplace_policy p;
+	char fn[PSIPLACE_PRIORITYF_MAXLEN + 1], big[1200];
+	psiplace_error_t err;
+
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-policy=FAST", &p, fn, sizeof(fn), &err), -1);
+	cr_assert_str_eq(err.text, "psiplace-policy: 'FAST' is not a policy; accepted: "
+				   "FIRSTAVAILABLE, LASTAVAILABLE, CPULOAD, MINRESOURCE, MAXBALANCE, "
+				   "FASTEST, CONTIGUOUS, PRIORITY (case-insensitive) or Moab's "
+				   "InReportedOrder, InReverseReportedOrder, ProcessorLoad, "
+				   "MinimumConfiguredResources, ProcessorSpeedBalance, NodeSpeed, "
+				   "CustomPriority");
+	cr_assert_eq(p, PSIPLACE_POLICY_NONE);
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-policy=FASTEST;SPEED", &p, fn, sizeof(fn), &err),
+		     -1);
+	cr_assert_str_eq(err.text, "psiplace-policy: 'FASTEST;SPEED': only PRIORITY takes ;FUNCTION, "
+				   "of 1 to 1024 bytes");
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-policy=PRIORITY;", &p, fn, sizeof(fn), &err), -1);
+	cr_assert_eq(p, PSIPLACE_POLICY_NONE);
+	snprintf(big, sizeof(big), "psiplace-policy=PRIORITY;%01025d", 1);
+	cr_assert_eq(psiplace_rchan_policy_parse(big, &p, fn, sizeof(fn), &err), -1);
+	cr_assert_eq(psiplace_rchan_policy_parse("psiplace-policy=", &p, fn, sizeof(fn), &err), -1);
+}
+
+Test(resize_channel, order_and_range_parse_stop_at_the_policy_part)
+{
+	struct psiplace_rchan_order o;
+	uint32_t lo, hi;
+	psiplace_error_t err;
+
+	cr_assert_eq(psiplace_rchan_order_parse("psiplace-resize=7;shrink;1;50;n3;12 psiplace-policy=FASTEST",
+						&o, &err),
+		     1, "%s", err.text);
+	cr_assert(o.id == 7 && o.kind == PSIPLACE_RCHAN_SHRINK && o.for_job == 12);
+	cr_assert_str_eq(o.nodes, "n3");
+	cr_assert_eq(psiplace_rchan_range_parse("psiplace-malleable=2-3 psiplace-policy=PRIORITY;-SPEED",
+						&lo, &hi, &err),
+		     1, "%s", err.text);
+	cr_assert(lo == 2 && hi == 3);
+	/* a rigid job's AdminComment: neither an order nor a range */
+	cr_assert_eq(psiplace_rchan_order_parse("psiplace-policy=FASTEST", &o, &err), 0);
+	cr_assert_eq(psiplace_rchan_range_parse("psiplace-policy=FASTEST", &lo, &hi, &err), 0);
+	/* anything else after the blank is still malformed */
+	cr_assert_eq(psiplace_rchan_order_parse("psiplace-resize=7;grow;1;50 x", &o, &err), -1);
+}

@@ -6,6 +6,7 @@
 
 #include "psiplace/error.h"
 #include "psiplace/policy.h"
+#include "psiplace/priorityf.h"
 #include "psiplace/resize_decision.h"
 
 #define NOW 100000
@@ -474,6 +475,147 @@ Test(rdec, grow_takes_what_the_growing_jobs_policy_prefers)
 	cr_assert_str_eq(decide(&c), "job 1: grow 2 (n4,n5), decision 1");
 }
 
+/* --- whose policy: the job's own, its partition line's, the cluster's --- */
+
+/* n1..n4, job 1 holding all four, job 20 (2 nodes, partition batch)
+ * waiting: n2..n4 may be released (n1 is the batch host). */
+static void donor_and_waiter(struct cluster *c, uint32_t need)
+{
+	cluster(c, 4);
+	running(c, 1, N1_4, 4, 1, 4)->partition = "batch";
+	pending(c, 20, need)->partition = "batch";
+}
+
+Test(rdec, shrink_releases_what_the_partition_line_prefers)
+{
+	static const struct psiplace_rdec_partpolicy parts[] = {
+		{ .name = "debug", .has_policy = true, .policy = PSIPLACE_POLICY_FIRSTAVAILABLE },
+		{ .name = "batch", .has_policy = true, .policy = PSIPLACE_POLICY_LASTAVAILABLE },
+	};
+	struct cluster c;
+
+	donor_and_waiter(&c, 2);
+	c.p.cluster_policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	c.p.parts = parts;
+	c.p.nparts = 2;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 2 (n3,n4) for job 20, decision 1");
+}
+
+Test(rdec, shrink_the_waiting_jobs_own_policy_wins_over_its_partition_line)
+{
+	static const struct psiplace_rdec_partpolicy parts[] = {
+		{ .name = "batch", .has_policy = true, .policy = PSIPLACE_POLICY_LASTAVAILABLE },
+	};
+	struct cluster c;
+
+	donor_and_waiter(&c, 1);
+	c.p.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	c.p.parts = parts;
+	c.p.nparts = 1;
+	c.pend[0].policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n2) for job 20, decision 1");
+}
+
+Test(rdec, shrink_another_partitions_line_does_not_apply)
+{
+	static const struct psiplace_rdec_partpolicy parts[] = {
+		{ .name = "batch2", .has_policy = true, .policy = PSIPLACE_POLICY_LASTAVAILABLE },
+		{ .name = "batc", .has_policy = true, .policy = PSIPLACE_POLICY_LASTAVAILABLE },
+	};
+	struct cluster c;
+
+	donor_and_waiter(&c, 1);
+	c.p.cluster_policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	c.p.parts = parts;
+	c.p.nparts = 2;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n2) for job 20, decision 1");
+	c.pend[0].partition = "batch2,batc"; /* several partitions: no line, the cluster's */
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n2) for job 20, decision 1");
+}
+
+Test(rdec, shrink_a_partition_line_without_a_policy_keeps_the_clusters)
+{
+	struct psiplace_rdec_partpolicy parts[] = { { .name = "batch" } };
+	struct cluster c;
+
+	donor_and_waiter(&c, 1);
+	c.p.cluster_policy.policy = PSIPLACE_POLICY_LASTAVAILABLE;
+	c.p.parts = parts;
+	c.p.nparts = 1;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n4) for job 20, decision 1");
+	/* NodeAllocationPolicy=none on the line: cons_tres's order, not the cluster's */
+	parts[0].has_policy = true;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n2) for job 20, decision 1");
+}
+
+Test(rdec, grow_takes_what_its_partition_line_prefers)
+{
+	static const struct psiplace_rdec_partpolicy parts[] = {
+		{ .name = "batch", .has_policy = true, .policy = PSIPLACE_POLICY_LASTAVAILABLE },
+	};
+	struct cluster c;
+
+	cluster(&c, 5);
+	running(&c, 1, N1, 1, 1, 3)->partition = "batch";
+	c.p.cluster_policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	c.p.parts = parts;
+	c.p.nparts = 1;
+	cr_assert_str_eq(decide(&c), "job 1: grow 2 (n4,n5), decision 1");
+	c.run[0].policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE; /* its own wins */
+	cr_assert_str_eq(decide(&c), "job 1: grow 2 (n2,n3), decision 1");
+}
+
+static struct psiplace_priorityf *fn(const char *expr)
+{
+	struct psiplace_priorityf *f;
+	psiplace_error_t err;
+
+	cr_assert_eq(psiplace_priorityf_compile(expr, "test", &f, &err), 0, "%s", err.text);
+	return f;
+}
+
+/* Speeds n1..n4: 1, 2, 3, 0.5, Priority 10, 20, 5, 1; PRIORITY by the
+ * function that applies. */
+Test(rdec, priority_function_job_then_partition_line_then_cluster)
+{
+	struct psiplace_priorityf *speed = fn("SPEED"), *slow = fn("-SPEED"), *prio = fn("PRIORITY");
+	struct psiplace_rdec_partpolicy parts[] = {
+		{ .name = "batch", .has_policy = true, .policy = PSIPLACE_POLICY_PRIORITY },
+	};
+	static const double sp[] = { 1.0, 2.0, 3.0, 0.5 }, pr[] = { 10, 20, 5, 1 };
+	struct cluster c;
+
+	donor_and_waiter(&c, 1);
+	for (int i = 0; i < 4; i++)
+		c.nodes[i].node.speed = sp[i], c.nodes[i].node.priority = pr[i];
+	c.p.cluster_policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	c.p.cluster_policy.priorityf = slow;
+	c.p.parts = parts;
+	c.p.nparts = 1;
+	/* the partition's PRIORITY, the cluster's function: the slowest, n4 */
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n4) for job 20, decision 1");
+	parts[0].priorityf = speed; /* the partition's function: the fastest, n3 */
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n3) for job 20, decision 1");
+	c.pend[0].policy.policy = PSIPLACE_POLICY_PRIORITY; /* the job's own: by Priority, n2 */
+	c.pend[0].policy.priorityf = prio;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n2) for job 20, decision 1");
+	psiplace_priorityf_free(speed);
+	psiplace_priorityf_free(slow);
+	psiplace_priorityf_free(prio);
+}
+
+Test(rdec, policy_overrides_weight_is_passed_to_the_engine)
+{
+	struct cluster c;
+
+	donor_and_waiter(&c, 1);
+	c.nodes[1].node.weight = 2; /* n2 in a later weight tier than n3, n4 */
+	c.p.cluster_policy.policy = PSIPLACE_POLICY_FIRSTAVAILABLE;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n3) for job 20, decision 1");
+	c.p.policy_overrides_weight = true;
+	cr_assert_str_eq(decide(&c), "job 1: shrink 1 (n2) for job 20, decision 1");
+}
+
 Test(rdec, two_growers_higher_priority_first_then_lower_id)
 {
 	struct cluster c;
@@ -560,6 +702,14 @@ Test(rdec, state_errors)
 	cluster(&c, 2);
 	c.p.min_interval = -1;
 	refused(&c, "resize decision: negative minimum interval");
+	cluster(&c, 2);
+	struct psiplace_rdec_partpolicy lines[] = { { .name = "a" }, { .name = NULL } };
+	c.p.parts = lines;
+	c.p.nparts = 2;
+	refused(&c, "resize decision: partition line 2 has no name");
+	lines[1].name = "b";
+	lines[1].policy = (enum psiplace_policy)99;
+	refused(&c, "resize decision: partition b: unknown policy");
 }
 
 Test(rdec, empty_cluster_decides_nothing)

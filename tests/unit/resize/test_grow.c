@@ -1,0 +1,172 @@
+/* psiplace_resize_grow() against a scripted scontrol, salloc and scancel:
+ * a helper whose merge slurmctld refuses with "Node count specification
+ * invalid" (what 22.05 answers for a helper that pended across a restart
+ * of slurmctld) is cancelled and a new one requested, once. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "psiplace/resize.h"
+
+static char dir[] = "/tmp/psiplace-test-grow.XXXXXX";
+static char sc[sizeof(dir) + 16], sa[sizeof(dir) + 16], scan[sizeof(dir) + 16];
+
+static void script(const char *path, const char *body)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\nd=%s\n%s", dir, body);
+	fclose(f);
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* Job 7 runs on n1; salloc grants helpers 100, 101, ... on n2; the merge
+ * of helper H fails with the text of $d/merge-H (no file: it succeeds). */
+static void make_fakes(const char *refuse100, const char *refuse101)
+{
+	char f[sizeof(dir) + 32];
+
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(sc, sizeof(sc), "%s/scontrol", dir);
+	snprintf(sa, sizeof(sa), "%s/salloc", dir);
+	snprintf(scan, sizeof(scan), "%s/scancel", dir);
+	script(sc, "case \"$*\" in\n"
+		   "'-o -d show job 7') if [ -e $d/merged ]; then\n"
+		   "    echo 'JobId=7 JobState=RUNNING Partition=debug NodeList=n[1-2] Nodes=n1 "
+		   "CPU_IDs=0 Mem=0 Nodes=n2 CPU_IDs=0-3 Mem=0'\n"
+		   "  else echo 'JobId=7 JobState=RUNNING Partition=debug NodeList=n1 Nodes=n1 "
+		   "CPU_IDs=0 Mem=0'; fi ;;\n"
+		   "'-o -d show job '*) echo \"JobId=$6 JobState=RUNNING Partition=debug "
+		   "NodeList=n2 Nodes=n2 CPU_IDs=0-3 Mem=0\" ;;\n"
+		   "'update JobId=7 NumNodes=ALL') ;;\n"
+		   "'update JobId='*' NumNodes=0') h=${2#JobId=}\n"
+		   "  if [ -e $d/merge-$h ]; then cat $d/merge-$h; exit 1; fi; touch $d/merged ;;\n"
+		   "*) echo \"unexpected: $*\"; exit 1 ;;\n"
+		   "esac\n");
+	script(sa, "n=$(cat $d/salloc-calls 2>/dev/null || echo 0); echo $((n + 1)) >$d/salloc-calls\n"
+		   "echo \"$*\" >>$d/salloc-args\n"
+		   "echo \"salloc: Granted job allocation $((100 + n))\"\n");
+	script(scan, "echo \"$*\" >>$d/scancel.log\n");
+	for (int h = 100; h <= 101; h++) {
+		const char *say = h == 100 ? refuse100 : refuse101;
+		FILE *m;
+
+		if (!say)
+			continue;
+		snprintf(f, sizeof(f), "%s/merge-%d", dir, h);
+		cr_assert_not_null(m = fopen(f, "w"));
+		fprintf(m, "%s\n", say);
+		fclose(m);
+	}
+}
+
+static void cleanup(void)
+{
+	char cmd[sizeof(dir) + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
+	strcpy(dir, "/tmp/psiplace-test-grow.XXXXXX");
+}
+
+/* The file's lines joined by '|' ("" without it). */
+static void slurp(const char *name, char *buf, size_t len)
+{
+	char p[sizeof(dir) + 32], line[512];
+	FILE *f;
+
+	buf[0] = 0;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (!(f = fopen(p, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "|" : "", line);
+	}
+	fclose(f);
+}
+
+static struct psiplace_resize_grow_opts opts(void)
+{
+	struct psiplace_resize_grow_opts o = { .job = "7", .id = 3, .k = 1, .deadline = 30 };
+
+	o.scontrol = sc;
+	o.salloc = sa;
+	o.scancel = scan;
+	return o;
+}
+
+#define REFUSED "slurm_update error: Node count specification invalid"
+
+Test(grow, merge_refused_node_count_invalid_a_new_helper_merges)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_job *j = malloc(sizeof(*j));
+	psiplace_error_t err;
+	unsigned long helper;
+	char buf[1024];
+
+	make_fakes(REFUSED, NULL);
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow(&o, j, &helper, &err), 0, "%s", err.text);
+	cr_assert_eq(helper, 101);
+	cr_assert_str_eq(j->nodes, "n[1-2]");
+	cr_assert_eq(j->nnodes, 2);
+	cr_assert_eq(j->cpus[0], 0, "n1 was the job's");
+	cr_assert_eq(j->cpus[1], 4, "n2's CPUs from the helper's record");
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "100", "the refused helper is cancelled");
+	slurp("salloc-args", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "--no-shell --nodes=1 --job-name=psiplace-grow-7-3 "
+			      "--dependency=expand:7 --partition=debug --exclude=n1|"
+			      "--no-shell --nodes=1 --job-name=psiplace-grow-7-3 "
+			      "--dependency=expand:7 --partition=debug --exclude=n1");
+	free(j);
+	cleanup();
+}
+
+Test(grow, merge_refused_twice_fails_with_both_helpers_cancelled)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_job *j = malloc(sizeof(*j));
+	psiplace_error_t err;
+	unsigned long helper;
+	char buf[1024];
+
+	make_fakes(REFUSED, REFUSED);
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow(&o, j, &helper, &err), -1);
+	cr_assert_str_eq(err.text, "resize: scontrol update JobId=101 NumNodes=0 failed: "
+				   "slurm_update error: Node count specification invalid");
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "100|101");
+	slurp("salloc-calls", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "2", "one retry only");
+	free(j);
+	cleanup();
+}
+
+Test(grow, merge_refused_otherwise_is_not_retried)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_job *j = malloc(sizeof(*j));
+	psiplace_error_t err;
+	unsigned long helper;
+	char buf[1024];
+
+	make_fakes("slurm_update error: Unspecified error", NULL);
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow(&o, j, &helper, &err), -1);
+	cr_assert_str_eq(err.text, "resize: scontrol update JobId=100 NumNodes=0 failed: "
+				   "slurm_update error: Unspecified error");
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "100");
+	slurp("salloc-calls", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "1");
+	free(j);
+	cleanup();
+}
