@@ -175,14 +175,17 @@ one_run() { # VARIANT
   echo "bench: mall_payoff_${v}_node_hours$rel $nh h"
   if [ "$v" = mall ]; then
     # the resizes in their order: a job's record after a RESIZING one
-    # starts at the new size
-    printf 'bench_mall_payoff: mall: resizes (job from->to at seconds after the first submission):'
+    # starts at the new size (a record of the same size, e.g. after
+    # NumNodes=ALL or a shrink to the same nodes, is no resize)
     sort -t'|' -k1,1n -k4,4n "$work/$v.recs" | awk -F'|' '
       NR == 1 || $3 < t0 {t0 = $3}
       {r[NR] = $0} END {
         for (i = 2; i <= NR; i++) { split(r[i - 1], a, "|"); split(r[i], b, "|")
-          if (a[1] == b[1]) print b[4] - t0, a[1], a[6] "->" b[6] } }' |
-      sort -n -k1,1 | awk '{printf " %s %s at %d", $2, $3, $1} END {print ""}'
+          if (a[1] == b[1] && a[6] != b[6]) print b[4] - t0, a[1], a[6] "->" b[6] } }' |
+      sort -n -k1,1 >"$work/$v.resizes"
+    printf 'bench_mall_payoff: mall: %d resizes (job from->to at seconds after the first submission):' \
+      "$(wc -l <"$work/$v.resizes")"
+    awk '{printf " %s %s at %d", $2, $3, $1} END {print ""}' "$work/$v.resizes"
   fi
   # the export for the simulator: this run's records (-D: every size of a
   # resized job), the malleable jobs marked in a Comment column by their range
