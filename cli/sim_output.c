@@ -95,13 +95,19 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 	      "CPU-time; used%: the CPUs the jobs asked for\n", f);
 	if (mreps && np) {
 		const struct psiplace_sim_malleable *ml = o->malleable;
+		char range[64];
 
-		fprintf(f, "# node_h: nodes held x hours; mall: %zu of the jobs malleable (--malleable), range x%g..x%g of their "
-			"nodes, decisions every %lld s, at least %lld s between two resizes of a job; "
+		if (ml->rule == PSIPLACE_SIM_MALL_TRACE)
+			snprintf(range, sizeof(range), "each its traced range");
+		else
+			snprintf(range, sizeof(range), "range x%g..x%g of their nodes", ml->range_lo,
+				 ml->range_hi);
+		fprintf(f, "# node_h: nodes held x hours; mall: %zu of the jobs malleable (--malleable), %s, "
+			"decisions every %lld s, at least %lld s between two resizes of a job; "
 			"resize cost %g + %g s/node (grow), %g + %g s/node (shrink); efficiency %g; "
 			"resizes/job: resizes per malleable job; rigid: the same jobs on whole nodes at "
 			"their traced size, never resized\n",
-			mreps[0].malleable, ml->range_lo, ml->range_hi, (long long)ml->interval,
+			mreps[0].malleable, range, (long long)ml->interval,
 			(long long)ml->min_interval, ml->grow_base, ml->grow_per_node, ml->shrink_base,
 			ml->shrink_per_node, ml->efficiency);
 		for (int i = 0; i < np; i++)

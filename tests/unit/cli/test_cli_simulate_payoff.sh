@@ -9,7 +9,7 @@
 # figures (computed here from the export, not by the simulator) and the
 # simulated ones, side by side, and whether the same resizes happened in
 # the same order; asserted within the tolerances doc/simulate.md derives
-# ("Fidelity: the payoff workload"). (TAP)
+# ("Fidelity: the payoff workload replayed"). (TAP)
 # usage: test_cli_simulate_payoff.sh PSIPLACE DATA_DIR
 set -uo pipefail
 psiplace=$1
@@ -26,7 +26,7 @@ nodes=$data/mall-payoff-nodes.txt
 # shrink 4->2 1.47 s)
 policy=(--policy LASTAVAILABLE --backfill slurm --bf-interval 30)
 mall=(--malleable trace --resize-interval 1 --resize-min-interval 5 --resize-cost 1.43,0.74,1.47,0)
-# Tolerances (doc/simulate.md, "Fidelity: the payoff workload"): the
+# Tolerances (doc/simulate.md, "Fidelity: the payoff workload replayed"): the
 # simulated makespan and mean wait against the measured ones, relative.
 # The replay starts a job the second its nodes are free, Slurm 0-3 s later
 # (1.1 s on average in the start run); the tolerance is the largest of
