@@ -88,6 +88,10 @@ for f in "$nodes" $(for r in $runs; do echo "$data/mall-payoff-$r-sacct.txt"; do
   [ -r "$f" ] || { echo "Bail out! $f is not there (tests/bench/bench_mall_payoff.sh writes it)"; exit 1; }
 done
 
+err=$("$psiplace" simulate --trace "$data/mall-payoff-start-sacct.txt" --scontrol "$nodes" --resizes-csv "$d/r.csv" 2>&1)
+check "--resizes-csv without --malleable: one error line, exit 2" \
+  "2 psiplace: error: --resizes-csv: '$d/r.csv' needs --malleable RULE (only a malleable replay resizes)" "$? $err"
+
 echo "# run    measured: makespan  mean wait | simulated: makespan  mean wait | resizes measured/simulated"
 for run in $runs; do
   trace=$data/mall-payoff-$run-sacct.txt
