@@ -50,11 +50,13 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		"limit, %zu unknown fields\n",
 		path, fmt_name(t->format), t->n, c->lines, c->never_ran, c->running, c->steps,
 		c->malformed, c->array_tasks, c->no_limit, c->unknown_fields);
-	if (c->resized_jobs)
+	if (c->resized_jobs || c->resized_unended)
 		fprintf(f, "# %zu resized jobs: their %zu later records (sacct -D, after a RESIZING "
 			"one) folded in; each replayed from its first size, its run time the "
-			"node-seconds of all its records at that size\n",
-			c->resized_jobs, c->resize_records);
+			"node-seconds of all its records at that size; %zu not replayed: no ended "
+			"record after a RESIZING one (a helper merged into another job, or still "
+			"running)\n",
+			c->resized_jobs, c->resize_records, c->resized_unended);
 	fprintf(f, "# cluster: %zu nodes, %llu CPUs; order: %s; %s backfill, window %lld s, "
 		"depth %u%s\n",
 		nodes->n, (unsigned long long)cpus,
@@ -202,6 +204,7 @@ static int print_json(FILE *f, const char *path, const struct psiplace_sim_trace
 	cli_json_set(tr, "malformed", json_integer((json_int_t)c->malformed), &bad);
 	cli_json_set(tr, "resized_jobs", json_integer((json_int_t)c->resized_jobs), &bad);
 	cli_json_set(tr, "resize_records", json_integer((json_int_t)c->resize_records), &bad);
+	cli_json_set(tr, "resized_unended", json_integer((json_int_t)c->resized_unended), &bad);
 	cli_json_set(doc, "trace", tr, &bad);
 	for (int i = 0; i < np; i++) {
 		json_t *r = report_json(pol[i], &reps[i], o->speed_ref > 0, o->trace_nodes, &bad);

@@ -11,7 +11,10 @@
  * State RESIZING, the next one submitted and started at the resize) is
  * folded into one job: the first record's submission, start, size, limit
  * and nodes, and the run time its node-seconds over all records take at
- * that size (work conserved, as simulate --malleable models a resize). */
+ * that size (work conserved, as simulate --malleable models a resize).  A
+ * job whose last record is RESIZING (a helper allocation merged into
+ * another job: its final record has 0 nodes and no end; or a job still
+ * running) is counted, not replayed. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,8 +298,17 @@ static int fold_resized(struct psiplace_sim_trace *t, const bool *resizing, cons
 
 		for (e = g; e < t->n && t->jobs[ix[e]].id == first->id; e++)
 			any |= resizing[ix[e]];
-		if (e - g < 2 || !any)
+		if (!any)
 			continue;
+		if (resizing[ix[e - 1]]) {
+			/* no ended record after the last resize: a helper merged
+			 * into another job (its last record, 0 nodes, has no
+			 * end), or a job still running */
+			for (k = g; k < e; k++)
+				gone[ix[k]] = true;
+			t->counts.resized_unended++;
+			continue;
+		}
 		for (k = g; k < e; k++) {
 			const struct psiplace_sim_job *r = &t->jobs[ix[k]];
 

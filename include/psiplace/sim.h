@@ -60,6 +60,8 @@ struct psiplace_sim_counts {
 	 * State RESIZING) folded into one job each (sim_sacct.c) */
 	size_t resized_jobs;   /* jobs made of more than one record */
 	size_t resize_records; /* the records folded into an earlier one of the same job */
+	size_t resized_unended; /* not replayed: the last record is RESIZING (a helper merged
+				  * into another job, or a job still running) */
 };
 
 enum psiplace_sim_format { PSIPLACE_SIM_AUTO = 0, PSIPLACE_SIM_SACCT, PSIPLACE_SIM_SWF };
