@@ -82,8 +82,9 @@ lcs() {
 }
 
 # The runs whose export is committed (each measured once; doc/results.md,
-# "The payoff on the testbed", says when and on what)
-runs="start max mall"
+# "The payoff on the testbed", says when and on what): start of 2026-12-02,
+# and start, max and mall of 2026-12-07
+runs="start start-20261207 max mall"
 for f in "$nodes" $(for r in $runs; do echo "$data/mall-payoff-$r-sacct.txt"; done); do
   [ -r "$f" ] || { echo "Bail out! $f is not there (tests/bench/bench_mall_payoff.sh writes it)"; exit 1; }
 done
@@ -92,7 +93,7 @@ err=$("$psiplace" simulate --trace "$data/mall-payoff-start-sacct.txt" --scontro
 check "--resizes-csv without --malleable: one error line, exit 2" \
   "2 psiplace: error: --resizes-csv: '$d/r.csv' needs --malleable RULE (only a malleable replay resizes)" "$? $err"
 
-echo "# run    measured: makespan  mean wait | simulated: makespan  mean wait | resizes measured/simulated"
+echo "# run             measured: makespan  mean wait | simulated: makespan  mean wait | resizes measured/simulated"
 for run in $runs; do
   trace=$data/mall-payoff-$run-sacct.txt
   read -r mk mw njobs < <(measured "$trace")
@@ -123,7 +124,7 @@ for run in $runs; do
   sk=$(col makespan "$variant" <<<"$out")
   sw=$(col wait_mean "$variant" <<<"$out")
   sj=$(col jobs "$variant" <<<"$out")
-  printf '# %-6s %10s s %8s s | %10s s %8s s (%s, %s)\n' "$run" "$mk" "$mw" "$sk" "$sw" "$(rel "$sk" "$mk")" "$(rel "$sw" "$mw")"
+  printf '# %-15s %10s s %8s s | %10s s %8s s (%s, %s)\n' "$run" "$mk" "$mw" "$sk" "$sw" "$(rel "$sk" "$mk")" "$(rel "$sw" "$mw")"
   check "$run: the simulator replays every job of the export once ($njobs)" "$njobs" "$sj"
   if within "$sk" "$mk" "$tol_mk"; then r=yes; else r="no: $sk s against $mk s"; fi
   check "$run: simulated makespan within $tol_mk of the measured" yes "$r"
