@@ -186,6 +186,13 @@ one_run() { # VARIANT
     printf 'bench_mall_payoff: mall: %d resizes (job from->to at seconds after the first submission):' \
       "$(wc -l <"$work/$v.resizes")"
     awk '{printf " %s %s at %d", $2, $3, $1} END {print ""}' "$work/$v.resizes"
+    # what the daemon ordered and how the jobs acknowledged it (a grow
+    # whose helper Slurm did not start within the job's wait is "failed")
+    local mlog=$PSIPLACE_TESTBED_DIR/log/malleabled.out
+    printf 'bench_mall_payoff: mall: the daemon ordered %d grows and %d shrinks; acknowledged done %d, failed %d (%d of them: helper not granted in time)\n' \
+      "$(grep -c ': grow [0-9]' "$mlog")" "$(grep -c ': shrink [0-9]' "$mlog")" \
+      "$(grep -c 'acknowledged done' "$mlog")" "$(grep -c 'acknowledged failed' "$mlog")" \
+      "$(grep -c 'acknowledged failed.*not_granted' "$mlog")"
   fi
   # the export for the simulator: this run's records (-D: every size of a
   # resized job), the malleable jobs marked in a Comment column by their range
