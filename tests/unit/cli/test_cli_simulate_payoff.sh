@@ -83,8 +83,8 @@ lcs() {
 
 # The runs whose export is committed (each measured once; doc/results.md,
 # "The payoff on the testbed", says when and on what): start of 2026-12-02,
-# and start, max and mall (twice) of 2026-12-07
-runs="start start-20261207 max mall mall-2"
+# and start, max and mall (three times) of 2026-12-07
+runs="start start-20261207 max mall mall-2 mall-3"
 for f in "$nodes" $(for r in $runs; do echo "$data/mall-payoff-$r-sacct.txt"; done); do
   [ -r "$f" ] || { echo "Bail out! $f is not there (tests/bench/bench_mall_payoff.sh writes it)"; exit 1; }
 done
