@@ -14,8 +14,11 @@
 # job they merged into): makespan (first submission to last end), mean and
 # p95 wait (first start - submission), utilisation (node-seconds held /
 # (4 nodes x makespan)), node-hours, and the resizes.
-#   bench_mall_payoff: start: makespan 212 s, wait mean 40.1 s p95 120 s, utilisation 0.61, node-hours 0.144, resizes 0
-#   bench: mall_payoff_start_makespan_slurm22.05 212 s
+#   bench_mall_payoff: mall: makespan 284 s, wait mean 125.0 s p95 214 s, utilisation 0.739, node-hours 0.233, resize records 4, load average 2.94
+#   bench: mall_payoff_mall_makespan_slurm22.05 284 s
+# and for the malleable run its resizes in order and what the daemon
+# ordered, from its log:
+#   bench_mall_payoff: mall: the daemon ordered 8 grows and 0 shrinks; acknowledged done 3, failed 4 (4 of them: helper not granted in time)
 # Asserted (correctness only): every job COMPLETED, no helper left, the
 # malleable jobs rigid in the first two runs, and resized at least once in
 # the third.  Every run's records are exported for the simulator
