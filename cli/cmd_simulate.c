@@ -28,17 +28,17 @@ static const char sim_usage[] =
 	"[--seed N] [--malleable fraction=F[,seed=N]|min-nodes=N|trace] [--malleable-range LO,HI] "
 	"[--resize-interval SECONDS] [--resize-min-interval SECONDS] "
 	"[--resize-cost GROW_BASE,GROW_PER_NODE,SHRINK_BASE,SHRINK_PER_NODE] [--resize-efficiency E] "
-	"[--format table|json|csv] [--jobs-csv FILE] [--svg FILE]";
+	"[--format table|json|csv] [--jobs-csv FILE] [--resizes-csv FILE] [--svg FILE]";
 
 struct sim_args {
 	const char *trace, *trace_format, *table, *scontrol, *psiconf, *plugstack, *policy,
-		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *svg,
+		*order, *backfill, *bf_window, *bf_depth, *bf_interval, *speed, *seed, *format, *jobs_csv, *resizes_csv, *svg,
 		*overrun, *swf_procs, *reserve, *mall[6];
 	int exclusive, lenient, speed_given, trace_starts, trace_nodes;
 };
 
 enum { O_TRACE = 256, O_TFORMAT, O_TABLE, O_SCONTROL, O_PSICONF, O_PLUGSTACK, O_POLICY, O_ORDER,
-       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS,
+       O_BACKFILL, O_BFWIN, O_BFDEPTH, O_BFINT, O_SPEED, O_SEED, O_FORMAT, O_JOBSCSV, O_RESIZESCSV, O_SVG, O_EXCL, O_LENIENT, O_TSTARTS,
        O_TNODES, O_OVERRUN, O_SWFPROCS, O_RESERVE, O_MALL /* O_MALL + 0..5: mall_flags[] */ };
 
 /* The malleable flags, in sim_args.mall[]'s order; psiplace_sim_malleable_option() reads them. */
@@ -62,6 +62,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "format", required_argument, NULL, O_FORMAT },
 	{ "jobs-csv", required_argument, NULL, O_JOBSCSV },
+	{ "resizes-csv", required_argument, NULL, O_RESIZESCSV },
 	{ "svg", required_argument, NULL, O_SVG },
 	{ "exclusive", no_argument, NULL, O_EXCL },
 	{ "lenient", no_argument, NULL, O_LENIENT },
@@ -122,6 +123,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
 		case O_SWFPROCS: slot = &a->swf_procs; break;
 		case O_RESERVE: slot = &a->reserve; break;
 		case O_JOBSCSV: slot = &a->jobs_csv; break;
+		case O_RESIZESCSV: slot = &a->resizes_csv; break;
 		default: slot = &a->mall[c - O_MALL]; break;
 		}
 		if (*slot)
@@ -169,6 +171,10 @@ static int parse_malleable(const struct sim_args *a, struct psiplace_sim_opts *o
 		return cli_usage_error("--malleable: '%s' is not replayed with --trace-starts or "
 				       "--trace-nodes (the traced starts are rigid jobs' starts)",
 				       a->mall[0]);
+	if (a->resizes_csv && !a->mall[0])
+		return cli_usage_error("--resizes-csv: '%s' needs --malleable RULE (only a malleable "
+				       "replay resizes)", a->resizes_csv);
+	m->log = a->resizes_csv != NULL;
 	o->malleable = a->mall[0] ? m : NULL;
 	return 0;
 }
@@ -412,6 +418,8 @@ int cmd_simulate(int argc, char **argv)
 	if (rc == 0 && a.jobs_csv)
 		rc = sim_jobs_csv(a.jobs_csv, psiplace_policy_name(pol[0]), &t, &c.t,
 				  mreps ? &mreps[0] : &reps[0]);
+	if (rc == 0 && a.resizes_csv)
+		rc = sim_resizes_csv(a.resizes_csv, psiplace_policy_name(pol[0]), &t, &c.t, &mreps[0]);
 	if (rc == 0 && a.svg)
 		rc = sim_svg(a.svg, &t, &c.t, pol, reps, mreps, np);
 	for (int i = 0; reps && i < np; i++)

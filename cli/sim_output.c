@@ -50,6 +50,13 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 		"limit, %zu unknown fields\n",
 		path, fmt_name(t->format), t->n, c->lines, c->never_ran, c->running, c->steps,
 		c->malformed, c->array_tasks, c->no_limit, c->unknown_fields);
+	if (c->resized_jobs || c->resized_unended)
+		fprintf(f, "# %zu resized jobs: their %zu later records (sacct -D, after a RESIZING "
+			"one) folded in; each replayed from its first size, its run time the "
+			"node-seconds of all its records at that size; %zu not replayed: no ended "
+			"record after a RESIZING one (a helper merged into another job, or still "
+			"running)\n",
+			c->resized_jobs, c->resize_records, c->resized_unended);
 	fprintf(f, "# cluster: %zu nodes, %llu CPUs; order: %s; %s backfill, window %lld s, "
 		"depth %u%s\n",
 		nodes->n, (unsigned long long)cpus,
@@ -90,13 +97,19 @@ static void print_table(FILE *f, const char *path, const struct psiplace_sim_tra
 	      "CPU-time; used%: the CPUs the jobs asked for\n", f);
 	if (mreps && np) {
 		const struct psiplace_sim_malleable *ml = o->malleable;
+		char range[64];
 
-		fprintf(f, "# node_h: nodes held x hours; mall: %zu of the jobs malleable (--malleable), range x%g..x%g of their "
-			"nodes, decisions every %lld s, at least %lld s between two resizes of a job; "
+		if (ml->rule == PSIPLACE_SIM_MALL_TRACE)
+			snprintf(range, sizeof(range), "each its traced range");
+		else
+			snprintf(range, sizeof(range), "range x%g..x%g of their nodes", ml->range_lo,
+				 ml->range_hi);
+		fprintf(f, "# node_h: nodes held x hours; mall: %zu of the jobs malleable (--malleable), %s, "
+			"decisions every %lld s, at least %lld s between two resizes of a job; "
 			"resize cost %g + %g s/node (grow), %g + %g s/node (shrink); efficiency %g; "
 			"resizes/job: resizes per malleable job; rigid: the same jobs on whole nodes at "
 			"their traced size, never resized\n",
-			mreps[0].malleable, ml->range_lo, ml->range_hi, (long long)ml->interval,
+			mreps[0].malleable, range, (long long)ml->interval,
 			(long long)ml->min_interval, ml->grow_base, ml->grow_per_node, ml->shrink_base,
 			ml->shrink_per_node, ml->efficiency);
 		for (int i = 0; i < np; i++)
@@ -189,6 +202,9 @@ static int print_json(FILE *f, const char *path, const struct psiplace_sim_trace
 	cli_json_set(tr, "no_limit", json_integer((json_int_t)c->no_limit), &bad);
 	cli_json_set(tr, "unknown_fields", json_integer((json_int_t)c->unknown_fields), &bad);
 	cli_json_set(tr, "malformed", json_integer((json_int_t)c->malformed), &bad);
+	cli_json_set(tr, "resized_jobs", json_integer((json_int_t)c->resized_jobs), &bad);
+	cli_json_set(tr, "resize_records", json_integer((json_int_t)c->resize_records), &bad);
+	cli_json_set(tr, "resized_unended", json_integer((json_int_t)c->resized_unended), &bad);
 	cli_json_set(doc, "trace", tr, &bad);
 	for (int i = 0; i < np; i++) {
 		json_t *r = report_json(pol[i], &reps[i], o->speed_ref > 0, o->trace_nodes, &bad);
@@ -284,6 +300,33 @@ int sim_jobs_csv(const char *path, const char *policy, const struct psiplace_sim
 	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "psiplace: error: --jobs-csv: cannot write '%s'\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+int sim_resizes_csv(const char *path, const char *policy, const struct psiplace_sim_trace *t,
+		    const struct psiplace_nodetable *nodes, const struct psiplace_sim_report *rep)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "psiplace: error: --resizes-csv: cannot write '%s'\n", path);
+		return 1;
+	}
+	fputs("t,done,id,policy,from,to,nodes\n", f);
+	for (size_t i = 0; i < rep->nresizes; i++) {
+		const struct psiplace_sim_resize *z = &rep->resizes[i];
+		uint32_t k = z->to > z->from ? z->to - z->from : z->from - z->to;
+
+		fprintf(f, "%lld,%lld,%llu,%s,%u,%u,", (long long)z->t, (long long)z->done,
+			(unsigned long long)t->jobs[z->job].id, policy, z->from, z->to);
+		for (uint32_t q = 0; q < k; q++)
+			fprintf(f, "%s%s", q ? ";" : "", nodes->nodes[rep->resize_nodes[z->first + q]].name);
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "psiplace: error: --resizes-csv: cannot write '%s'\n", path);
 		return 1;
 	}
 	return 0;

@@ -21,6 +21,12 @@ int sim_print(FILE *f, int fmt, const char *trace_path, const struct psiplace_si
 int sim_jobs_csv(const char *path, const char *policy, const struct psiplace_sim_trace *t,
 		 const struct psiplace_nodetable *nodes, const struct psiplace_sim_report *rep);
 
+/* t,done,id,policy,from,to,nodes for every resize of rep (a malleable
+ * replay with malleable.log), in time order: decided at t, completed at
+ * done, the nodes added or released ';'-separated. */
+int sim_resizes_csv(const char *path, const char *policy, const struct psiplace_sim_trace *t,
+		    const struct psiplace_nodetable *nodes, const struct psiplace_sim_report *rep);
+
 /* The chart (cli/sim_svg.c): wait-time CDF and utilisation over time,
  * one curve per policy (mreps: and a dashed one per policy with malleable
  * jobs).  Returns 0, or 1 (reported). */

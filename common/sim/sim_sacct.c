@@ -6,7 +6,15 @@
  * for simulate --malleable trace.)
  * Fields are found by their header name, in any order; other columns are
  * counted and ignored.  Steps are skipped, jobs that never started or had
- * not ended are counted, not replayed. */
+ * not ended are counted, not replayed.
+ * A resized job (sacct -D: a record per size, each ended by a resize
+ * State RESIZING, the next one submitted and started at the resize) is
+ * folded into one job: the first record's submission, start, size, limit
+ * and nodes, and the run time its node-seconds over all records take at
+ * that size (work conserved, as simulate --malleable models a resize).  A
+ * job whose last record is RESIZING (a helper allocation merged into
+ * another job: its final record has 0 nodes and no end; or a job still
+ * running) is counted, not replayed. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +162,7 @@ static bool unknown_time(const char *s, size_t n)
 /* The job of one data line, or a count (*skip).  -1: malformed (msg). */
 static int job_line(const struct sacct *h, const char *const *f, const size_t *fl,
 		    struct psiplace_sim_trace *t, struct psiplace_sim_job *j, bool *skip,
-		    const char **msg)
+		    bool *resizing, const char **msg)
 {
 	const char *id = h->pos[C_IDRAW] >= 0 ? F(C_IDRAW) : F(C_ID);
 	size_t idl = h->pos[C_IDRAW] >= 0 ? FL(C_IDRAW) : FL(C_ID), k = 0;
@@ -245,7 +253,87 @@ static int job_line(const struct sacct *h, const char *const *f, const size_t *f
 			return *msg = c == C_COMMENT ? "Comment: psi-malleable= is not MIN-MAX (1 <= MIN <= MAX)"
 						     : "AdminComment: psi-malleable= is not MIN-MAX (1 <= MIN <= MAX)",
 			       -1;
+	*resizing = FL(C_STATE) >= 8 && !strncmp(F(C_STATE), "RESIZING", 8);
 	*skip = false;
+	return 0;
+}
+
+/* Records of one job: by id, then start, then line. */
+static const struct psiplace_sim_job *sort_jobs;
+
+static int by_id_start(const void *a, const void *b)
+{
+	const struct psiplace_sim_job *x = &sort_jobs[*(const size_t *)a],
+				      *y = &sort_jobs[*(const size_t *)b];
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Fold the records of each job id of which one is RESIZING (resizing[i]
+ * for t->jobs[i]) into its earliest record; the others are removed, file
+ * order kept.  0, or -1 out of memory. */
+static int fold_resized(struct psiplace_sim_trace *t, const bool *resizing, const char *file,
+			psiplace_error_t *err)
+{
+	size_t *ix = malloc(t->n * sizeof(*ix)), g, e, i, k;
+	bool *gone = calloc(t->n, sizeof(*gone));
+
+	if (!ix || !gone) {
+		free(ix);
+		free(gone);
+		return psiplace_seterr(err, "%s: out of memory", file);
+	}
+	for (i = 0; i < t->n; i++)
+		ix[i] = i;
+	sort_jobs = t->jobs;
+	qsort(ix, t->n, sizeof(*ix), by_id_start);
+	for (g = 0; g < t->n; g = e) {
+		struct psiplace_sim_job *first = &t->jobs[ix[g]];
+		bool any = false;
+		double work = 0;
+
+		for (e = g; e < t->n && t->jobs[ix[e]].id == first->id; e++)
+			any |= resizing[ix[e]];
+		if (!any)
+			continue;
+		if (resizing[ix[e - 1]]) {
+			/* no ended record after the last resize: a helper merged
+			 * into another job (its last record, 0 nodes, has no
+			 * end), or a job still running */
+			for (k = g; k < e; k++)
+				gone[ix[k]] = true;
+			t->counts.resized_unended++;
+			continue;
+		}
+		for (k = g; k < e; k++) {
+			const struct psiplace_sim_job *r = &t->jobs[ix[k]];
+
+			work += (double)r->nodes * (double)r->runtime;
+			if (r->submit < first->submit)
+				first->submit = r->submit;
+			if (!first->mall_max && r->mall_max) {
+				first->mall_min = r->mall_min;
+				first->mall_max = r->mall_max;
+			}
+			if (k > g)
+				gone[ix[k]] = true;
+		}
+		first->runtime = (int64_t)(work / first->nodes + 0.5);
+		if (first->eligible < first->submit)
+			first->eligible = first->submit;
+		t->counts.resized_jobs++;
+		t->counts.resize_records += e - g - 1;
+	}
+	for (i = k = 0; i < t->n; i++)
+		if (!gone[i])
+			t->jobs[k++] = t->jobs[i];
+	t->n = k;
+	free(ix);
+	free(gone);
 	return 0;
 }
 
@@ -257,6 +345,8 @@ int sim_sacct_parse(const char *text, size_t len, const char *file, bool lenient
 	const char *line, *f[MAXFIELDS];
 	size_t n, fl[MAXFIELDS], cap = 0;
 	char *buf = NULL;
+	bool *resizing = NULL, any_resizing = false;
+	size_t resizing_cap = 0;
 	int rc = 0;
 
 	psiplace_lines_init(&it, text, len);
@@ -294,13 +384,35 @@ int sim_sacct_parse(const char *text, size_t len, const char *file, bool lenient
 					   k < 0 ? "over " : "", k < 0 ? MAXFIELDS : k, h.nfields);
 			continue;
 		}
-		if (job_line(&h, f, fl, t, &j, &skip, &msg) < 0)
+		bool res = false;
+
+		if (job_line(&h, f, fl, t, &j, &skip, &res, &msg) < 0) {
 			rc = sim_malformed(t, lenient, err, file, it.lineno, "%s", msg);
-		else if (!skip)
-			rc = sim_trace_add(t, &j, err);
+			continue;
+		}
+		if (skip || (rc = sim_trace_add(t, &j, err)) != 0)
+			continue;
+		/* which records are RESIZING, by the job's index */
+		if (t->n > resizing_cap) {
+			size_t c = resizing_cap ? 2 * resizing_cap : 1024;
+			bool *p = realloc(resizing, c * sizeof(*p));
+
+			if (!p) {
+				rc = psiplace_seterr(err, "%s: out of memory", file);
+				break;
+			}
+			memset(p + resizing_cap, 0, (c - resizing_cap) * sizeof(*p));
+			resizing = p;
+			resizing_cap = c;
+		}
+		resizing[t->n - 1] = res;
+		any_resizing |= res;
 	}
 	free(buf);
 	if (rc == 0 && !h.nfields)
 		rc = psiplace_seterr(err, "%s: no header line (sacct -P -o JobIDRaw,Submit,...)", file);
+	if (rc == 0 && any_resizing)
+		rc = fold_resized(t, resizing, file, err);
+	free(resizing);
 	return rc;
 }

@@ -56,6 +56,12 @@ struct psiplace_sim_counts {
 	size_t no_limit;     /* no usable time limit: the runtime is the estimate */
 	size_t unknown_fields; /* sacct header fields this reader ignores */
 	size_t malformed;    /* lines skipped with lenient */
+	/* sacct -D: the records of a resized job (every size but the last
+	 * State RESIZING) folded into one job each (sim_sacct.c) */
+	size_t resized_jobs;   /* jobs made of more than one record */
+	size_t resize_records; /* the records folded into an earlier one of the same job */
+	size_t resized_unended; /* not replayed: the last record is RESIZING (a helper merged
+				  * into another job, or a job still running) */
 };
 
 enum psiplace_sim_format { PSIPLACE_SIM_AUTO = 0, PSIPLACE_SIM_SACCT, PSIPLACE_SIM_SWF };

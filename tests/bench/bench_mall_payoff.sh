@@ -14,18 +14,24 @@
 # job they merged into): makespan (first submission to last end), mean and
 # p95 wait (first start - submission), utilisation (node-seconds held /
 # (4 nodes x makespan)), node-hours, and the resizes.
-#   bench_mall_payoff: start: makespan 212 s, wait mean 40.1 s p95 120 s, utilisation 0.61, node-hours 0.144, resizes 0
-#   bench: mall_payoff_start_makespan_slurm22.05 212 s
+#   bench_mall_payoff: mall: makespan 284 s, wait mean 125.0 s p95 214 s, utilisation 0.739, node-hours 0.233, resize records 4, load average 2.94
+#   bench: mall_payoff_mall_makespan_slurm22.05 284 s
+# and for the malleable run its resizes in order and what the daemon
+# ordered, from its log:
+#   bench_mall_payoff: mall: the daemon ordered 8 grows and 0 shrinks; acknowledged done 3, failed 4 (4 of them: helper not granted in time)
 # Asserted (correctness only): every job COMPLETED, no helper left, the
 # malleable jobs rigid in the first two runs, and resized at least once in
-# the third.  The first run's export is written for the simulator
-# (BENCH_EXPORT, default build/mall-payoff-sacct.txt: sacct -X -P with a
-# Comment column psi-malleable=1-MAX for the malleable jobs, and
-# BENCH_EXPORT.nodes: scontrol -o show node):
-#   psiplace simulate --trace build/mall-payoff-sacct.txt \
-#     --scontrol build/mall-payoff-sacct.txt.nodes --exclusive --malleable trace
+# the third.  Every run's records are exported for the simulator
+# (BENCH_EXPORT_DIR, default the build directory:
+# mall-payoff-RUN-sacct.txt, sacct -X -D -P: a resized job's records one a
+# size, the earlier ones RESIZING, with a Comment column psi-malleable=1-MAX
+# for the malleable jobs; mall-payoff-nodes.txt: scontrol -o show node):
+#   psiplace simulate --trace build/mall-payoff-mall-sacct.txt \
+#     --scontrol build/mall-payoff-nodes.txt --malleable trace
+# and the malleable run's resizes are listed in their order
+# ("bench_mall_payoff: mall: resizes: JOB FROM->TO ...").
 # Environment: BENCH_INSTANCE (18), BENCH_RUNS ("start max mall"),
-# BENCH_EXPORT, PSIPLACE_BUILD_DIR, PSIPLACE_SLURM.  Needs slurmdbd
+# BENCH_EXPORT_DIR, PSIPLACE_BUILD_DIR, PSIPLACE_SLURM.  Needs slurmdbd
 # (MariaDB) and the cached MPICH; otherwise one "skipped" line.
 set -uo pipefail
 src=${PSIPLACE_SRC_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -36,7 +42,7 @@ runs=${BENCH_RUNS:-start max mall}
 for r in $runs; do
   case $r in start | max | mall) ;; *) echo "bench_mall_payoff: BENCH_RUNS: '$r' is not start, max or mall" >&2; exit 2 ;; esac
 done
-export_file=${BENCH_EXPORT:-$PSIPLACE_BUILD_DIR/mall-payoff-sacct.txt}
+export_dir=${BENCH_EXPORT_DIR:-$PSIPLACE_BUILD_DIR}
 rel=_slurm$PSIPLACE_SLURM
 mprefix=$("$src/contrib/testbed/mpich.sh" path 2>/dev/null) ||
   { echo "bench: mall_payoff skipped: MPICH ch3 not built (contrib/testbed/mpich.sh prefix)"; exit 0; }
@@ -145,7 +151,9 @@ one_run() { # VARIANT
   # the figures: per job its submission, first start, last end; node-seconds over its records
   awk -F'|' -v r="$resizes" -v v="$v" '
     { j = $1; s = $3; st = $4; e = $5
+      # a resized job: its later records are submitted at the resize
       if (!(j in sub_)) { sub_[j] = s; start[j] = st; n++ }
+      if (s < sub_[j]) sub_[j] = s
       if (st < start[j]) start[j] = st
       if (!(j in end_) || e > end_[j]) end_[j] = e
       ns += (e - st) * $6
@@ -168,16 +176,36 @@ one_run() { # VARIANT
   echo "bench: mall_payoff_${v}_wait_p95$rel $(p95 $waits) s"
   echo "bench: mall_payoff_${v}_utilisation$rel $util"
   echo "bench: mall_payoff_${v}_node_hours$rel $nh h"
-  if [ "$v" = start ]; then
-    # the export for the simulator: this run's records, the malleable
-    # jobs marked in a Comment column by their range
-    sacct -X -P -j "$(IFS=,; echo "${ids[*]}")" \
-      -o JobIDRaw,JobName,Submit,Eligible,Start,End,Timelimit,NNodes,NCPUS,Partition,NodeList,State,Priority 2>/dev/null |
-      awk -F'|' -v OFS='|' 'NR == 1 {print $0, "Comment"; next}
-        {m = $2; sub(/^payoff-start-/, "", m); print $0, (m + 0 > 0 ? "psi-malleable=1-" m : "")}' >"$export_file"
-    scontrol -o show node >"$export_file.nodes"
-    echo "bench_mall_payoff: the start run's export for the simulator: $export_file ($export_file.nodes)"
+  if [ "$v" = mall ]; then
+    # the resizes in their order: a job's record after a RESIZING one
+    # starts at the new size (a record of the same size, e.g. after
+    # NumNodes=ALL or a shrink to the same nodes, is no resize)
+    sort -t'|' -k1,1n -k4,4n "$work/$v.recs" | awk -F'|' '
+      NR == 1 || $3 < t0 {t0 = $3}
+      {r[NR] = $0} END {
+        for (i = 2; i <= NR; i++) { split(r[i - 1], a, "|"); split(r[i], b, "|")
+          if (a[1] == b[1] && a[6] != b[6]) print b[4] - t0, a[1], a[6] "->" b[6] } }' |
+      sort -n -k1,1 >"$work/$v.resizes"
+    printf 'bench_mall_payoff: mall: %d resizes (job from->to at seconds after the first submission):' \
+      "$(wc -l <"$work/$v.resizes")"
+    awk '{printf " %s %s at %d", $2, $3, $1} END {print ""}' "$work/$v.resizes"
+    # what the daemon ordered and how the jobs acknowledged it (a grow
+    # whose helper Slurm did not start within the job's wait is "failed")
+    local mlog=$PSIPLACE_TESTBED_DIR/log/malleabled.out
+    printf 'bench_mall_payoff: mall: the daemon ordered %d grows and %d shrinks; acknowledged done %d, failed %d (%d of them: helper not granted in time)\n' \
+      "$(grep -c ': grow [0-9]' "$mlog")" "$(grep -c ': shrink [0-9]' "$mlog")" \
+      "$(grep -c 'acknowledged done' "$mlog")" "$(grep -c 'acknowledged failed' "$mlog")" \
+      "$(grep -c 'acknowledged failed.*not_granted' "$mlog")"
   fi
+  # the export for the simulator: this run's records (-D: every size of a
+  # resized job), the malleable jobs marked in a Comment column by their range
+  sacct -X -D -P -j "$(IFS=,; echo "${ids[*]}")" \
+    -o JobIDRaw,JobName,Submit,Eligible,Start,End,Timelimit,NNodes,NCPUS,Partition,NodeList,State,Priority 2>/dev/null |
+    awk -F'|' -v OFS='|' 'NR == 1 {print $0, "Comment"; next}
+      {m = $2; sub(/^payoff-[a-z]+-/, "", m); print $0, (m + 0 > 0 ? "psi-malleable=1-" m : "")}' \
+    >"$export_dir/mall-payoff-$v-sacct.txt"
+  scontrol -o show node >"$export_dir/mall-payoff-nodes.txt"
+  echo "bench_mall_payoff: the $v run's export for the simulator: $export_dir/mall-payoff-$v-sacct.txt ($export_dir/mall-payoff-nodes.txt)"
 }
 
 echo "bench_mall_payoff: release $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)," \

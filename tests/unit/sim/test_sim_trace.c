@@ -73,6 +73,61 @@ Test(sim_trace, sacct_fields_by_name_steps_never_ran_running_arrays_counted)
 	psiplace_sim_trace_free(&t);
 }
 
+/* sacct -D of a resized job: a record per size, each but the last ended
+ * RESIZING, the next submitted and started at the resize.  One job: the
+ * first record's submission, start, size and limit, its run time the
+ * node-seconds of all records at the first size.  Jobs of one id without a
+ * RESIZING record are not folded; a helper merged away (its last record
+ * RESIZING, then one of 0 nodes and no end) is not replayed. */
+Test(sim_trace, sacct_resized_job_records_folded_into_one_job)
+{
+	struct psiplace_sim_trace t;
+	psiplace_error_t err;
+	const struct psiplace_sim_job *j;
+
+	cr_assert_eq(parse("JobIDRaw|Submit|Eligible|Start|End|Timelimit|NNodes|NCPUS|ReqMem|ReqTRES|"
+			   "Partition|NodeList|State|Priority|Comment\n"
+			   /* job 3: 1 node 0:10-0:40, 4 nodes 0:40-1:00, 2 nodes 1:00-1:30 */
+			   "3|2026-01-01T00:00:30|2026-01-01T00:01:00|2026-01-01T00:01:00|"
+			   "2026-01-01T00:01:30|1-00:00:00|4|8||||n[1-4]|COMPLETED|10|\n"
+			   "3|2026-01-01T00:00:00|2026-01-01T00:00:00|2026-01-01T00:00:10|"
+			   "2026-01-01T00:00:40|00:15:00|1|1||||n1|RESIZING|10|psi-malleable=1-4\n"
+			   "4|2026-01-01T00:00:05|2026-01-01T00:00:05|2026-01-01T00:00:05|"
+			   "2026-01-01T00:00:25|00:15:00|2|4||||n[5-6]|COMPLETED|9|\n"
+			   "3|2026-01-01T00:00:40|2026-01-01T00:00:40|2026-01-01T00:00:40|"
+			   "2026-01-01T00:01:00|1-00:00:00|4|4||||n[1-4]|RESIZING|10|\n"
+			   "5|2026-01-01T00:00:05|2026-01-01T00:00:05|2026-01-01T00:00:05|"
+			   "2026-01-01T00:00:15|00:15:00|1|1||||n7|COMPLETED|9|\n"
+			   "5|2026-01-01T00:00:05|2026-01-01T00:00:05|2026-01-01T00:00:20|"
+			   "2026-01-01T00:00:30|00:15:00|1|1||||n7|COMPLETED|9|\n"
+			   /* job 6, a helper merged into job 3 at 0:40 (as 22.05 exports it) */
+			   "6|2026-01-01T00:00:35|2026-01-01T00:00:35|2026-01-01T00:00:38|"
+			   "2026-01-01T00:00:40|00:14:00|3|3||||n[2-4]|RESIZING|10|\n"
+			   "6|2026-01-01T00:00:40|2026-01-01T00:00:40|2026-01-01T00:00:40|"
+			   "Unknown|00:14:00|0|0||||None assigned|COMPLETED|10|\n",
+			   PSIPLACE_SIM_SACCT, false, &t, &err), 0, "%s", err.text);
+	cr_assert_eq(t.n, 4, "jobs 3 (folded), 4, and job 5's two records, not helper 6: %zu", t.n);
+	cr_assert_eq(t.counts.resized_jobs, 1);
+	cr_assert_eq(t.counts.resize_records, 2);
+	cr_assert_eq(t.counts.resized_unended, 1, "the merged helper is not replayed");
+	cr_assert_eq(t.counts.running, 1, "its last record has no end");
+	j = &t.jobs[0]; /* at the place of job 3's first record in the file */
+	cr_assert_eq(j->id, 3);
+	cr_assert_eq(j->start - j->submit, 10, "from the first record's submission");
+	cr_assert_eq(j->nodes, 1);
+	cr_assert_eq(j->cpus, 1);
+	cr_assert_eq(j->limit, 900);
+	cr_assert_eq(j->runtime, 30 + 4 * 20 + 4 * 30, "node-seconds at 1 node: %lld",
+		     (long long)j->runtime);
+	cr_assert_eq(j->mall_min, 1);
+	cr_assert_eq(j->mall_max, 4);
+	cr_assert_eq(t.jobs[1].id, 4);
+	cr_assert_eq(t.jobs[2].id, 5);
+	cr_assert_eq(t.jobs[3].id, 5);
+	cr_assert_eq(t.jobs[3].runtime, 10);
+	psiplace_sim_trace_free(&t);
+}
+
 Test(sim_trace, sacct_malformed_line_one_error_or_counted_when_lenient)
 {
 	const char *text = HDR
