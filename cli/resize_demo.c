@@ -388,7 +388,7 @@ static int run_malleable(psiplace_mall_t *m, const struct demo *d)
 	struct psiplace_mall_order o;
 	psiplace_error_t err;
 	char nodes[4096];
-	int rank, size, kind;
+	int rank, size, kind, act;
 
 	if (d->timeout)
 		psiplace_mall_set_timeout(m, d->timeout);
@@ -423,12 +423,14 @@ static int run_malleable(psiplace_mall_t *m, const struct demo *d)
 		}
 		if (kind == PSIPLACE_MALL_NONE)
 			continue;
-		if (psiplace_mall_act(m, &o, d->strategy, nodes, sizeof(nodes), &err) < 0) {
+		if ((act = psiplace_mall_act(m, &o, d->strategy, nodes, sizeof(nodes), &err)) < 0) {
 			/* acknowledged failed; the job goes on at its size */
 			if (rank == 0)
 				fprintf(stderr, "psiplace: warning: %s\n", err.text);
 			continue;
 		}
+		if (act > 0)
+			continue; /* a grow's helper pending: a later poll brings it back */
 		if (psiplace_mall_leaving(m))
 			return 0;
 		if (rank == 0 && kind == PSIPLACE_MALL_GROW) {

@@ -7,6 +7,8 @@
 
 #include "psiplace/malleable.h"
 
+struct psiplace_resize_grow_req; /* psiplace/resize.h */
+
 /* The hidden argument of a spawned process: MALL_ARG + state. */
 #define MALL_ARG "--psiplace-mall="
 #define MALL_ERRLEN 256
@@ -37,6 +39,8 @@ struct psiplace_mall {
 	double poll_last;           /* when the job record was last read */
 	unsigned long long done_id; /* the last order acted on */
 	char ack_err[PSIPLACE_ERRLEN];         /* an ack that could not be written: the next poll's error */
+	struct psiplace_resize_grow_req *grow; /* a grow whose helper is requested, not merged */
+	struct psiplace_mall_order grow_order; /* its order */
 };
 
 /* What a spawned process is told (its hidden argument). */

@@ -1,7 +1,10 @@
 /* Resizes the resource manager orders: poll the job's AdminComment (rank
  * 0, at most once per interval), act (grow by a merged helper allocation
  * and a parallel expansion, shrink by TS and give exactly the named nodes
- * back), acknowledge in the job's Comment.  Above mall_shrink.c and
+ * back), acknowledge in the job's Comment.  A grow does not block: act
+ * starts the helper's request and returns 1, each later poll checks it
+ * (waitpid, no scontrol) and hands the order out again once the helper is
+ * granted, act then merges and expands.  Above mall_shrink.c and
  * mall_init.c; the Slurm side is common/resize/ (scontrol, salloc). */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 /* What rank 0 tells everyone after its part. */
 struct verdict {
 	int rc; /* 0 ok, -1 err */
+	int pending; /* grow: the helper is requested, not granted yet */
 	char err[PSIPLACE_ERRLEN];
 	struct psiplace_mall_order order;
 	char nodes[4096]; /* grow: "NAME:CORES,..." of the new nodes */
@@ -78,6 +82,31 @@ static int order_parse(const char *s, struct psiplace_mall_order *o, psiplace_er
 	return 1;
 }
 
+static int ack_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, int done,
+		    const char *reason, psiplace_error_t *err);
+
+/* Rank 0, a grow in flight: no order while its helper pends, the grow's
+ * order again once it is granted (act merges it), the grow's failure
+ * (acknowledged failed) once the wait is over.  Neither reads the job's
+ * record: the daemon orders nothing new before the acknowledgement. */
+static void poll_grow(psiplace_mall_t *m, struct verdict *v)
+{
+	psiplace_error_t err, e;
+	int rc = psiplace_resize_grow_ready(m->grow, &err);
+
+	if (rc == 0)
+		return;
+	if (rc > 0) {
+		v->order = m->grow_order;
+		return;
+	}
+	/* ack_root ends the request */
+	v->rc = -1;
+	snprintf(v->err, sizeof(v->err), "%s", err.text);
+	if (ack_root(m, &m->grow_order, 0, err.text, &e) < 0)
+		snprintf(m->ack_err, sizeof(m->ack_err), "%s", e.text);
+}
+
 /* Rank 0's part of a poll. */
 static void poll_root(psiplace_mall_t *m, struct verdict *v)
 {
@@ -92,6 +121,10 @@ static void poll_root(psiplace_mall_t *m, struct verdict *v)
 		v->rc = -1;
 		snprintf(v->err, sizeof(v->err), "%s", m->ack_err);
 		m->ack_err[0] = 0;
+		return;
+	}
+	if (m->grow) {
+		poll_grow(m, v);
 		return;
 	}
 	if (m->poll_last > 0 && t - m->poll_last < interval)
@@ -149,6 +182,11 @@ static int ack_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, int
 	size_t i;
 
 	m->done_id = o->id;
+	/* an order answered: nothing of its grow may go on */
+	if (m->grow && m->grow_order.id == o->id) {
+		psiplace_resize_grow_end(m->grow);
+		m->grow = NULL;
+	}
 	if (!job)
 		return psiplace_seterr(err, "malleable: ack: SLURM_JOB_ID is not set");
 	snprintf(a.reason, sizeof(a.reason), "%s", reason && *reason ? reason : "unknown");
@@ -210,19 +248,65 @@ static int in_alloc(const psiplace_mall_t *m, const char *name)
 	return 0;
 }
 
-/* Rank 0's part of a grow: the helper allocation merged, the new nodes
- * with their CPUs into v->nodes. */
-static void grow_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, struct verdict *v)
+/* Rank 0: the helper of order o requested (the first act on it), or
+ * merged once granted; v->pending while it is not.  Another grow still
+ * in flight is given up first (acknowledged failed). */
+static int grow_step(psiplace_mall_t *m, const struct psiplace_mall_order *o,
+		     struct psiplace_resize_job *j, unsigned long *helper, struct verdict *v,
+		     psiplace_error_t *err)
 {
 	struct psiplace_resize_grow_opts g = { .id = o->id, .k = o->k, .deadline = grow_wait(o) };
+	psiplace_error_t e;
+	int rc;
+
+	if (m->grow && m->grow_order.id != o->id) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "superseded by order %llu", o->id);
+		if (ack_root(m, &m->grow_order, 0, why, &e) < 0)
+			snprintf(m->ack_err, sizeof(m->ack_err), "%s", e.text);
+	}
+	if (!m->grow) {
+		if (psiplace_resize_grow_start(&g, &m->grow, err) < 0)
+			return -1;
+		m->grow_order = *o;
+	}
+	/* ready: 0 pending, 1 granted; merge: 1 a new helper pending */
+	if ((rc = psiplace_resize_grow_ready(m->grow, err)) <= 0) {
+		v->pending = rc == 0;
+		return rc;
+	}
+	rc = psiplace_resize_grow_merge(m->grow, j, helper, err);
+	v->pending = rc > 0;
+	return rc > 0 ? 0 : rc;
+}
+
+/* Rank 0's part of a grow: the helper allocation merged, the new nodes
+ * with their CPUs into v->nodes; v->pending while it is not granted. */
+static void grow_root(psiplace_mall_t *m, const struct psiplace_mall_order *o, struct verdict *v)
+{
 	struct psiplace_resize_job *j = malloc(sizeof(*j));
 	psiplace_error_t err;
-	unsigned long helper;
+	unsigned long helper = 0;
 	size_t i, off = 0;
+	int rc;
 
-	if (!j || psiplace_resize_grow(&g, j, &helper, &err) < 0) {
+	if (!j) {
 		v->rc = -1;
-		snprintf(v->err, sizeof(v->err), "%s", j ? err.text : "malleable: out of memory");
+		snprintf(v->err, sizeof(v->err), "malleable: out of memory");
+		return;
+	}
+	rc = grow_step(m, o, j, &helper, v, &err);
+	if (v->pending) {
+		free(j);
+		return;
+	}
+	/* merged or failed: the request is over either way */
+	psiplace_resize_grow_end(m->grow);
+	m->grow = NULL;
+	if (rc < 0) {
+		v->rc = -1;
+		snprintf(v->err, sizeof(v->err), "%s", err.text);
 		free(j);
 		return;
 	}
@@ -279,6 +363,10 @@ static int act_grow(psiplace_mall_t *m, const struct psiplace_mall_order *o,
 	if (rank == 0)
 		grow_root(m, o, v);
 	rc = share(m, v, err);
+	if (rc == 0 && v->pending) {
+		free(v);
+		return 1;
+	}
 	if (rc == 0)
 		rc = add_granted(m, v->nodes, rank == 0 ? nodes : NULL, len, err);
 	free(v);
@@ -404,6 +492,8 @@ int psiplace_mall_act(psiplace_mall_t *m, const struct psiplace_mall_order *o,
 		return psiplace_seterr(err, "malleable: act: no order");
 	if (m->leaving)
 		return 0;
+	if (rc > 0)
+		return 1; /* a grow's helper pending: acknowledged once it is over */
 	/* Rank 0 alone: after a grow the new processes are in the job's
 	 * communicator but not here (they return from psiplace_mall_init), so
 	 * no collective may follow; a failure to write the acknowledgement is

@@ -11,6 +11,7 @@
 #include "mall_internal.h"
 #include "psiplace/hostlist.h"
 #include "psiplace/intvec.h"
+#include "psiplace/resize.h"
 
 int mall_mpi_err(psiplace_error_t *err, int code, const char *fmt, ...)
 {
@@ -419,6 +420,10 @@ void psiplace_mall_free(psiplace_mall_t *m)
 
 	if (!m)
 		return;
+	/* a helper still pending: its salloc ended and reaped, the request
+	 * cancelled (the daemon drops the order when the job ends) */
+	psiplace_resize_grow_end(m->grow);
+	m->grow = NULL;
 	if (m->comm != MPI_COMM_NULL)
 		MPI_Comm_free(&m->comm);
 	mall_zombies_meet(m);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,6 +167,14 @@ static int past(const struct timespec *end)
 	       (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
 }
 
+static long now_sec(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)now.tv_sec;
+}
+
 int psiplace_resize_comment(const char *job, const char *text, const char *scontrol,
 			    psiplace_error_t *err)
 {
@@ -200,28 +209,40 @@ static unsigned long helper_id(const char *s)
 	return p ? strtoul(p + 15, NULL, 10) : 0;
 }
 
-/* salloc --no-shell for the helper, its output into dir/salloc.out; waits
- * until it exits or the deadline passes (then TERM: salloc revokes its
- * pending request; and scancel by name).  1: granted (*helper), -1: not. */
-static int request_helper(const struct psiplace_resize_grow_opts *o, const char *job,
-			  const struct psiplace_resize_job *j, const char *dir,
-			  unsigned long *helper, psiplace_error_t *err)
+/* One grow in flight: the job's record before it, the private directory,
+ * the salloc running in the background (pid 0: none) and its deadline. */
+struct psiplace_resize_grow_req {
+	struct psiplace_resize_grow_opts o;
+	char job[32];
+	struct psiplace_resize_job *j;
+	char *dir;
+	pid_t pid;
+	int wait;            /* seconds allowed, for the messages */
+	struct timespec end; /* the wait's end */
+	int attempt;         /* helpers requested after the first (at most 1) */
+	unsigned long helper; /* granted, not yet merged */
+	int cancelled;       /* this attempt's helper cancelled already */
+	int merged;
+};
+
+/* Start salloc --no-shell for the helper in the background, its output
+ * into dir/salloc.out. */
+static int spawn_salloc(struct psiplace_resize_grow_req *r, psiplace_error_t *err)
 {
+	const struct psiplace_resize_grow_opts *o = &r->o;
+	const struct psiplace_resize_job *j = r->j;
 	char name[96], nodes[32], dep[64], part[300], qos[300], excl[4200], path[4200];
 	char *argv[16];
-	struct timespec end, nap = { 0, 100 * 1000 * 1000 };
-	int argc = 0, st, fd, timed_out = 0;
-	struct psiplace_resize_out out = { 0 };
-	pid_t pid;
-	FILE *f;
+	int argc = 0, fd;
+	pid_t pid, parent = getpid();
 
-	snprintf(name, sizeof(name), "--job-name=psiplace-grow-%s-%llu", job, o->id);
+	snprintf(name, sizeof(name), "--job-name=psiplace-grow-%s-%llu", r->job, o->id);
 	snprintf(nodes, sizeof(nodes), "--nodes=%u", o->k);
-	snprintf(dep, sizeof(dep), "--dependency=expand:%s", job);
+	snprintf(dep, sizeof(dep), "--dependency=expand:%s", r->job);
 	snprintf(part, sizeof(part), "--partition=%s", j->partition);
 	snprintf(qos, sizeof(qos), "--qos=%s", j->qos);
 	snprintf(excl, sizeof(excl), "--exclude=%s", j->nodes);
-	snprintf(path, sizeof(path), "%s/salloc.out", dir);
+	snprintf(path, sizeof(path), "%s/salloc.out", r->dir);
 	argv[argc++] = (char *)(o->salloc ? o->salloc : "salloc");
 	argv[argc++] = "--no-shell";
 	argv[argc++] = nodes;
@@ -233,11 +254,18 @@ static int request_helper(const struct psiplace_resize_grow_opts *o, const char 
 	/* new nodes: the helper could otherwise share the job's own (CR_Core) */
 	argv[argc++] = excl;
 	argv[argc] = NULL;
+	r->helper = 0;
+	r->cancelled = 0;
 	if ((pid = fork()) < 0)
 		return psiplace_seterr(err, "resize: fork: %s", strerror(errno));
 	if (pid == 0) {
+		/* the process that asked dying (killed, crashed) ends the
+		 * request too: salloc revokes a pending one on TERM */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(125);
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || chdir(dir) < 0)
+		if (fd < 0 || chdir(r->dir) < 0)
 			_exit(126);
 		dup2(fd, 1);
 		dup2(fd, 2);
@@ -250,143 +278,207 @@ static int request_helper(const struct psiplace_resize_grow_opts *o, const char 
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	r->pid = pid;
+	return 0;
+}
+
+/* `scancel --name=psiplace-grow-J-ID` (what is asked) or `scancel ID`. */
+static void cancel(struct psiplace_resize_grow_req *r, unsigned long id)
+{
+	char what[96];
+	char *argv[] = { (char *)(r->o.scancel ? r->o.scancel : "scancel"), what, NULL };
+	struct psiplace_resize_out c = { 0 };
+	psiplace_error_t e;
+	int st;
+
+	if (id)
+		snprintf(what, sizeof(what), "%lu", id);
+	else
+		snprintf(what, sizeof(what), "--name=psiplace-grow-%s-%llu", r->job, r->o.id);
+	psiplace_resize_run(argv, NULL, &c, &st, &e);
+	free(c.s);
+	r->cancelled = 1;
+}
+
+/* End the background salloc: TERM (a pending request is revoked), KILL
+ * when it has not exited within 5 s; reaped either way. */
+static void stop_salloc(struct psiplace_resize_grow_req *r)
+{
+	struct timespec end, nap = { 0, 20 * 1000 * 1000 };
+	int st;
+
+	if (r->pid <= 0)
+		return;
+	kill(r->pid, SIGTERM);
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += o->deadline > 0 ? o->deadline : 60;
-	while (waitpid(pid, &st, WNOHANG) == 0) {
+	end.tv_sec += 5;
+	while (waitpid(r->pid, &st, WNOHANG) == 0) {
 		if (past(&end)) {
-			timed_out = 1;
-			kill(pid, SIGTERM);
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			kill(r->pid, SIGKILL);
+			while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
 				;
 			break;
 		}
-		if (o->waiting)
-			o->waiting(o->waiting_arg);
 		nanosleep(&nap, NULL);
 	}
-	out.s = malloc(8192);
-	if (out.s && (f = fopen(path, "r"))) {
-		out.len = fread(out.s, 1, 8191, f);
-		fclose(f);
-	}
-	if (out.s)
-		out.s[out.len] = 0;
-	*helper = out.s ? helper_id(out.s) : 0;
-	if (timed_out || !WIFEXITED(st) || WEXITSTATUS(st) || !*helper) {
-		/* whatever salloc did: no helper of this decision may stay */
-		char byname[96];
-		char *cancel[] = { (char *)(o->scancel ? o->scancel : "scancel"), byname, NULL };
-		struct psiplace_resize_out c = { 0 };
-		psiplace_error_t e2;
-		int cst;
-
-		snprintf(byname, sizeof(byname), "--name=psiplace-grow-%s-%llu", job, o->id);
-		psiplace_resize_run(cancel, NULL, &c, &cst, &e2);
-		free(c.s);
-		if (timed_out)
-			psiplace_seterr(err,
-					"resize: grow by %u: the helper allocation was not granted "
-					"within %d s (cancelled)",
-					o->k, o->deadline > 0 ? o->deadline : 60);
-		else
-			psiplace_seterr(err, "resize: grow by %u: salloc failed: %.200s", o->k,
-					out.s && strtok(out.s, "\n") ? out.s : "");
-		free(out.s);
-		return -1;
-	}
-	free(out.s);
-	return 1;
+	r->pid = 0;
 }
 
-/* A helper granted, its record read into *h, merged into the job: the
- * helper's nodes go to the job, the helper ends.  A helper that cannot be
- * merged is cancelled.  slurmctld keeps a pending helper's expand link in
- * memory only: restarted while the helper waited, it grants the helper
- * but refuses the merge ("Node count specification invalid"), so then a
- * new helper is requested once, within what is left of the wait. */
-static int merge_helper(const struct psiplace_resize_grow_opts *o, const char *sc,
-			const char *job, const struct psiplace_resize_job *j, const char *dir,
-			struct psiplace_resize_job *h, unsigned long *helper,
-			struct psiplace_resize_out *out, psiplace_error_t *err)
-{
-	struct psiplace_resize_grow_opts again = *o;
-	int wait = o->deadline > 0 ? o->deadline : 60, attempt;
-	struct timespec start, now;
-	char hid[32];
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (attempt = 0;; attempt++) {
-		psiplace_error_t e2;
-		char *cancel[] = { (char *)(o->scancel ? o->scancel : "scancel"), hid, NULL };
-		int cst;
-
-		if (request_helper(&again, job, j, dir, helper, err) < 0)
-			return -1;
-		snprintf(hid, sizeof(hid), "%lu", *helper);
-		/* the helper's CPUs per node, from its own record: after the merge
-		 * the job's per-node detail can name the wrong nodes (22.05 prints
-		 * "Nodes=n[2-3]" for NodeList=n[2-4] right after a merge) */
-		if (psiplace_resize_job_read(hid, sc, h, err) == 0 &&
-		    update(sc, dir, hid, "NumNodes=0", out, err) == 0)
-			return 0;
-		psiplace_resize_run(cancel, NULL, out, &cst, &e2);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		again.deadline = wait - (int)(now.tv_sec - start.tv_sec);
-		if (attempt || !strstr(err->text, "Node count specification invalid") ||
-		    again.deadline < 1)
-			return -1;
-	}
-}
-
-int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
-			 struct psiplace_resize_job *after, unsigned long *helper,
-			 psiplace_error_t *err)
+int psiplace_resize_grow_start(const struct psiplace_resize_grow_opts *o,
+			       struct psiplace_resize_grow_req **out, psiplace_error_t *err)
 {
 	const char *sc = o->scontrol ? o->scontrol : "scontrol";
 	const char *job = o->job ? o->job : getenv("SLURM_JOB_ID");
-	struct psiplace_resize_out out = { 0 };
-	struct timespec end, nap = { 0, 200 * 1000 * 1000 };
-	struct psiplace_resize_job *j = after, *h = NULL;
-	struct psiplace_hostlist all = { 0 };
-	char *dir;
-	size_t i;
-	int rc = -1;
+	struct psiplace_resize_grow_req *r;
 
-	*helper = 0;
+	*out = NULL;
 	if (!job || !*job)
 		return psiplace_seterr(err, "resize: grow: no job (SLURM_JOB_ID)");
 	if (o->k < 1)
 		return psiplace_seterr(err, "resize: grow by %u nodes: 1 or more accepted", o->k);
-	if (psiplace_resize_job_read(job, sc, j, err) < 0)
-		return -1;
-	if (strcmp(j->state, "RUNNING"))
-		return psiplace_seterr(err, "resize: grow: job %s is %s, not RUNNING", job,
-				       j->state);
-	if (!(dir = psiplace_resize_workdir(err)))
-		return -1;
-	if (!(h = malloc(sizeof(*h)))) {
-		psiplace_seterr(err, "resize: out of memory");
-		goto done;
+	if (strlen(job) >= sizeof(r->job))
+		return psiplace_seterr(err, "resize: grow: job id '%.80s' too long", job);
+	if (!(r = calloc(1, sizeof(*r))) || !(r->j = malloc(sizeof(*r->j)))) {
+		free(r);
+		return psiplace_seterr(err, "resize: out of memory");
 	}
-	if (merge_helper(o, sc, job, j, dir, h, helper, &out, err) < 0)
+	r->o = *o;
+	snprintf(r->job, sizeof(r->job), "%s", job);
+	r->o.job = r->job;
+	r->wait = o->deadline > 0 ? o->deadline : 60;
+	if (psiplace_resize_job_read(job, sc, r->j, err) < 0)
+		goto fail;
+	if (strcmp(r->j->state, "RUNNING")) {
+		psiplace_seterr(err, "resize: grow: job %s is %s, not RUNNING", job, r->j->state);
+		goto fail;
+	}
+	if (!(r->dir = psiplace_resize_workdir(err)))
+		goto fail;
+	clock_gettime(CLOCK_MONOTONIC, &r->end);
+	r->end.tv_sec += r->wait;
+	if (spawn_salloc(r, err) < 0)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	psiplace_resize_grow_end(r);
+	return -1;
+}
+
+int psiplace_resize_grow_ready(struct psiplace_resize_grow_req *r, psiplace_error_t *err)
+{
+	char path[4200], *s;
+	size_t len = 0;
+	int st = 0;
+	pid_t w;
+	FILE *f;
+
+	if (r->helper)
+		return 1;
+	if (r->pid <= 0)
+		return psiplace_seterr(err, "resize: grow by %u: no helper requested", r->o.k);
+	while ((w = waitpid(r->pid, &st, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (w == 0) {
+		if (!past(&r->end))
+			return 0;
+		stop_salloc(r);
+		cancel(r, 0); /* whatever salloc did: no helper of this decision may stay */
+		return psiplace_seterr(err,
+				       "resize: grow by %u: the helper allocation was not granted "
+				       "within %d s (cancelled)",
+				       r->o.k, r->wait);
+	}
+	r->pid = 0;
+	snprintf(path, sizeof(path), "%s/salloc.out", r->dir);
+	if (!(s = malloc(8192)))
+		return psiplace_seterr(err, "resize: out of memory");
+	if ((f = fopen(path, "r"))) {
+		len = fread(s, 1, 8191, f);
+		fclose(f);
+	}
+	s[len] = 0;
+	r->helper = helper_id(s);
+	if (w < 0 || !WIFEXITED(st) || WEXITSTATUS(st) || !r->helper) {
+		r->helper = 0;
+		cancel(r, 0);
+		psiplace_seterr(err, "resize: grow by %u: salloc failed: %.200s", r->o.k,
+				strtok(s, "\n") ? s : "");
+		free(s);
+		return -1;
+	}
+	free(s);
+	return 1;
+}
+
+/* The granted helper's record read into *h and its nodes given to the
+ * job (the helper ends).  A helper that cannot be merged is cancelled.
+ * slurmctld keeps a pending helper's expand link in memory only:
+ * restarted while the helper waited, it grants the helper but refuses
+ * the merge ("Node count specification invalid"), so then a new helper
+ * is requested once, within what is left of the wait: 1. */
+static int merge_helper(struct psiplace_resize_grow_req *r, const char *sc,
+			struct psiplace_resize_job *h, struct psiplace_resize_out *out,
+			psiplace_error_t *err)
+{
+	char hid[32];
+
+	snprintf(hid, sizeof(hid), "%lu", r->helper);
+	/* the helper's CPUs per node, from its own record: after the merge
+	 * the job's per-node detail can name the wrong nodes (22.05 prints
+	 * "Nodes=n[2-3]" for NodeList=n[2-4] right after a merge) */
+	if (psiplace_resize_job_read(hid, sc, h, err) == 0 &&
+	    update(sc, r->dir, hid, "NumNodes=0", out, err) == 0) {
+		r->merged = 1;
+		return 0;
+	}
+	cancel(r, r->helper);
+	r->helper = 0;
+	if (r->attempt || !strstr(err->text, "Node count specification invalid") ||
+	    r->end.tv_sec - 1 < now_sec())
+		return -1;
+	r->attempt++;
+	return spawn_salloc(r, err) < 0 ? -1 : 1;
+}
+
+int psiplace_resize_grow_merge(struct psiplace_resize_grow_req *r,
+			       struct psiplace_resize_job *after, unsigned long *helper,
+			       psiplace_error_t *err)
+{
+	const char *sc = r->o.scontrol ? r->o.scontrol : "scontrol";
+	struct psiplace_resize_out out = { 0 };
+	struct timespec end, nap = { 0, 200 * 1000 * 1000 };
+	struct psiplace_resize_job *h = NULL;
+	struct psiplace_hostlist all = { 0 };
+	size_t i;
+	int rc = -1;
+
+	*helper = r->helper;
+	if (!r->helper || r->merged)
+		return psiplace_seterr(err, "resize: grow by %u: no granted helper to merge",
+				       r->o.k);
+	if (!(h = malloc(sizeof(*h))))
+		return psiplace_seterr(err, "resize: out of memory");
+	if ((rc = merge_helper(r, sc, h, &out, err)) != 0)
 		goto done;
+	rc = -1;
 	/* NumNodes=ALL writes the job's resize scripts; slurmctld may answer
 	 * "try again in a bit" (the DB index of the new record) for a while */
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	end.tv_sec += 30;
-	setenv("SLURM_JOBID", job, 0);
+	setenv("SLURM_JOBID", r->job, 0);
 	/* it changes nothing in slurmctld (ALL is no value there): past the
 	 * deadline of its retries the grow goes on without it */
-	while (update(sc, dir, job, "NumNodes=ALL", &out, err) < 0) {
+	while (update(sc, r->dir, r->job, "NumNodes=ALL", &out, err) < 0) {
 		if (!strstr(err->text, "try again"))
 			goto done;
 		if (past(&end))
 			break;
-		if (o->waiting)
-			o->waiting(o->waiting_arg);
+		if (r->o.waiting)
+			r->o.waiting(r->o.waiting_arg);
 		nanosleep(&nap, NULL);
 	}
-	if (psiplace_resize_job_read(job, sc, after, err) < 0 ||
+	if (psiplace_resize_job_read(r->job, sc, after, err) < 0 ||
 	    psiplace_hostlist_expand(after->nodes, "the job's NodeList", &all, err) < 0)
 		goto done;
 	/* every node of the job, with the helper's CPUs on the helper's nodes
@@ -404,9 +496,51 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
 	}
 	rc = 0;
 done:
-	clean_workdir(dir);
 	psiplace_hostlist_free(&all);
 	free(h);
 	free(out.s);
+	return rc;
+}
+
+void psiplace_resize_grow_end(struct psiplace_resize_grow_req *r)
+{
+	int asked;
+
+	if (!r)
+		return;
+	asked = r->pid > 0 || r->helper;
+	stop_salloc(r);
+	/* a request salloc had not answered, or a helper granted but not
+	 * merged: none of this decision may stay */
+	if (asked && !r->merged && !r->cancelled)
+		cancel(r, 0);
+	if (r->dir)
+		clean_workdir(r->dir);
+	free(r->j);
+	free(r);
+}
+
+int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o,
+			 struct psiplace_resize_job *after, unsigned long *helper,
+			 psiplace_error_t *err)
+{
+	struct timespec nap = { 0, 100 * 1000 * 1000 };
+	struct psiplace_resize_grow_req *r;
+	int rc;
+
+	*helper = 0;
+	if (psiplace_resize_grow_start(o, &r, err) < 0)
+		return -1;
+	for (;;) {
+		rc = psiplace_resize_grow_ready(r, err);
+		if (rc > 0 && (rc = psiplace_resize_grow_merge(r, after, helper, err)) <= 0)
+			break;
+		if (rc < 0)
+			break;
+		if (o->waiting)
+			o->waiting(o->waiting_arg);
+		nanosleep(&nap, NULL);
+	}
+	psiplace_resize_grow_end(r);
 	return rc;
 }

@@ -163,7 +163,13 @@ struct psiplace_mall_order {
  * otherwise answers "none" at once; every process gets the same order.
  * An order already acted on is "none".  Returns the kind (0 none), or -1
  * with err (the same on every process) when the record cannot be read or
- * the order is malformed.  Waiting processes sleep, not busy-poll. */
+ * the order is malformed.  Waiting processes sleep, not busy-poll.
+ * While a grow's helper pends (psiplace_mall_act returned 1) rank 0 reads
+ * no record: it checks the helper's salloc without blocking at every call
+ * and answers "none" while it pends, the grow's order again once it is
+ * granted (call psiplace_mall_act with it: it merges and expands), or -1
+ * with err once the wait is over (the helper cancelled, the order
+ * acknowledged failed). */
 int psiplace_mall_poll(psiplace_mall_t *m, struct psiplace_mall_order *o, psiplace_error_t *err);
 
 /* Collective: carry out a polled order and acknowledge it (rank 0 writes
@@ -171,16 +177,22 @@ int psiplace_mall_poll(psiplace_mall_t *m, struct psiplace_mall_order *o, psipla
  * job's Comment).
  *  - grow: rank 0 requests a helper allocation of K nodes named
  *    psiplace-grow-J-ID (salloc --no-shell --dependency=expand:J, the job's
- *    partition and QOS, the job's psiplace options inherited), waits for it
- *    at most PSIPLACE_MALL_GROW_WAIT seconds (default 60; then cancels it),
- *    merges it into the job and everyone expands onto the new nodes with
- *    strategy; nodes (rank 0) gets the granted nodes.
+ *    partition and QOS, the job's psiplace options inherited) in the
+ *    background and act returns 1 at once, unacknowledged: the job
+ *    computes on.  psiplace_mall_poll watches the request for at most
+ *    PSIPLACE_MALL_GROW_WAIT seconds (default 60; then cancels it) and
+ *    returns the order again once the helper is granted; act with it
+ *    merges the helper into the job and everyone expands onto the new
+ *    nodes with strategy; nodes (rank 0) gets the granted nodes.  A
+ *    helper still pending is cancelled (its salloc ended and reaped) by
+ *    psiplace_mall_ack for the order and by psiplace_mall_free.
  *  - shrink: the processes on the named nodes leave (TS; psiplace_mall_leaving()
  *    is 1 for them: they free and finalize), rank 0 gives exactly those nodes
  *    back (psiplace_release_nodes) and every survivor forgets them; nodes
  *    (rank 0) gets the released nodes.
- * 0: done; -1: failed (err, the same on every process that stays; the job
- * runs on at the size it had, acknowledged failed). */
+ * 0: done; 1: a grow's helper pending (grow only; nothing changed yet);
+ * -1: failed (err, the same on every process that stays; the job runs on
+ * at the size it had, acknowledged failed). */
 int psiplace_mall_act(psiplace_mall_t *m, const struct psiplace_mall_order *o,
 		      enum psiplace_mall_strategy strategy, char *nodes, size_t len,
 		      psiplace_error_t *err);

@@ -95,6 +95,31 @@ struct psiplace_resize_grow_opts {
 int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psiplace_resize_job *after,
 			 unsigned long *helper, psiplace_error_t *err);
 
+/* The same grow in steps, for a program that computes on while the helper
+ * pends (libpsiplace_mpi's rank 0 checks at each checkpoint):
+ *  - start: read the job (it must run), start salloc in the background
+ *    (the deadline counts from here); 0 and *req, or -1 with err;
+ *  - ready: does not block (waitpid WNOHANG): 0 still pending, 1 granted,
+ *    -1 failed (salloc failed, or the deadline passed: salloc ended, the
+ *    request cancelled by name), with err;
+ *  - merge (after ready's 1): as psiplace_resize_grow's merge; 0 merged
+ *    (*after, *helper), 1 a new helper requested (a merge refused after a
+ *    restart of slurmctld, once, within the deadline: call ready again),
+ *    -1 failed (the helper cancelled);
+ *  - end, on every path (NULL: nothing): salloc still running is ended by
+ *    its PID (TERM, KILL after 5 s) and reaped, a request or helper of the
+ *    decision not merged is cancelled, the private directory removed.
+ * opts' strings must live until end; its waiting is called only by merge.
+ * salloc also gets TERM when the process that started it dies. */
+struct psiplace_resize_grow_req;
+int psiplace_resize_grow_start(const struct psiplace_resize_grow_opts *o,
+			       struct psiplace_resize_grow_req **req, psiplace_error_t *err);
+int psiplace_resize_grow_ready(struct psiplace_resize_grow_req *req, psiplace_error_t *err);
+int psiplace_resize_grow_merge(struct psiplace_resize_grow_req *req,
+			       struct psiplace_resize_job *after, unsigned long *helper,
+			       psiplace_error_t *err);
+void psiplace_resize_grow_end(struct psiplace_resize_grow_req *req);
+
 #ifdef __cplusplus
 }
 #endif
