@@ -1,8 +1,14 @@
 /* psiplace_resize_grow() against a scripted scontrol, salloc and scancel:
  * a helper whose merge slurmctld refuses with "Node count specification
  * invalid" (what 22.05 answers for a helper that pended across a restart
- * of slurmctld) is cancelled and a new one requested, once. */
+ * of slurmctld) is cancelled and a new one requested, once.  The grow in
+ * steps (start, ready, merge, end): ready does not block while salloc
+ * pends, the deadline ends salloc and cancels the request, end ends a
+ * pending salloc by its PID and reaps it. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +173,201 @@ Test(grow, merge_refused_otherwise_is_not_retried)
 	cr_assert_str_eq(buf, "100");
 	slurp("salloc-calls", buf, sizeof(buf));
 	cr_assert_str_eq(buf, "1");
+	free(j);
+	cleanup();
+}
+
+/* salloc that pends until $d/grant exists, then is granted helper 100;
+ * TERM: it notes it and exits 1 (as salloc does after revoking). */
+#define PENDING_SALLOC                                                                 \
+	"echo $$ >$d/salloc-pid\n"                                                     \
+	"echo \"$*\" >>$d/salloc-args\n"                                               \
+	"trap 'touch $d/salloc-term; exit 1' TERM\n"                                   \
+	"echo 'salloc: Pending job allocation 100'\n"                                  \
+	"while [ ! -e $d/grant ]; do sleep 0.05; done\n"                               \
+	"echo 'salloc: Granted job allocation 100'\n"
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void touch(const char *name)
+{
+	char p[sizeof(dir) + 32];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	cr_assert_not_null(f = fopen(p, "w"));
+	fclose(f);
+}
+
+static int exists(const char *name)
+{
+	char p[sizeof(dir) + 32];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/* ready() until it answers other than 0, at most seconds; its answer. */
+static int ready_within(struct psiplace_resize_grow_req *r, double seconds, psiplace_error_t *err)
+{
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	double end = now() + seconds;
+	int rc;
+
+	while ((rc = psiplace_resize_grow_ready(r, err)) == 0 && now() < end)
+		nanosleep(&nap, NULL);
+	return rc;
+}
+
+/* The salloc script's pid, once it has written it. */
+static pid_t salloc_pid(void)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	char buf[64];
+	double end = now() + 5;
+
+	/* the file is there before its line */
+	while (slurp("salloc-pid", buf, sizeof(buf)), atol(buf) <= 0 && now() < end)
+		nanosleep(&nap, NULL);
+	cr_assert_gt(atol(buf), 0, "salloc wrote its pid");
+	return (pid_t)atol(buf);
+}
+
+Test(grow, ready_does_not_block_while_salloc_pends_then_merges_once_granted)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_grow_req *r;
+	struct psiplace_resize_job *j = malloc(sizeof(*j));
+	psiplace_error_t err;
+	unsigned long helper;
+	double t;
+	char buf[1024];
+
+	make_fakes(NULL, NULL);
+	script(sa, PENDING_SALLOC);
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
+	cr_assert_gt(salloc_pid(), 0);
+	t = now();
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(psiplace_resize_grow_ready(r, &err), 0, "pending");
+	cr_assert_lt(now() - t, 0.5, "10 checks of a pending salloc take no time");
+	touch("grant");
+	cr_assert_eq(ready_within(r, 5, &err), 1, "%s", err.text);
+	cr_assert_eq(psiplace_resize_grow_ready(r, &err), 1, "granted stays granted");
+	cr_assert_eq(psiplace_resize_grow_merge(r, j, &helper, &err), 0, "%s", err.text);
+	cr_assert_eq(helper, 100);
+	cr_assert_str_eq(j->nodes, "n[1-2]");
+	cr_assert_eq(j->cpus[1], 4);
+	psiplace_resize_grow_end(r);
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "", "a merged helper is not cancelled");
+	cr_assert(!exists("salloc-term"));
+	free(j);
+	cleanup();
+}
+
+Test(grow, deadline_passed_salloc_ended_reaped_and_request_cancelled_by_name)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_grow_req *r;
+	psiplace_error_t err;
+	pid_t pid;
+	char buf[1024];
+
+	make_fakes(NULL, NULL);
+	script(sa, PENDING_SALLOC);
+	o = opts();
+	o.deadline = 1;
+	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
+	pid = salloc_pid();
+	cr_assert_eq(ready_within(r, 5, &err), -1);
+	cr_assert_str_eq(err.text, "resize: grow by 1: the helper allocation was not granted "
+				   "within 1 s (cancelled)");
+	cr_assert(exists("salloc-term"), "salloc got TERM");
+	cr_assert_eq(kill(pid, 0), -1, "salloc reaped");
+	cr_assert_eq(errno, ESRCH);
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "--name=psiplace-grow-7-3");
+	psiplace_resize_grow_end(r);
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "--name=psiplace-grow-7-3", "cancelled once");
+	cleanup();
+}
+
+Test(grow, end_while_pending_ends_salloc_by_pid_and_cancels_the_request)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_grow_req *r;
+	psiplace_error_t err;
+	pid_t pid;
+	char buf[1024];
+
+	make_fakes(NULL, NULL);
+	script(sa, PENDING_SALLOC);
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
+	pid = salloc_pid();
+	cr_assert_eq(psiplace_resize_grow_ready(r, &err), 0);
+	psiplace_resize_grow_end(r);
+	cr_assert(exists("salloc-term"), "salloc got TERM");
+	cr_assert_eq(kill(pid, 0), -1, "salloc reaped");
+	cr_assert_eq(errno, ESRCH);
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "--name=psiplace-grow-7-3");
+	cleanup();
+}
+
+Test(grow, salloc_deaf_to_term_is_killed)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_grow_req *r;
+	psiplace_error_t err;
+	pid_t pid;
+	double t;
+
+	make_fakes(NULL, NULL);
+	script(sa, "echo $$ >$d/salloc-pid\ntrap '' TERM\n"
+		   "echo 'salloc: Pending job allocation 100'\n"
+		   "while :; do sleep 0.05; done\n");
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
+	pid = salloc_pid();
+	t = now();
+	psiplace_resize_grow_end(r);
+	cr_assert_geq(now() - t, 4.5, "TERM first, KILL after 5 s");
+	cr_assert_eq(kill(pid, 0), -1, "salloc killed and reaped");
+	cr_assert_eq(errno, ESRCH);
+	cleanup();
+}
+
+Test(grow, steps_merge_refused_after_restart_requests_a_new_helper)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_grow_req *r;
+	struct psiplace_resize_job *j = malloc(sizeof(*j));
+	psiplace_error_t err;
+	unsigned long helper;
+	char buf[1024];
+
+	make_fakes(REFUSED, NULL);
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
+	cr_assert_eq(ready_within(r, 5, &err), 1, "%s", err.text);
+	cr_assert_eq(psiplace_resize_grow_merge(r, j, &helper, &err), 1,
+		     "a new helper requested: %s", err.text);
+	cr_assert_eq(ready_within(r, 5, &err), 1, "%s", err.text);
+	cr_assert_eq(psiplace_resize_grow_merge(r, j, &helper, &err), 0, "%s", err.text);
+	cr_assert_eq(helper, 101);
+	psiplace_resize_grow_end(r);
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "100");
 	free(j);
 	cleanup();
 }
