@@ -1,10 +1,12 @@
 /* The job's side of the resize channel without MPI, for the fault tests
  * (test_mall_rm_faults.sh): a batch job that polls its AdminComment, acts
  * on an order with the library calls libpsiplace_mpi makes on rank 0
- * (psiplace_resize_grow: helper, merge; psiplace_release_nodes) and
- * acknowledges it in Comment (psiplace_resize_comment), with the grow's
- * wait rule of mall_rm.c (PSIPLACE_MALL_GROW_WAIT, default 60 s, never
- * past the order's deadline less 5 s).
+ * (the grow in steps: psiplace_resize_grow_start, then at each later poll
+ * psiplace_resize_grow_ready without blocking and, once granted,
+ * psiplace_resize_grow_merge; psiplace_release_nodes) and acknowledges it
+ * in Comment (psiplace_resize_comment), with the grow's wait rule of
+ * mall_rm.c (PSIPLACE_MALL_GROW_WAIT, default 60 s, never past the
+ * order's deadline less 5 s).
  *
  *   mall_agent --run SECONDS [--hold FILE] [--stop FILE] [--refuse FILE]
  *
@@ -30,6 +32,8 @@ struct agent {
 	time_t end;
 	uint64_t done_id;
 	size_t size; /* nodes the job holds */
+	struct psiplace_resize_grow_req *grow; /* a grow's helper requested */
+	struct psiplace_rchan_order grow_order;
 };
 
 static void nap(void)
@@ -80,23 +84,34 @@ static void ack(struct agent *a, const struct psiplace_rchan_order *o, int done,
 	       a->size, done ? "" : " ", done ? "" : k.reason);
 }
 
-static void grow(struct agent *a, const struct psiplace_rchan_order *o)
+/* A grow in flight: nothing while its helper pends; merged once granted
+ * (or a new helper after a refused merge); acknowledged once over. */
+static void grow_check(struct agent *a)
 {
-	const char *s = getenv("PSIPLACE_MALL_GROW_WAIT");
-	long long left = o->deadline - (long long)time(NULL) - 5;
-	int w = s && atoi(s) > 0 ? atoi(s) : 60;
-	struct psiplace_resize_grow_opts g = { .id = o->id, .k = o->k };
+	const struct psiplace_rchan_order *o = &a->grow_order;
 	struct psiplace_resize_job *j = malloc(sizeof(*j));
 	psiplace_error_t err;
-	unsigned long helper;
+	unsigned long helper = 0;
 	char granted[4096] = "";
 	size_t off = 0, before = a->size;
+	int rc;
 
-	if (left < w)
-		w = left > 1 ? (int)left : 1;
-	g.deadline = w;
-	if (!j || psiplace_resize_grow(&g, j, &helper, &err) < 0) {
-		ack(a, o, 0, j ? err.text : "out of memory");
+	if (!j) {
+		rc = -1;
+		snprintf(err.text, sizeof(err.text), "out of memory");
+	} else if ((rc = psiplace_resize_grow_ready(a->grow, &err)) > 0) {
+		rc = psiplace_resize_grow_merge(a->grow, j, &helper, &err);
+	} else if (rc == 0) {
+		rc = 1; /* pending */
+	}
+	if (rc > 0) { /* pending, or a new helper requested after a refused merge */
+		free(j);
+		return;
+	}
+	psiplace_resize_grow_end(a->grow);
+	a->grow = NULL;
+	if (rc < 0) {
+		ack(a, o, 0, err.text);
 		free(j);
 		return;
 	}
@@ -111,6 +126,25 @@ static void grow(struct agent *a, const struct psiplace_rchan_order *o)
 		ack(a, o, 0, "the helper was merged but the job is not larger");
 	else
 		ack(a, o, 1, NULL);
+}
+
+static void grow(struct agent *a, const struct psiplace_rchan_order *o)
+{
+	const char *s = getenv("PSIPLACE_MALL_GROW_WAIT");
+	long long left = o->deadline - (long long)time(NULL) - 5;
+	int w = s && atoi(s) > 0 ? atoi(s) : 60;
+	struct psiplace_resize_grow_opts g = { .id = o->id, .k = o->k };
+	psiplace_error_t err;
+
+	if (left < w)
+		w = left > 1 ? (int)left : 1;
+	g.deadline = w;
+	if (psiplace_resize_grow_start(&g, &a->grow, &err) < 0) {
+		ack(a, o, 0, err.text);
+		return;
+	}
+	a->grow_order = *o;
+	grow_check(a);
 }
 
 static void shrink(struct agent *a, const struct psiplace_rchan_order *o)
@@ -136,6 +170,11 @@ static void poll_once(struct agent *a)
 	psiplace_error_t err;
 	int rc;
 
+	if (a->grow) {
+		free(j);
+		grow_check(a);
+		return;
+	}
 	if (!j || psiplace_resize_job_read(a->job, NULL, j, &err) < 0) {
 		printf("poll: %s\n", j ? err.text : "out of memory");
 		free(j);
@@ -189,6 +228,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 5 && !exists(a.stop); k++)
 			nap();
 	}
+	psiplace_resize_grow_end(a.grow);
 	printf("end size %zu\n", a.size);
 	return 0;
 }
