@@ -154,6 +154,16 @@ job_procs() {
     echo "$p@$(sed -n 's/^SLURMD_NODENAME=//p' <<<"$e")"
   done
 }
+# PIDs of the salloc processes job $1 started (a grow's helper request,
+# run in the background by the job's side), this testbed's only.
+job_sallocs() {
+  local p e
+  for p in $(pgrep -x salloc); do
+    e=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null) || continue
+    grep -qx "SLURM_JOB_ID=$1" <<<"$e" && grep -qx "SLURM_CONF=$SLURM_CONF" <<<"$e" && echo "$p"
+  done | paste -sd' '
+}
+no_sallocs() { [ -z "$(job_sallocs "$1")" ]; }
 
 # The checks of one preemption on the four nodes, each held by a job
 # (HELD: the name of an associative array node -> job id): the high job

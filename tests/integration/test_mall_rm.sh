@@ -50,6 +50,7 @@ for n in ${new//,/ }; do
   check_match "grow: Slurm runs a step of A on $n (the group's proxy)" "^$a\.[0-9]+$" "$(steps_on "$a" "$n")"
 done
 check_eq "grow: no helper of A left in the queue" "" "$(squeue -h -n "psiplace-grow-$a-1" -o %i)"
+check_eq "grow: no salloc of A left running" "" "$(job_sallocs "$a")"
 
 # ---- shrink 4 -> 2, releasing two of the new nodes
 rel=$(cut -d, -f2,3 <<<"$new")
@@ -77,6 +78,7 @@ check_match "grow without free node: A acknowledges failed at 2 nodes, with the 
   '^psiplace-ack=3;failed;2;.*not_granted_within_15_s' "$(comment "$a")"
 check_eq "grow without free node: no helper of A left in the queue" "" \
   "$(squeue -h -n "psiplace-grow-$a-3" -o %i)"
+check_eq "grow without free node: no salloc of A left running" "" "$(job_sallocs "$a")"
 check_eq "grow without free node: A still holds its 2 nodes" "$kept" "$(expand_nodes "$(node_of "$a")")"
 scancel "$hold"
 

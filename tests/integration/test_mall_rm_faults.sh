@@ -3,7 +3,8 @@
 # (PSIPLACE_MALLEABLED=1, decisions every second, MalleableMinInterval=0,
 # slurmdbd where the release has it).  The job's side is mall_agent (no
 # MPI): the library calls rank 0 of libpsiplace_mpi makes (helper
-# allocation and merge, release, acknowledgement in Comment).  Its --hold
+# allocation and merge, release, acknowledgement in Comment; the grow in
+# steps: salloc in the background, checked at each poll, merged once granted).  Its --hold
 # file keeps a new order waiting, so the test fills the free nodes first
 # and the helper pends.
 #  1. grow: the helper pends (no free node); a hand-made psiplace-grow-*
@@ -23,7 +24,7 @@
 #  5. a shrink the job refuses (acknowledged failed): no shrink order for
 #     the back-off's 10 s (MalleableMinInterval=0 would allow one a second
 #     later), then one the job carries out.
-# After each: no helper pending or running, no node in two jobs, the job
+# After each: no helper pending or running, no salloc of the job left, no node in two jobs, the job
 # on the size it acknowledged, AdminComment back to the range.
 # The rigid jobs are --exclusive, the malleable ones are not: 22.05
 # refuses to merge into an --exclusive job (doc/malleability.md).
@@ -73,6 +74,8 @@ rigid() { # NODES: an exclusive rigid job, its id
 nothing_lost() { # LABEL JOB SIZE
   poll 15 no_helpers "$2"
   check_eq "$1: no helper of job $2 pending or running" "" "$(helpers "$2")"
+  poll 10 no_sallocs "$2"
+  check_eq "$1: no salloc of job $2 left running" "" "$(job_sallocs "$2")"
   check_eq "$1: no node held by two jobs" "" "$(shared_nodes)" "$(squeue -h -o '%i:%T:%N' | paste -sd' ')"
   check_eq "$1: job $2 runs on $3 nodes" "RUNNING $3" "$(job_state "$2") $(size_of "$2")"
   poll 15 is_range "$2"
@@ -179,6 +182,8 @@ poll 30 helper_pends "$c" || not_ok "C's helper of decision $g3 pends" "$(helper
 scancel "$c"
 if poll 20 no_helpers "$c"; then ok "C cancelled while its helper pends: no helper of C is left"
 else not_ok "C cancelled while its helper pends: no helper of C is left" "$(helpers "$c")"; fi
+poll 20 no_sallocs "$c"
+check_eq "C cancelled while its helper pends: no salloc of C is left" "" "$(job_sallocs "$c")"
 poll 15 logged "job $c: ended with decision $g3 outstanding"
 check_match "the daemon drops decision $g3" "job $c: ended with decision $g3 outstanding" "$(cat "$mdlog")"
 check_eq "the rigid job Y runs on" RUNNING "$(job_state "$y")"
