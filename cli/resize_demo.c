@@ -20,17 +20,10 @@
 #include "psiplace/malleable.h"
 #include "psiplace/resize.h"
 
+#include "resize_demo_faults.h"
+
 #define MAXACT 16
 
-/* Test-only faults (--fault NAME, tests/integration/test_mall_zombies.sh):
- * the failures the library must survive without hanging, made on purpose.
- * Known before MPI_Init (a spawned process's part of an expansion runs in
- * psiplace_mall_init), from the arguments every spawned process gets too. */
-enum fault { FAULT_NONE, FAULT_TS_AFTER_ZOMBIE, FAULT_ZOMBIE_DIES, FAULT_ZOMBIE_LEAVES,
-	     FAULT_SPAWNED_EXIT, FAULT_SYNC_ERROR };
-static const char *const fault_names[] = { "none", "ts-after-zombie", "zombie-dies", "zombie-leaves",
-					   "spawned-exit", "sync-error" };
-static enum fault fault;
 
 struct demo {
 	enum psiplace_mall_strategy strategy;
@@ -132,10 +125,10 @@ static int parse(int argc, char **argv, struct demo *d)
 				return -1;
 			d->work = n;
 		} else if (!strcmp(o, "--fault")) {
-			for (n = 1; n < (int)(sizeof(fault_names) / sizeof(*fault_names)); n++)
+			for (n = 1; n < (int)DEMO_NFAULTS; n++)
 				if (!strcmp(v, fault_names[n]))
 					break;
-			if (n == (int)(sizeof(fault_names) / sizeof(*fault_names))) {
+			if (n == (int)DEMO_NFAULTS) {
 				fprintf(stderr, "psiplace: error: --fault: '%s' is not accepted; accepted: "
 					"ts-after-zombie, zombie-dies, zombie-leaves, spawned-exit, "
 					"sync-error (test-only)\n",
@@ -451,66 +444,6 @@ static int run_malleable(psiplace_mall_t *m, const struct demo *d)
 	return 0;
 }
 
-/* --fault NAME among the arguments (parse() checks the name). */
-static enum fault fault_of(int argc, char **argv)
-{
-	int i, f;
-
-	for (i = 1; i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--fault"))
-			for (f = 1; f < (int)(sizeof(fault_names) / sizeof(*fault_names)); f++)
-				if (!strcmp(argv[i + 1], fault_names[f]))
-					return (enum fault)f;
-	return FAULT_NONE;
-}
-
-/* The faults inside the library's expansion, through MPI's profiling
- * interface: these definitions take the place of MPI's for the library
- * too, and call MPI's own (PMPI_).  The tag is the library's
- * synchronisation upward (common/malleable/mall_internal.h,
- * MALL_TAG_UP); the first MPI_Comm_split of a spawned process is the
- * synchronisation's first call. */
-#define SYNC_TAG_UP 7301
-static int sync_recv_posted;
-
-int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-	      MPI_Request *req)
-{
-	MPI_Comm parent;
-
-	if (fault == FAULT_SYNC_ERROR && tag == SYNC_TAG_UP &&
-	    PMPI_Comm_get_parent(&parent) == MPI_SUCCESS && parent == MPI_COMM_NULL)
-		sync_recv_posted = 1; /* a source: the one mpirun started */
-	return PMPI_Irecv(buf, count, type, source, tag, comm, req);
-}
-
-int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
-{
-	int rc = PMPI_Waitall(count, reqs, statuses);
-
-	if (sync_recv_posted && count > 0) {
-		sync_recv_posted = 0;
-		fault = FAULT_NONE; /* once */
-		fprintf(stderr, "psiplace-resize-demo: fault sync-error: MPI_Waitall of the "
-			"synchronisation returns MPI_ERR_OTHER\n");
-		return MPI_ERR_OTHER;
-	}
-	return rc;
-}
-
-int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
-{
-	MPI_Comm parent;
-
-	if (fault == FAULT_SPAWNED_EXIT && PMPI_Comm_get_parent(&parent) == MPI_SUCCESS &&
-	    parent != MPI_COMM_NULL) {
-		fprintf(stderr, "psiplace-resize-demo: fault spawned-exit: a spawned process exits "
-			"before the synchronisation\n");
-		_exit(3);
-	}
-	return PMPI_Comm_split(comm, color, key, out);
-}
-
 int main(int argc, char **argv)
 {
 	psiplace_mall_t *m;
@@ -518,7 +451,7 @@ int main(int argc, char **argv)
 	struct demo d;
 	int rc;
 
-	fault = fault_of(argc, argv);
+	fault = demo_fault_of(argc, argv);
 	MPI_Init(&argc, &argv);
 	if (psiplace_mall_init(&argc, &argv, &m, &err) < 0) {
 		fprintf(stderr, "psiplace: error: %s\n", err.text);

@@ -235,11 +235,32 @@ srun_node() { settle; timeout 60 srun -N1 -n1 "$@" printenv SLURMD_NODENAME 2>&1
 # directory above them traversable (o+x, no listing) and the testbed's
 # munge directory reachable; restore_opened puts the modes back.
 tb_opened=()
+# Directories opened for other users are counted across tests (lanes run
+# tests of several releases side by side under one checkout): the count
+# and the mode to restore are kept in a file per directory under
+# $tb_open_dir, changed under a lock, and the last test that opened a
+# directory restores its mode.  A test killed before its restore leaves the
+# directory o+x (a count that never reaches zero), never closed under
+# another test.
+tb_open_dir=/tmp/psiplace-opened   # one for every test of the machine, whatever its TMPDIR
 open_path() {
-  local d=$1
+  local d=$1 key mode n
+  mkdir -p "$tb_open_dir"
   while [ "$d" != / ] && [ -n "$d" ]; do
-    if [ -d "$d" ] && [ "$(( 0$(stat -c %a "$d") & 01 ))" = 0 ]; then
-      tb_opened+=("$(stat -c %a "$d"):$d"); chmod o+x "$d"
+    if [ -d "$d" ]; then
+      key=$tb_open_dir/$(printf '%s' "$d" | sha1sum | cut -c1-16)
+      {
+        flock 9
+        if [ -f "$key" ]; then
+          read -r mode n _ <"$key"
+          echo "$mode $((n + 1)) $d" >"$key"
+          tb_opened+=("$d")
+        elif [ "$(( 0$(stat -c %a "$d") & 01 ))" = 0 ]; then
+          echo "$(stat -c %a "$d") 1 $d" >"$key"
+          chmod o+x "$d"
+          tb_opened+=("$d")
+        fi
+      } 9>"$tb_open_dir.lock"
     fi
     d=$(dirname "$d")
   done
@@ -253,7 +274,21 @@ open_for_users() {
   [ -z "$p" ] || open_path "$(dirname "$p")"
   chmod 711 "$PSIPLACE_TESTBED_DIR/munge"
 }
-restore_opened() { local d; for d in "${tb_opened[@]}"; do chmod "${d%%:*}" "${d#*:}"; done; tb_opened=(); }
+restore_opened() {
+  local d key mode n
+  for d in "${tb_opened[@]}"; do
+    key=$tb_open_dir/$(printf '%s' "$d" | sha1sum | cut -c1-16)
+    {
+      flock 9
+      if [ -f "$key" ]; then
+        read -r mode n _ <"$key"
+        if [ "$n" -le 1 ]; then chmod "$mode" "$d"; rm -f "$key"
+        else echo "$mode $((n - 1)) $d" >"$key"; fi
+      fi
+    } 9>"$tb_open_dir.lock"
+  done
+  tb_opened=()
+}
 
 # The id the next job will get: submit a tiny held job and cancel it.
 next_job_id() {

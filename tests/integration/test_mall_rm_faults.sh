@@ -198,6 +198,7 @@ d=$(submit "$work/d.out" "$work/hold" "$work/d.stop" "$work/refuse")
 poll 60 job_running "$d" || not_ok "job D runs within 60 s"
 if poll 60 ack_is "$d" '[0-9]+' 'done;4'; then ok "job D grows to 4 on the idle cluster"
 else not_ok "job D grows to 4 on the idle cluster" "$(comment "$d")" "$(cat "$work/d.out")"; fi
+mdlines_before_e=$(wc -l <"$mdlog")
 e=$(timeout 20 sbatch --parsable -N2 --exclusive -t 10 -o /dev/null --wrap "sleep 300")
 poll 30 has_order "$d" 'shrink;2;' || not_ok "rigid E waits: D gets a shrink 2 order" "$(order_of "$d")"
 s2=$(order_id "$d")
@@ -215,9 +216,21 @@ t_next=$(stamp "job $d: shrink 2 .*, decision $(order_id "$d")\$")
 check_eq "no shrink order for 10 s after the refusal (ack read at $t_ack, next order at $t_next)" yes \
   "$( [ -n "$t_ack" ] && [ -n "$t_next" ] && [ $((t_next - t_ack)) -ge 9 ] && echo yes)"
 poll 60 job_running "$e" || not_ok "E starts within 60 s"
+# The daemon may order D to grow back into the released nodes before the
+# scheduler has started E (backfill's plan for E still names D's nodes at its
+# end; MalleableMinInterval=0 here: doc/malleability.md, "a known weakness").
+# Nothing is lost then either: E starts first, D's helper pends until D's
+# grow wait (60 s) ends, and the order is acknowledged failed and cleared.
+if grep -q "job $d: grow" <(tail -n +"$((mdlines_before_e + 1))" "$mdlog"); then
+  echo "# the daemon ordered job $d to grow back before E started (the known weakness)"
+  poll 90 no_helpers "$d"
+  poll 90 is_range "$d"
+fi
 nothing_lost "after the shrink carried out after the back-off" "$d" 2
 touch "$work/d.stop"
 scancel "$e"
+grow_jobs() { squeue -h -o %j | grep '^psiplace-grow-' | paste -sd' '; }
+poll 30 eval '[ -z "$(grow_jobs)" ]'
 check_eq "no psiplace-grow-* job left at all" "" "$(squeue -h -o %j | grep '^psiplace-grow-' | paste -sd' ')"
 check_eq "no decision id was given twice" "" \
   "$(grep -o 'decision [0-9]*$' "$mdlog" | sort | uniq -d | paste -sd' ')"

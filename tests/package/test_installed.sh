@@ -45,15 +45,27 @@ bail() { echo "Bail out! $*"; exit 1; }
 # "Duplicate plugin_id".  Leave such a machine alone, and never touch a psiplace
 # that was installed before this test.
 testbed_dir=${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-${PSIPLACE_INSTANCE:-$PSIPLACE_TEST_INSTANCE}
+# A daemon's slurm.conf is its -f, else SLURM_CONF in its environment, else
+# its build's default; without a PluginDir line it loads its build's own
+# plugin directory: $sysdir for Debian's daemons (/usr/sbin), a release
+# prefix's lib/slurm for the testbed's 24.11 and 26.05 builds.  A process
+# that has ended meanwhile (empty cmdline, no exe) is nobody's, and neither
+# is a version or help query (cluster.sh's `slurmctld -V` on another lane's
+# testbed start was once taken for a daemon without -f: a false skip).
 others_using_sysdir() {
-  local pid conf
+  local pid conf exe args
   for pid in $(pgrep -x 'slurm(ctld|d)'); do
-    conf=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | sed -n '/^-f$/{n;p;q}')
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+    args=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null)
+    case $'\n'$args$'\n' in $'\n\n' | *$'\n'-V$'\n'* | *$'\n'--version$'\n'* | *$'\n'-h$'\n'* | *$'\n'--help$'\n'*) continue ;; esac
+    conf=$(sed -n '/^-f$/{n;p;q}' <<<"$args")
+    [ -n "$conf" ] || conf=$(tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | sed -n 's/^SLURM_CONF=//p')
     [ -n "$conf" ] || conf=/etc/slurm/slurm.conf
     case $conf in "$testbed_dir"/*) continue ;; esac
-    if ! grep -qiE '^[[:space:]]*PluginDir=' "$conf" 2>/dev/null ||
-       grep -qiE "^[[:space:]]*PluginDir=(.*:)?$sysdir/?(:|\$)" "$conf"; then
-      echo "$pid ($conf)"
+    if grep -qiE "^[[:space:]]*PluginDir=(.*:)?$sysdir/?(:|\$)" "$conf" 2>/dev/null; then
+      echo "$pid ($exe, $conf)"
+    elif ! grep -qiE '^[[:space:]]*PluginDir=' "$conf" 2>/dev/null; then
+      case $exe in /usr/sbin/*) echo "$pid ($exe, $conf)" ;; esac
     fi
   done
 }
