@@ -255,7 +255,10 @@ static int grow_step(psiplace_mall_t *m, const struct psiplace_mall_order *o,
 		     struct psiplace_resize_job *j, unsigned long *helper, struct verdict *v,
 		     psiplace_error_t *err)
 {
-	struct psiplace_resize_grow_opts g = { .id = o->id, .k = o->k, .deadline = grow_wait(o) };
+	struct psiplace_resize_grow_opts g = { .id = o->id,
+					       .k = o->k,
+					       .deadline = grow_wait(o),
+					       .merge_by = (long long)o->deadline };
 	psiplace_error_t e;
 	int rc;
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -225,8 +227,26 @@ struct psiplace_resize_grow_req {
 	int merged;
 };
 
+/* Close every descriptor from lo up (in a forked child, before exec):
+ * salloc runs for minutes and must not hold the caller's sockets. */
+static void close_from(int lo)
+{
+	struct rlimit rl;
+	long fd, hi = 65536;
+
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lo, ~0U, 0) == 0)
+		return;
+#endif
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (long)rl.rlim_cur < hi)
+		hi = (long)rl.rlim_cur;
+	for (fd = lo; fd < hi; fd++)
+		close((int)fd);
+}
+
 /* Start salloc --no-shell for the helper in the background, its output
- * into dir/salloc.out. */
+ * into dir/salloc.out, stdin from /dev/null, no other descriptor. */
 static int spawn_salloc(struct psiplace_resize_grow_req *r, psiplace_error_t *err)
 {
 	const struct psiplace_resize_grow_opts *o = &r->o;
@@ -270,6 +290,10 @@ static int spawn_salloc(struct psiplace_resize_grow_req *r, psiplace_error_t *er
 		dup2(fd, 1);
 		dup2(fd, 2);
 		close(fd);
+		if ((fd = open("/dev/null", O_RDONLY)) < 0)
+			_exit(126);
+		dup2(fd, 0);
+		close_from(3);
 		/* the helper is not malleable itself: the job's --psi-malleable
 		 * (inherited SPANK option) would be checked against -N K */
 		unsetenv("_SLURM_SPANK_OPTION_psiplace_psi-malleable");
@@ -408,6 +432,18 @@ int psiplace_resize_grow_ready(struct psiplace_resize_grow_req *r, psiplace_erro
 		return -1;
 	}
 	free(s);
+	/* found granted too late (the caller polled after the order's
+	 * deadline): the order is withdrawn, the helper not merged */
+	if (r->o.merge_by > 0 && (long long)time(NULL) >= r->o.merge_by) {
+		unsigned long h = r->helper;
+
+		cancel(r, h);
+		r->helper = 0;
+		return psiplace_seterr(err,
+				       "resize: grow by %u: helper %lu granted, but found after "
+				       "the order's deadline (cancelled)",
+				       r->o.k, h);
+	}
 	return 1;
 }
 

@@ -91,6 +91,10 @@ struct psiplace_resize_grow_opts {
 	const char *scontrol, *salloc, *scancel; /* NULL: from PATH */
 	void (*waiting)(void *arg); /* called about every 100 ms while waiting */
 	void *waiting_arg;
+	long long merge_by;   /* wall-clock time (time(NULL)) from which a helper
+			       * found granted is no longer merged but cancelled
+			       * (the order's deadline: the daemon has withdrawn
+			       * it); 0: none */
 };
 int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psiplace_resize_job *after,
 			 unsigned long *helper, psiplace_error_t *err);
@@ -101,7 +105,8 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psipl
  *    (the deadline counts from here); 0 and *req, or -1 with err;
  *  - ready: does not block (waitpid WNOHANG): 0 still pending, 1 granted,
  *    -1 failed (salloc failed, or the deadline passed: salloc ended, the
- *    request cancelled by name), with err;
+ *    request cancelled by name; or a grant found at or after merge_by:
+ *    the helper cancelled), with err;
  *  - merge (after ready's 1): as psiplace_resize_grow's merge; 0 merged
  *    (*after, *helper), 1 a new helper requested (a merge refused after a
  *    restart of slurmctld, once, within the deadline: call ready again),
@@ -110,7 +115,12 @@ int psiplace_resize_grow(const struct psiplace_resize_grow_opts *o, struct psipl
  *    its PID (TERM, KILL after 5 s) and reaped, a request or helper of the
  *    decision not merged is cancelled, the private directory removed.
  * opts' strings must live until end; its waiting is called only by merge.
- * salloc also gets TERM when the process that started it dies. */
+ * salloc runs with stdin from /dev/null and none of the caller's other
+ * descriptors (an MPI process's sockets are not held by it), and gets TERM
+ * when the thread that started it dies (the process exiting or killed
+ * without end: a watchdog's _exit, MPI_Finalize without
+ * psiplace_mall_free); a helper already granted then is left to the
+ * daemon's sweep. */
 struct psiplace_resize_grow_req;
 int psiplace_resize_grow_start(const struct psiplace_resize_grow_opts *o,
 			       struct psiplace_resize_grow_req **req, psiplace_error_t *err);

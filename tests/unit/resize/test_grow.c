@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "psiplace/resize.h"
@@ -369,5 +370,96 @@ Test(grow, steps_merge_refused_after_restart_requests_a_new_helper)
 	slurp("scancel.log", buf, sizeof(buf));
 	cr_assert_str_eq(buf, "100");
 	free(j);
+	cleanup();
+}
+
+/* salloc holds none of the caller's descriptors (an MPI process's sockets)
+ * and reads nothing of its stdin. */
+Test(grow, salloc_gets_no_descriptor_of_the_caller_and_stdin_from_dev_null)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_grow_req *r;
+	psiplace_error_t err;
+	int p[2];
+	char buf[1024];
+
+	make_fakes(NULL, NULL);
+	script(sa, "if [ -e /proc/$$/fd/57 ]; then echo leaked >$d/fds; else echo none >$d/fds; fi\n"
+		   "readlink /proc/$$/fd/0 >$d/stdin\n"
+		   "echo 'salloc: Granted job allocation 100'\n");
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(dup2(p[0], 57), 57, "a descriptor without close-on-exec");
+	o = opts();
+	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
+	cr_assert_eq(ready_within(r, 5, &err), 1, "%s", err.text);
+	slurp("fds", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "none", "fd 57 not inherited by salloc");
+	slurp("stdin", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "/dev/null");
+	psiplace_resize_grow_end(r);
+	close(57);
+	close(p[0]);
+	close(p[1]);
+	cleanup();
+}
+
+/* The process that started the grow ends without psiplace_resize_grow_end
+ * (the malleable library's watchdog _exits, a program finalizes without
+ * psiplace_mall_free): its pending salloc gets TERM (and revokes). */
+Test(grow, starter_dying_without_end_terms_pending_salloc)
+{
+	struct psiplace_resize_grow_opts o;
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	psiplace_error_t err;
+	pid_t child, pid;
+	double end;
+	int st;
+
+	make_fakes(NULL, NULL);
+	script(sa, PENDING_SALLOC);
+	o = opts();
+	cr_assert_geq(child = fork(), 0);
+	if (child == 0) {
+		struct psiplace_resize_grow_req *r;
+
+		if (psiplace_resize_grow_start(&o, &r, &err) < 0)
+			_exit(1);
+		salloc_pid();
+		_exit(70);
+	}
+	cr_assert_eq(waitpid(child, &st, 0), child);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 70, "the starter started salloc and exited");
+	pid = salloc_pid();
+	end = now() + 5;
+	while (!exists("salloc-term") && now() < end)
+		nanosleep(&nap, NULL);
+	if (!exists("salloc-term"))
+		kill(pid, SIGKILL); /* not left behind by a failure */
+	cr_assert(exists("salloc-term"), "salloc %ld got TERM when its starter died", (long)pid);
+	cleanup();
+}
+
+/* A helper found granted at or after merge_by (the order's deadline: the
+ * daemon withdrew the order) is cancelled, not merged. */
+Test(grow, grant_found_after_the_orders_deadline_is_cancelled)
+{
+	struct psiplace_resize_grow_opts o;
+	struct psiplace_resize_grow_req *r;
+	psiplace_error_t err;
+	char buf[1024];
+
+	make_fakes(NULL, NULL);
+	o = opts();
+	o.merge_by = (long long)time(NULL) - 1;
+	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
+	cr_assert_eq(ready_within(r, 5, &err), -1);
+	cr_assert_str_eq(err.text, "resize: grow by 1: helper 100 granted, but found after the "
+				   "order's deadline (cancelled)");
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "100");
+	psiplace_resize_grow_end(r);
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "100", "cancelled once");
+	cr_assert(!exists("merged"));
 	cleanup();
 }
