@@ -553,8 +553,8 @@ static int alloc_ctx(struct ctx *c, struct psiplace_rdec_result *out)
 	c->dj = calloc(nr, sizeof(*c->dj));
 	c->settled = calloc(nr, sizeof(*c->settled));
 	out->d = calloc(nr, sizeof(*out->d));
-	if (!c->held || !c->hold_for || !c->taken || !c->prot || !c->pset || !c->idle_pos || !c->cand || !c->order || !c->scratch || !c->dj ||
-	    !c->settled || !out->d)
+	if (!c->held || !c->hold_for || !c->taken || !c->prot || !c->pset || !c->idle_pos ||
+	    !c->cand || !c->order || !c->scratch || !c->dj || !c->settled || !out->d)
 		return psiplace_seterr(c->err, "resize decision: out of memory");
 	for (i = 0; i < c->s->nnodes; i++)
 		c->held[i] = c->hold_for[i] = -1;
