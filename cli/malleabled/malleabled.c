@@ -201,6 +201,7 @@ static int load_conf(struct ctx *c, const slurm_conf_t *sc)
 	}
 	c->p.rdec = c->pc.malleable;
 	c->p.ack_timeout = c->pc.mall_ack_timeout;
+	c->p.hold_time = c->pc.mall_hold_time;
 	if (!c->o.interval)
 		c->o.interval = (long)c->pc.mall_interval;
 	psiplace_siteconf_init(&site);
@@ -518,8 +519,9 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	load_state(&c);
 	if (!c.o.once)
-		logline(&c, "started: every %ld s, acknowledgement within %" PRId64 " s, state %s",
-			c.o.interval, c.p.ack_timeout, c.state_path);
+		logline(&c, "started: every %ld s, acknowledgement within %" PRId64 " s, "
+			    "holds at most %" PRId64 " s, state %s",
+			c.o.interval, c.p.ack_timeout, c.p.hold_time, c.state_path);
 	do {
 		rc = cycle(&c);
 		if (c.o.once)

@@ -185,10 +185,62 @@ static int withdraw(const struct psiplace_md_input *in, const struct psiplace_md
 	return grow ? cancel_helper(in, o, t->job, id) : 0;
 }
 
+/* A shrink carried out for a pending job: its released nodes are idle
+ * until the scheduler's next pass starts that job, and backfill's plan for
+ * it may still name the shrunk job's nodes at that job's end, which
+ * protects nothing from a grow: hold them for it. */
+static int hold_released(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
+			 struct psiplace_md_tracks *T, struct psiplace_md_out *o,
+			 const struct psiplace_md_track *t)
+{
+	const struct psiplace_rchan_order *ord = &t->order;
+
+	if (ord->kind != PSIPLACE_RCHAN_SHRINK || !ord->for_job || !ord->nodes[0] ||
+	    p->hold_time <= 0)
+		return 0;
+	if (psiplace_md_hold_add(T, ord->for_job, in->now + p->hold_time, ord->nodes) < 0)
+		return -1;
+	return say(o, "job %" PRIu32 ": holding %s (released by job %" PRIu32 ", decision %" PRIu64
+		      ") until it starts, at most %" PRId64 " s",
+		   ord->for_job, ord->nodes, t->job, ord->id, p->hold_time);
+}
+
+/* Holds whose job left the pending queue (started, ended, cancelled) or
+ * whose time is up are dropped. */
+static int expire_holds(const struct psiplace_md_input *in, struct psiplace_md_tracks *T,
+			struct psiplace_md_out *o)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < T->nholds; i++) {
+		const struct psiplace_md_hold *h = &T->holds[i];
+		const struct psiplace_md_job *j = NULL;
+		const char *why = NULL;
+
+		for (size_t n = 0; n < in->njobs && !j; n++)
+			if (in->jobs[n].id == h->job)
+				j = &in->jobs[n];
+		if (!j || j->state == PSIPLACE_MD_OTHER)
+			why = "it is no longer pending";
+		else if (j->state == PSIPLACE_MD_RUNNING)
+			why = "it started";
+		else if (in->now >= h->until)
+			why = "time is up";
+		if (!why) {
+			T->holds[k++] = *h;
+			continue;
+		}
+		if (say(o, "job %" PRIu32 ": hold of %s ended: %s", h->job, h->nodes, why) < 0)
+			return -1;
+	}
+	T->nholds = k;
+	return 0;
+}
+
 /* An acknowledgement in Comment of the job's current order. */
 static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md_params *p,
-		    const struct psiplace_md_job *j, struct psiplace_md_out *o,
-		    struct psiplace_md_track *t)
+		    const struct psiplace_md_job *j, struct psiplace_md_tracks *T,
+		    struct psiplace_md_out *o, struct psiplace_md_track *t)
 {
 	struct psiplace_rchan_ack a;
 	psiplace_error_t err;
@@ -221,7 +273,7 @@ static int take_ack(const struct psiplace_md_input *in, const struct psiplace_md
 		j->id, a.size, j->num_nodes) < 0)
 		return -1;
 	t->last_resize = in->now;
-	if (shrink_outcome(in, p, o, t, a.done) < 0)
+	if (shrink_outcome(in, p, o, t, a.done) < 0 || (a.done && hold_released(in, p, T, o, t) < 0))
 		return -1;
 	if (!a.done && t->order.kind == PSIPLACE_RCHAN_GROW &&
 	    cancel_helper(in, o, t->job, t->order.id) < 0)
@@ -271,7 +323,7 @@ static int reconcile_job(const struct psiplace_md_input *in, const struct psipla
 	}
 	if (!t->order.id)
 		return 0;
-	if (take_ack(in, p, j, o, t) < 0)
+	if (take_ack(in, p, j, T, o, t) < 0)
 		return -1;
 	if (!t->order.id)
 		return 0;
@@ -316,7 +368,7 @@ static int reconcile(const struct psiplace_md_input *in, const struct psiplace_m
 		T->t[k++] = *t;
 	}
 	T->n = k;
-	return 0;
+	return expire_holds(in, T, o);
 }
 
 /* The job and decision a helper's name stands for (psiplace-grow-J-ID);

@@ -100,10 +100,23 @@ struct psiplace_md_track {
 	const char *policy_part;
 };
 
+/* Nodes a shrink released for a pending job (its order's FOR job), held
+ * for it (the decision's rule 3d: no grow into them) from the shrink's
+ * acknowledgement until the job leaves the pending queue or `until`
+ * passes (MalleableHoldTime): between the release and the scheduler's
+ * next pass the nodes are idle and backfill's plan for the job is stale. */
+struct psiplace_md_hold {
+	uint32_t job;
+	int64_t until;
+	char nodes[PSIPLACE_RCHAN_NODES_MAX]; /* hostlist expression (the order's) */
+};
+
 struct psiplace_md_tracks {
 	uint64_t next_id;               /* the next decision id (>= 1) */
 	struct psiplace_md_track *t;    /* ascending job id */
 	size_t n, cap;
+	struct psiplace_md_hold *holds; /* in the order they were made */
+	size_t nholds, capholds;
 };
 
 void psiplace_md_tracks_init(struct psiplace_md_tracks *T);
@@ -111,9 +124,13 @@ void psiplace_md_tracks_free(struct psiplace_md_tracks *T);
 /* The job's track, created (zeroed) when add is true; NULL: none / out of memory. */
 struct psiplace_md_track *psiplace_md_track_of(struct psiplace_md_tracks *T, uint32_t job,
 					       bool add);
+/* Hold `nodes` for pending job `job` until `until`; -1: out of memory. */
+int psiplace_md_hold_add(struct psiplace_md_tracks *T, uint32_t job, int64_t until,
+			 const char *nodes);
 /* The state file: "psiplace-malleabled 1", "next_id N", then one line per
  * track: "job J MIN MAX LAST_RESIZE ORDER" (ORDER the order's text or -),
- * followed by " REFUSALS NO_SHRINK_UNTIL" when a shrink was refused. */
+ * followed by " REFUSALS NO_SHRINK_UNTIL" when a shrink was refused, then
+ * one line per hold: "hold JOB UNTIL NODES". */
 long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out);
 int psiplace_md_tracks_parse(const char *text, const char *file, struct psiplace_md_tracks *T,
 			     psiplace_error_t *err);
@@ -131,12 +148,13 @@ struct psiplace_md_snapshot {
 	size_t bad_policies; /* jobs whose policy part was malformed: theirs not used */
 	size_t skipped;      /* running jobs left out: a node Slurm did not list, or a batch
 			      * host another job of the snapshot holds */
+	struct psiplace_rdec_hold *holds; /* the tracks' holds (those naming known nodes) */
 };
 
 void psiplace_md_snapshot_init(struct psiplace_md_snapshot *s);
 void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s);
 /* The decision's state from the records and the tracks (ranges,
- * in-progress orders, last resizes; a job within its shrink back-off has
+ * in-progress orders, last resizes, holds; a job within its shrink back-off has
  * MIN raised to its size, so that it may grow but not shrink).  Pending
  * jobs: eligible ones that are not psiplace's grow helpers, highest
  * priority first (then lower id), at most max_pending.  A malleable job's
@@ -188,6 +206,8 @@ struct psiplace_md_params {
 	struct psiplace_rdec_params rdec;
 	const struct psiplace_psiconf *psiconf; /* nodes' attributes; NULL: none */
 	int64_t ack_timeout;  /* seconds */
+	int64_t hold_time;    /* MalleableHoldTime: seconds a shrink's nodes stay held for
+			       * its FOR job at most; 0: no hold */
 	size_t max_pending;
 	bool log_nothing;     /* log NOTHING decisions too (not only changes of reason) */
 };
@@ -200,10 +220,12 @@ struct psiplace_md_params {
  * not in AdminComment written again, an
  * acknowledgement of the current order clears it (AdminComment back to
  * the range; a shrink acknowledged failed starts or doubles the job's
- * shrink back-off, one done ends it), one past its deadline is withdrawn
+ * shrink back-off, one done ends it and holds its nodes for its FOR job
+ * for at most hold_time seconds), one past its deadline is withdrawn
  * (AdminComment back to the range, the grow helper cancelled, a shrink
  * counted as refused); tracks of jobs no longer running
- * are dropped (their helper cancelled); (2) the sweep: every grow helper
+ * are dropped (their helper cancelled); holds whose job is no longer
+ * pending, or whose time is up, are dropped; (2) the sweep: every grow helper
  * (PSIPLACE_MD_HELPER_PREFIX), pending or running, that no outstanding
  * grow order stands for is cancelled; (3) the decision; (4) an order per
  * SHRINK/GROW, its id taken from T->next_id.  T is updated: the caller

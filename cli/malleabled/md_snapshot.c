@@ -20,6 +20,7 @@ void psiplace_md_snapshot_free(struct psiplace_md_snapshot *s)
 	free(s->nodes);
 	free(s->running);
 	free(s->pending);
+	free(s->holds);
 	free(s->positions);
 	psiplace_md_snapshot_init(s);
 }
@@ -264,9 +265,32 @@ static int add_pending(const struct names *nm, const struct psiplace_md_job *j,
 	return 0;
 }
 
+/* The tracks' holds; one naming a node Slurm does not list is left out. */
+static int add_holds(const struct psiplace_md_tracks *T, const struct names *nm,
+		     struct psiplace_md_snapshot *s, size_t *hfirst)
+{
+	for (size_t i = 0; i < T->nholds; i++) {
+		struct psiplace_rdec_hold *h = &s->holds[s->state.nholds];
+		size_t n;
+		int rc = positions_of(s, nm, T->holds[i].nodes, &hfirst[s->state.nholds], &n);
+
+		if (rc < 0)
+			return -1;
+		if (rc || !n) {
+			s->npositions = hfirst[s->state.nholds];
+			continue;
+		}
+		h->job = T->holds[i].job;
+		h->nnodes = n;
+		s->state.nholds++;
+	}
+	return 0;
+}
+
 static int build(const struct psiplace_md_input *in, const struct psiplace_md_tracks *T,
 		 size_t max_pending, const struct psiplace_psiconf *pc, struct names *nm,
-		 struct psiplace_md_snapshot *s, size_t *rfirst, size_t *pfirst, size_t *order)
+		 struct psiplace_md_snapshot *s, size_t *rfirst, size_t *pfirst, size_t *hfirst,
+		 size_t *order)
 {
 	size_t np = 0, i;
 
@@ -304,11 +328,15 @@ static int build(const struct psiplace_md_input *in, const struct psiplace_md_tr
 		if (add_pending(nm, &in->jobs[order[i]], s, &pfirst[i], &n) < 0)
 			return -1;
 	}
+	if (add_holds(T, nm, s, hfirst) < 0)
+		return -1;
 	/* positions is final only now: point the lists into it */
 	for (i = 0; i < s->state.nrunning; i++)
 		s->running[i].nodes = s->positions + rfirst[i];
 	for (i = 0; i < s->state.npending; i++)
 		s->pending[i].planned = s->pending[i].nplanned ? s->positions + pfirst[i] : NULL;
+	for (i = 0; i < s->state.nholds; i++)
+		s->holds[i].nodes = s->positions + hfirst[i];
 	return 0;
 }
 
@@ -319,29 +347,33 @@ int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 {
 	struct names nm = { .in = in };
 	size_t cnt = in->njobs ? in->njobs : 1, *rfirst = NULL, *pfirst = NULL, *order = NULL;
+	size_t *hfirst = NULL;
 	int rc = -1;
 
 	psiplace_md_snapshot_init(s);
 	s->nodes = calloc(in->nnodes ? in->nnodes : 1, sizeof(*s->nodes));
 	s->running = calloc(cnt, sizeof(*s->running));
 	s->pending = calloc(cnt, sizeof(*s->pending));
+	s->holds = calloc(T->nholds + 1, sizeof(*s->holds));
+	hfirst = calloc(T->nholds + 1, sizeof(*hfirst));
 	nm.by_name = calloc(in->nnodes ? in->nnodes : 1, sizeof(*nm.by_name));
 	nm.held = calloc(in->nnodes ? in->nnodes : 1, sizeof(*nm.held));
 	rfirst = calloc(cnt, sizeof(*rfirst));
 	pfirst = calloc(cnt, sizeof(*pfirst));
 	order = calloc(cnt, sizeof(*order));
-	if (s->nodes && s->running && s->pending && nm.by_name && nm.held && rfirst && pfirst &&
-	    order) {
+	if (s->nodes && s->running && s->pending && s->holds && nm.by_name && nm.held && rfirst &&
+	    pfirst && hfirst && order) {
 		for (size_t i = 0; i < in->nnodes; i++)
 			nm.by_name[i] = (uint32_t)i;
 		sort_in = in;
 		qsort(nm.by_name, in->nnodes, sizeof(*nm.by_name), cmp_pos);
-		rc = build(in, T, max_pending, psiconf, &nm, s, rfirst, pfirst, order);
+		rc = build(in, T, max_pending, psiconf, &nm, s, rfirst, pfirst, hfirst, order);
 	}
 	free(nm.by_name);
 	free(nm.held);
 	free(rfirst);
 	free(pfirst);
+	free(hfirst);
 	free(order);
 	if (rc < 0) {
 		psiplace_md_snapshot_free(s);
@@ -352,6 +384,7 @@ int psiplace_md_snapshot_build(const struct psiplace_md_input *in,
 	s->state.nnodes = in->nnodes;
 	s->state.running = s->running;
 	s->state.pending = s->pending;
+	s->state.holds = s->holds;
 	return 0;
 }
 

@@ -19,7 +19,33 @@ void psiplace_md_tracks_init(struct psiplace_md_tracks *T)
 void psiplace_md_tracks_free(struct psiplace_md_tracks *T)
 {
 	free(T->t);
+	free(T->holds);
 	psiplace_md_tracks_init(T);
+}
+
+int psiplace_md_hold_add(struct psiplace_md_tracks *T, uint32_t job, int64_t until,
+			 const char *nodes)
+{
+	struct psiplace_md_hold *h;
+
+	/* the same acknowledgement read again (its order adopted again after
+	 * a write slurmctld lost): the hold stands, its time not extended */
+	for (size_t i = 0; i < T->nholds; i++)
+		if (T->holds[i].job == job && !strcmp(T->holds[i].nodes, nodes))
+			return 0;
+	if (T->nholds == T->capholds) {
+		size_t cap = T->capholds ? 2 * T->capholds : 8;
+
+		if (!(h = realloc(T->holds, cap * sizeof(*h))))
+			return -1;
+		T->holds = h;
+		T->capholds = cap;
+	}
+	h = &T->holds[T->nholds++];
+	h->job = job;
+	h->until = until;
+	snprintf(h->nodes, sizeof(h->nodes), "%s", nodes);
+	return 0;
 }
 
 struct psiplace_md_track *psiplace_md_track_of(struct psiplace_md_tracks *T, uint32_t job,
@@ -57,7 +83,9 @@ struct psiplace_md_track *psiplace_md_track_of(struct psiplace_md_tracks *T, uin
 
 long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out)
 {
-	size_t cap = 64 + T->n * (PSIPLACE_RCHAN_LINE_MAX + 120), len = 0;
+	size_t cap = 64 + T->n * (PSIPLACE_RCHAN_LINE_MAX + 120) +
+		     T->nholds * (PSIPLACE_RCHAN_NODES_MAX + 48),
+	       len = 0;
 	char *buf = malloc(cap), order[PSIPLACE_RCHAN_LINE_MAX], extra[48];
 	int n;
 
@@ -77,6 +105,17 @@ long psiplace_md_tracks_format(const struct psiplace_md_tracks *T, char **out)
 		n = snprintf(buf + len, cap - len,
 			     "job %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRId64 " %s%s\n", t->job,
 			     t->min, t->max, t->last_resize, order, extra);
+		if (n < 0 || (size_t)n >= cap - len) {
+			free(buf);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	for (size_t i = 0; i < T->nholds; i++) {
+		const struct psiplace_md_hold *h = &T->holds[i];
+
+		n = snprintf(buf + len, cap - len, "hold %" PRIu32 " %" PRId64 " %s\n", h->job,
+			     h->until, h->nodes);
 		if (n < 0 || (size_t)n >= cap - len) {
 			free(buf);
 			return -1;
@@ -124,6 +163,23 @@ static int track_line(char *line, const char *file, int lineno, struct psiplace_
 	return 0;
 }
 
+static int hold_line(const char *line, const char *file, int lineno, struct psiplace_md_tracks *T,
+		     psiplace_error_t *err)
+{
+	uint32_t job;
+	int64_t until;
+	char nodes[PSIPLACE_RCHAN_NODES_MAX + 64]; /* the whole line fits: %s cannot overflow */
+	int used = 0;
+
+	if (strlen(line) >= sizeof(nodes) ||
+	    sscanf(line, "hold %" SCNu32 " %" SCNd64 " %s%n", &job, &until, nodes, &used) != 3 ||
+	    line[used] || !job || strlen(nodes) >= PSIPLACE_RCHAN_NODES_MAX)
+		return psiplace_seterr_line(err, file, lineno, "not 'hold JOB UNTIL NODES':", line);
+	if (psiplace_md_hold_add(T, job, until, nodes) < 0)
+		return psiplace_seterr(err, "%s: out of memory", file);
+	return 0;
+}
+
 int psiplace_md_tracks_parse(const char *text, const char *file, struct psiplace_md_tracks *T,
 			     psiplace_error_t *err)
 {
@@ -150,6 +206,8 @@ int psiplace_md_tracks_parse(const char *text, const char *file, struct psiplace
 							  line);
 			else if (id > T->next_id)
 				T->next_id = id;
+		} else if (!strncmp(line, "hold ", 5)) {
+			rc = hold_line(line, file, lineno, T, err);
 		} else {
 			rc = track_line(line, file, lineno, T, err);
 		}

@@ -15,6 +15,7 @@ struct ctx {
 	const struct psiplace_rdec_params *p;
 	psiplace_error_t *err;
 	int32_t *held;           /* per node: the running job holding it, -1: none */
+	int32_t *hold_for;       /* per node: the pending job it is held for (rule 3d), -1: none */
 	unsigned char *taken;    /* per node: given away by this call */
 	unsigned char *prot;     /* per node: protected from the grow being decided */
 	uint32_t *pset;          /* the positions prot marks (cleared by them, not by all nodes) */
@@ -97,10 +98,11 @@ static bool idle(const struct ctx *c, uint32_t q)
 	return n->usable && n->node.alloc_cpus == 0 && c->held[q] < 0;
 }
 
-/* Idle, powered up, not given away: a node a grow may be given. */
+/* Idle, powered up, not given away, not held for a pending job: a node a
+ * grow may be given. */
 static bool grantable(const struct ctx *c, uint32_t q)
 {
-	return idle(c, q) && !c->taken[q] && !c->prot[q] &&
+	return idle(c, q) && !c->taken[q] && !c->prot[q] && c->hold_for[q] < 0 &&
 	       c->s->nodes[q].node.power_state == PSIPLACE_POWER_UP;
 }
 
@@ -249,7 +251,8 @@ static int check_state(struct ctx *c)
 			return psiplace_seterr(c->err, "resize decision: partition %s: unknown policy",
 					       pl->name);
 	}
-	if ((s->nnodes && !s->nodes) || (s->nrunning && !s->running) || (s->npending && !s->pending))
+	if ((s->nnodes && !s->nodes) || (s->nrunning && !s->running) || (s->npending && !s->pending) ||
+	    (s->nholds && !s->holds))
 		return psiplace_seterr(c->err, "resize decision: missing array");
 	if (s->nnodes > INT32_MAX)
 		return psiplace_seterr(c->err, "resize decision: %zu nodes (at most %d)", s->nnodes,
@@ -267,7 +270,33 @@ static int check_state(struct ctx *c)
 		if (check_positions(c, p->planned, p->nplanned, "planned on", p->id) < 0)
 			return -1;
 	}
+	for (size_t i = 0; i < s->nholds; i++) {
+		const struct psiplace_rdec_hold *h = &s->holds[i];
+
+		if (!h->nnodes || !h->nodes)
+			return psiplace_seterr(c->err, "resize decision: hold for job %u names no node",
+					       h->job);
+		if (check_positions(c, h->nodes, h->nnodes, "held", h->job) < 0)
+			return -1;
+	}
 	return check_running(c);
+}
+
+/* Rule 3d: the holds whose job is pending, each node for the first. */
+static void apply_holds(struct ctx *c)
+{
+	const struct psiplace_rdec_state *s = c->s;
+
+	for (size_t i = 0; i < s->nholds; i++) {
+		const struct psiplace_rdec_hold *h = &s->holds[i];
+		size_t k;
+
+		for (k = 0; k < s->npending && s->pending[k].id != h->job; k++)
+			;
+		for (size_t j = 0; k < s->npending && j < h->nnodes; j++)
+			if (c->hold_for[h->nodes[j]] < 0)
+				c->hold_for[h->nodes[j]] = (int32_t)k;
+	}
 }
 
 /* Rule 1: jobs that are not to be touched this time. */
@@ -404,15 +433,23 @@ static int protect_for(struct ctx *c, int64_t end)
 		bool unplaced = p->planned_start == PSIPLACE_RDEC_UNKNOWN ||
 				(p->planned_start < end && !p->nplanned);
 
+		size_t want = p->nodes;
+
 		if (!pending_counts(c, i) || !unplaced)
 			continue;
-		for (m = 0, j = 0; j < c->nidle; j++)
-			if (grantable(c, c->idle_pos[j]) &&
-			    in_partition(s->nodes[c->idle_pos[j]].partitions, p->partition))
-				c->cand[m++] = c->idle_pos[j];
-		if (rank_cands(c, &p->policy, p->partition, m, p->nodes < m ? p->nodes : m) < 0)
+		for (m = 0, j = 0; j < c->nidle; j++) {
+			uint32_t q = c->idle_pos[j];
+
+			if (!in_partition(s->nodes[q].partitions, p->partition))
+				continue;
+			if (c->hold_for[q] == (int32_t)i && want) /* held for it: 3d keeps them */
+				want--;
+			else if (grantable(c, q))
+				c->cand[m++] = q;
+		}
+		if (rank_cands(c, &p->policy, p->partition, m, want < m ? want : m) < 0)
 			return -1;
-		for (j = 0; j < m && j < p->nodes; j++)
+		for (j = 0; j < m && j < want; j++)
 			prot_set(c, c->cand[j]);
 	}
 	return 0;
@@ -505,6 +542,7 @@ static int alloc_ctx(struct ctx *c, struct psiplace_rdec_result *out)
 	size_t nn = c->s->nnodes + 1, nr = c->s->nrunning + 1, i;
 
 	c->held = malloc(nn * sizeof(*c->held));
+	c->hold_for = malloc(nn * sizeof(*c->hold_for));
 	c->taken = calloc(nn, 1);
 	c->prot = calloc(nn, 1);
 	c->pset = malloc(nn * sizeof(*c->pset));
@@ -515,17 +553,18 @@ static int alloc_ctx(struct ctx *c, struct psiplace_rdec_result *out)
 	c->dj = calloc(nr, sizeof(*c->dj));
 	c->settled = calloc(nr, sizeof(*c->settled));
 	out->d = calloc(nr, sizeof(*out->d));
-	if (!c->held || !c->taken || !c->prot || !c->pset || !c->idle_pos || !c->cand || !c->order || !c->scratch || !c->dj ||
-	    !c->settled || !out->d)
+	if (!c->held || !c->hold_for || !c->taken || !c->prot || !c->pset || !c->idle_pos ||
+	    !c->cand || !c->order || !c->scratch || !c->dj || !c->settled || !out->d)
 		return psiplace_seterr(c->err, "resize decision: out of memory");
 	for (i = 0; i < c->s->nnodes; i++)
-		c->held[i] = -1;
+		c->held[i] = c->hold_for[i] = -1;
 	return 0;
 }
 
 static void free_ctx(struct ctx *c)
 {
 	free(c->held);
+	free(c->hold_for);
 	free(c->taken);
 	free(c->prot);
 	free(c->pset);
@@ -543,6 +582,7 @@ static int decide(struct ctx *c, struct psiplace_rdec_result *out)
 
 	if (alloc_ctx(c, out) < 0 || check_state(c) < 0)
 		return -1;
+	apply_holds(c);
 	for (uint32_t q = 0; q < s->nnodes; q++) /* after check_state: held[] is known */
 		if (idle(c, q))
 			c->idle_pos[c->nidle++] = q;

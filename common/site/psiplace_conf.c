@@ -22,13 +22,14 @@ static const char *const attr_names[NATTR] = { "Speed", "Priority", "ChargeRate"
 static const char accepted[] = "MetricsFile, NodeName (with Speed, Priority, ChargeRate, "
 			       "PriorityFunction), PartitionName (with NodeAllocationPolicy, "
 			       "PriorityFunction), MalleableMinInterval, MalleableMaxGrow, "
-			       "MalleableShrink, MalleableInterval, MalleableAckTimeout";
+			       "MalleableShrink, MalleableInterval, MalleableAckTimeout, "
+			       "MalleableHoldTime";
 
 /* The resize decision's parameters, one key a line. */
-enum { M_INTERVAL, M_MAX_GROW, M_SHRINK, M_CYCLE, M_ACK, NMALL };
+enum { M_INTERVAL, M_MAX_GROW, M_SHRINK, M_CYCLE, M_ACK, M_HOLD, NMALL };
 static const char *const mall_keys[NMALL] = { "MalleableMinInterval", "MalleableMaxGrow",
 					      "MalleableShrink", "MalleableInterval",
-					      "MalleableAckTimeout" };
+					      "MalleableAckTimeout", "MalleableHoldTime" };
 
 /* One NodeName line's attributes before they are spread over its nodes. */
 struct line_attrs {
@@ -52,6 +53,7 @@ void psiplace_psiconf_init(struct psiplace_psiconf *c)
 	psiplace_rdec_params_init(&c->malleable);
 	c->mall_interval = PSIPLACE_PSICONF_MALL_INTERVAL_DEFAULT;
 	c->mall_ack_timeout = PSIPLACE_PSICONF_MALL_ACK_DEFAULT;
+	c->mall_hold_time = PSIPLACE_PSICONF_MALL_HOLD_DEFAULT;
 }
 
 void psiplace_psiconf_free(struct psiplace_psiconf *c)
@@ -285,6 +287,12 @@ static int parse_malleable_value(struct parse *p, int k, const char *v)
 			return lerr(p, "MalleableAckTimeout: not whole seconds from 1 to 604800:", v);
 		p->c->mall_ack_timeout = (int64_t)u;
 		return 0;
+	case M_HOLD:
+		if (!psiplace_parse_u64(v, strlen(v), PSIPLACE_PSICONF_MAX_INTERVAL, &u))
+			return lerr(p, "MalleableHoldTime: not whole seconds from 0 (no hold) to 604800:",
+				    v);
+		p->c->mall_hold_time = (int64_t)u;
+		return 0;
 	default:
 		if (!strcasecmp(v, "yes") || !strcasecmp(v, "no")) {
 			m->allow_shrink = !strcasecmp(v, "yes");
@@ -295,7 +303,7 @@ static int parse_malleable_value(struct parse *p, int k, const char *v)
 }
 
 /* MalleableMinInterval=, MalleableMaxGrow=, MalleableShrink=,
- * MalleableInterval=, MalleableAckTimeout=; 1: not one
+ * MalleableInterval=, MalleableAckTimeout=, MalleableHoldTime=; 1: not one
  * of them. */
 static int parse_malleable(struct parse *p, char **w, int n)
 {

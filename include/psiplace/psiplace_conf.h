@@ -11,6 +11,7 @@
  *   MalleableShrink=yes
  *   MalleableInterval=5
  *   MalleableAckTimeout=120
+ *   MalleableHoldTime=120
  *
  * A PartitionName line sets the policy (and the PRIORITY function) of the
  * jobs Slurm tries in that partition: a job's own option wins over it, it
@@ -23,8 +24,10 @@
  * for waiting work (yes or no, default yes); psiplace-malleabled's own
  * are the seconds between two decisions (MalleableInterval, 1..3600,
  * default 5) and the seconds a job has to acknowledge an order
- * (MalleableAckTimeout, 1..604800, default 120); each at most once, alone
- * on its line.
+ * (MalleableAckTimeout, 1..604800, default 120) and the most seconds the
+ * nodes a shrink released stay held for the pending job it was made for
+ * (MalleableHoldTime, 0..604800, default 120, 0: no hold); each at most
+ * once, alone on its line.
  * Keys are case-insensitive, '#' starts a comment outside double quotes,
  * NodeName takes a Slurm hostlist expression.  A node may appear on
  * several lines, but each attribute is set once.  Errors are fatal for
@@ -53,6 +56,7 @@ extern "C" {
 #define PSIPLACE_PSICONF_MAX_CYCLE 3600      /* MalleableInterval, seconds */
 #define PSIPLACE_PSICONF_MALL_INTERVAL_DEFAULT 5
 #define PSIPLACE_PSICONF_MALL_ACK_DEFAULT 120
+#define PSIPLACE_PSICONF_MALL_HOLD_DEFAULT 120
 
 struct psiplace_nodeconf {
 	char *name;
@@ -88,11 +92,12 @@ struct psiplace_psiconf {
 	 * defaults where not given (cluster_policy stays NONE: the caller sets
 	 * the plugstack line's) */
 	struct psiplace_rdec_params malleable;
-	/* MalleableInterval, MalleableAckTimeout (psiplace-malleabled): seconds */
-	int64_t mall_interval, mall_ack_timeout;
+	/* MalleableInterval, MalleableAckTimeout, MalleableHoldTime
+	 * (psiplace-malleabled): seconds */
+	int64_t mall_interval, mall_ack_timeout, mall_hold_time;
 	/* where each Malleable* key was set (MinInterval, MaxGrow, Shrink,
-	 * Interval, AckTimeout); 0: not given */
-	int malleable_line[5];
+	 * Interval, AckTimeout, HoldTime); 0: not given */
+	int malleable_line[6];
 };
 
 void psiplace_psiconf_init(struct psiplace_psiconf *c);

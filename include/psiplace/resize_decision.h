@@ -43,6 +43,9 @@
  *          order);
  *       c. nodes the shrink of rule 2 gives the first pending job, and
  *          nodes granted to an earlier grow of this call, are taken.
+ *       d. a node held for a pending job (the state's holds: a shrink
+ *          released it for that job, which has not started yet) is
+ *          granted to no grow, and reserved for that job in b.
  *     The nodes granted are the ones the growing job's policy ranks first
  *     among the rest.  Since a grow's helper job ends with the growing
  *     job (Slurm cuts its time limit to the job's remainder), a node free
@@ -52,7 +55,18 @@
  * running job lists it.  Drained, down or otherwise unusable nodes
  * (usable false) and powered-down or resuming nodes are never granted;
  * idle powered-down nodes count for a pending job (Slurm resumes them for
- * it), so no job is shrunk where booting a node would do. */
+ * it), so no job is shrunk where booting a node would do.
+ *
+ * Holds: right after a shrink for pending job E the released nodes are
+ * idle, but E starts only at the scheduler's next pass, and backfill's
+ * plan for E may still be the old one (start at the shrunk job's end, on
+ * its old nodes), which protects nothing from a grow (3a).  The caller
+ * (the daemon, which saw the shrink acknowledged) passes such nodes as
+ * held for E: rule 3 grants them to no job, and since they are idle they
+ * still count for E in rule 2 (no second shrink for it).  A hold whose
+ * job is not in pending[] (it started, ended, or waits for something
+ * else than nodes and was left out) is ignored, so a stale hold cannot
+ * block a grow; a node held for two jobs is held for the first. */
 #ifndef PSIPLACE_RESIZE_DECISION_H
 #define PSIPLACE_RESIZE_DECISION_H
 
@@ -126,6 +140,13 @@ struct psiplace_rdec_pending {
 	struct psiplace_rdec_policy policy;
 };
 
+/* Nodes a shrink released for pending job `job` (rule 3d). */
+struct psiplace_rdec_hold {
+	uint32_t job;
+	const uint32_t *nodes;   /* positions in the state's nodes[] */
+	size_t nnodes;
+};
+
 /* The snapshot a decision is made on.  pending[] is in priority order,
  * highest first. */
 struct psiplace_rdec_state {
@@ -136,6 +157,8 @@ struct psiplace_rdec_state {
 	size_t nrunning;
 	const struct psiplace_rdec_pending *pending;
 	size_t npending;
+	const struct psiplace_rdec_hold *holds; /* NULL: none */
+	size_t nholds;
 };
 
 /* The site's parameters (psiplace.conf; psiplace/psiplace_conf.h). */
@@ -192,7 +215,7 @@ void psiplace_rdec_result_free(struct psiplace_rdec_result *r);
  * given twice).  -1 with err on an inconsistent state (a node position out
  * of range, a node held by two running jobs, a running job without nodes,
  * min > max, a pending job asking for no node, an unknown policy, a
- * partition line without a name) or out
+ * partition line without a name, a hold naming no node) or out
  * of memory; out is then empty. */
 int psiplace_rdec_decide(const struct psiplace_rdec_state *s, const struct psiplace_rdec_params *p,
 			 uint64_t first_id, struct psiplace_rdec_result *out, psiplace_error_t *err);

@@ -41,6 +41,7 @@ static void rec(struct rec *r, size_t n)
 	psiplace_rdec_params_init(&r->p.rdec);
 	r->p.rdec.min_interval = 0;
 	r->p.ack_timeout = 60;
+	r->p.hold_time = 120;
 	r->p.max_pending = 100;
 	psiplace_md_tracks_init(&r->T);
 	psiplace_md_out_init(&r->out);
@@ -613,10 +614,11 @@ Test(malleabled, state_file_round_trip)
 	t->max = 8;
 	t->refusals = 3;
 	t->no_shrink_until = 1040;
+	cr_assert_eq(psiplace_md_hold_add(&T, 31, 5100, "n[3-4]"), 0);
 	cr_assert_gt(psiplace_md_tracks_format(&T, &text), 0);
 	cr_assert_str_eq(text, "psiplace-malleabled 1\nnext_id 17\njob 20 0 2 0 -\n"
 			       "job 30 1 4 999 psiplace-resize=16;shrink;2;5000;n[3-4];31\n"
-			       "job 40 2 8 0 - 3 1040\n");
+			       "job 40 2 8 0 - 3 1040\nhold 31 5100 n[3-4]\n");
 	psiplace_md_tracks_init(&back);
 	cr_assert_eq(psiplace_md_tracks_parse(text, "st", &back, &err), 0, "%s", err.text);
 	cr_assert_gt(psiplace_md_tracks_format(&back, &again), 0);
@@ -676,10 +678,146 @@ Test(malleabled, state_file_errors_one_line)
 		cr_assert_eq(psiplace_md_tracks_parse(text, "st", &T, &err), -1, "%s", bad[i]);
 		cr_assert(strstr(err.text, "st:3: not 'job J MIN MAX"), "%s", err.text);
 	}
+	static const char *const bad_holds[] = { "hold 0 5 n1", "hold 7 5", "hold 7 x n1",
+						 "hold 7 5 n1 n2" };
+
+	for (size_t i = 0; i < sizeof(bad_holds) / sizeof(bad_holds[0]); i++) {
+		char text[128], want[128];
+
+		snprintf(text, sizeof(text), "psiplace-malleabled 1\nnext_id 2\n%s\n", bad_holds[i]);
+		snprintf(want, sizeof(want), "st:3: not 'hold JOB UNTIL NODES': '%s'", bad_holds[i]);
+		cr_assert_eq(psiplace_md_tracks_parse(text, "st", &T, &err), -1, "%s", bad_holds[i]);
+		cr_assert_str_eq(err.text, want);
+		cr_assert_eq(T.nholds, 0);
+	}
 	cr_assert_eq(psiplace_md_tracks_parse("psiplace-malleabled 1\n", "st", &T, &err), -1);
 	cr_assert_str_eq(err.text, "st: truncated (no next_id line)");
 	cr_assert_eq(T.n, 0);
 	cr_assert_eq(T.next_id, 1);
+}
+
+/* --- the nodes a shrink released, held for the job it was made for --- */
+
+/* Job 10 (1-4, on n1-n4, ends at NOW + 1000) was ordered to shrink 2
+ * (n2,n3) for rigid job 11; now it acknowledges done on n1,n4 and job 11
+ * still pends with backfill's stale plan: start at job 10's end, on n2,n3
+ * (which protects nothing from a grow of job 10). */
+static void shrunk_for_11(struct rec *r, struct psiplace_md_job **j10, struct psiplace_md_job **j11)
+{
+	static char admin[PSIPLACE_RCHAN_ADMIN_MAX];
+
+	rec(r, 4);
+	*j10 = job(r, 10, PSIPLACE_MD_RUNNING, "n[1-4]", 4);
+	(*j10)->admin_comment = "psiplace-malleable=1-4";
+	(*j10)->end = NOW + 1000;
+	*j11 = job(r, 11, PSIPLACE_MD_PENDING, NULL, 2);
+	run(r);
+	cr_assert_str_eq(r->out.decision[0], "job 10: shrink 2 (n2,n3) for job 11, decision 1");
+	snprintf(admin, sizeof(admin), "%s", r->out.a[0].text);
+	(*j10)->admin_comment = admin;
+	(*j10)->nodes = "n[1,4]";
+	(*j10)->num_nodes = 2;
+	(*j10)->comment = "psiplace-ack=1;done;2";
+	r->nodes[1].allocated = r->nodes[2].allocated = false;
+	(*j11)->nodes = "n[2-3]";
+	(*j11)->start = NOW + 1000;
+	r->in.now += 2;
+}
+
+/* The cycle that reads the acknowledgement, and slurmctld then holding
+ * what it wrote: job 10's AdminComment back to the range. */
+static void ack_read(struct rec *r, struct psiplace_md_job *j10)
+{
+	run(r);
+	assert_action(r, 0, PSIPLACE_MD_WRITE_ADMIN, 10, "psiplace-malleable=1-4");
+	j10->admin_comment = "psiplace-malleable=1-4";
+}
+
+Test(malleabled, hold_no_grow_into_the_nodes_a_shrink_released_until_its_job_starts)
+{
+	struct rec r;
+	struct psiplace_md_job *j10, *j11;
+
+	shrunk_for_11(&r, &j10, &j11);
+	ack_read(&r, j10);
+	cr_assert(said(&r, "job 11: holding n2,n3 (released by job 10, decision 1) until it starts, "
+			   "at most 120 s"));
+	cr_assert_str_eq(r.out.decision[0], "job 10: nothing (no free node)");
+	cr_assert_eq(r.T.nholds, 1);
+	r.in.now += 30; /* the scheduler has not started it yet */
+	run(&r);
+	cr_assert_str_eq(r.out.decision[0], "job 10: nothing (no free node)");
+	/* it starts on the released nodes: the hold ends */
+	j11->state = PSIPLACE_MD_RUNNING;
+	j11->start = r.in.now;
+	r.nodes[1].allocated = r.nodes[2].allocated = true;
+	run(&r);
+	cr_assert(said(&r, "job 11: hold of n2,n3 ended: it started"));
+	cr_assert_eq(r.T.nholds, 0);
+	cr_assert_str_eq(r.out.decision[0], "job 10: nothing (no free node)");
+	finish(&r);
+}
+
+Test(malleabled, hold_ends_at_hold_time_or_when_its_job_is_gone)
+{
+	struct rec r;
+	struct psiplace_md_job *j10, *j11;
+
+	shrunk_for_11(&r, &j10, &j11);
+	ack_read(&r, j10);
+	r.in.now += 119;
+	run(&r);
+	cr_assert_eq(r.T.nholds, 1);
+	cr_assert_str_eq(r.out.decision[0], "job 10: nothing (no free node)");
+	r.in.now += 1; /* 120 s after the acknowledgement */
+	run(&r);
+	cr_assert(said(&r, "job 11: hold of n2,n3 ended: time is up"));
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 2 (n2,n3), decision 2");
+	finish(&r);
+
+	shrunk_for_11(&r, &j10, &j11);
+	ack_read(&r, j10);
+	r.in.njobs = 1; /* job 11 cancelled and purged */
+	run(&r);
+	cr_assert(said(&r, "job 11: hold of n2,n3 ended: it is no longer pending"));
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 2 (n2,n3), decision 2");
+	finish(&r);
+}
+
+Test(malleabled, hold_time_zero_holds_nothing)
+{
+	struct rec r;
+	struct psiplace_md_job *j10, *j11;
+
+	shrunk_for_11(&r, &j10, &j11);
+	r.p.hold_time = 0;
+	run(&r);
+	cr_assert_eq(r.T.nholds, 0);
+	cr_assert_str_eq(r.out.decision[0], "job 10: grow 2 (n2,n3), decision 2");
+	finish(&r);
+}
+
+Test(malleabled, hold_survives_a_restart_with_the_state_file)
+{
+	struct rec r;
+	struct psiplace_md_job *j10, *j11;
+	struct psiplace_md_tracks back;
+	psiplace_error_t err;
+	char *text;
+
+	shrunk_for_11(&r, &j10, &j11);
+	ack_read(&r, j10);
+	cr_assert_gt(psiplace_md_tracks_format(&r.T, &text), 0);
+	psiplace_md_tracks_init(&back);
+	cr_assert_eq(psiplace_md_tracks_parse(text, "st", &back, &err), 0, "%s", err.text);
+	free(text);
+	psiplace_md_tracks_free(&r.T);
+	r.T = back;
+	r.in.now += 5;
+	run(&r);
+	cr_assert_eq(r.T.nholds, 1);
+	cr_assert_str_eq(r.out.decision[0], "job 10: nothing (no free node)");
+	finish(&r);
 }
 
 /* --- each job's own policy, from the policy part of its AdminComment --- */

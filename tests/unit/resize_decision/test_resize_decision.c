@@ -440,6 +440,84 @@ Test(rdec, job_without_time_limit_never_passes_a_planned_start)
 	cr_assert_str_eq(decide(&c), "job 1: grow 1 (n2), decision 1");
 }
 
+/* --- rule 3d: nodes a shrink released for a pending job --- */
+
+/* Job 1 just shrank 4 -> 2 for job 20: n3,n4 idle and held for 20, whose
+ * plan is still backfill's old one (start at job 1's end, on n3,n4). */
+static struct psiplace_rdec_pending *after_shrink(struct cluster *c, size_t n,
+						  struct psiplace_rdec_hold *h)
+{
+	struct psiplace_rdec_pending *p;
+
+	cluster(c, n);
+	running(c, 1, N1_2, 2, 1, 4)->end = NOW + 1000;
+	p = pending(c, 20, 2);
+	p->planned_start = NOW + 1000;
+	p->planned = N3_4;
+	p->nplanned = 2;
+	*h = (struct psiplace_rdec_hold){ .job = 20, .nodes = N3_4, .nnodes = 2 };
+	c->s.holds = h;
+	c->s.nholds = 1;
+	return p;
+}
+
+Test(rdec, hold_no_grow_into_the_nodes_released_for_a_pending_job)
+{
+	struct cluster c;
+	struct psiplace_rdec_hold h;
+
+	after_shrink(&c, 4, &h);
+	cr_assert_str_eq(decide(&c), "job 1: nothing (no free node)");
+	c.s.nholds = 0; /* the stale plan alone protects nothing */
+	cr_assert_str_eq(decide(&c), "job 1: grow 2 (n3,n4), decision 1");
+}
+
+Test(rdec, hold_other_idle_nodes_may_still_be_granted)
+{
+	struct cluster c;
+	struct psiplace_rdec_hold h;
+
+	after_shrink(&c, 5, &h);
+	cr_assert_str_eq(decide(&c), "job 1: grow 1 (n5), decision 1");
+}
+
+Test(rdec, hold_ignored_when_its_job_is_not_pending)
+{
+	struct cluster c;
+	struct psiplace_rdec_hold h;
+
+	after_shrink(&c, 4, &h);
+	h.job = 21; /* started, ended, or left out: not in pending[] */
+	cr_assert_str_eq(decide(&c), "job 1: grow 2 (n3,n4), decision 1");
+	h.job = 20;
+	c.s.npending = 0;
+	cr_assert_str_eq(decide(&c), "job 1: grow 2 (n3,n4), decision 1");
+}
+
+Test(rdec, hold_counts_for_its_job_no_second_shrink)
+{
+	struct cluster c;
+	struct psiplace_rdec_hold h;
+
+	after_shrink(&c, 6, &h);
+	running(&c, 2, N5_6, 2, 1, 2);
+	cr_assert_str_eq(decide(&c), "job 1: nothing (no free node)\njob 2: nothing (at max)");
+}
+
+Test(rdec, hold_counts_in_its_jobs_reservation)
+{
+	struct cluster c;
+	struct psiplace_rdec_hold h;
+	struct psiplace_rdec_pending *p = after_shrink(&c, 5, &h);
+
+	p->planned_start = PSIPLACE_RDEC_UNKNOWN; /* 3b: reserves 2, both held for it */
+	p->planned = NULL;
+	p->nplanned = 0;
+	cr_assert_str_eq(decide(&c), "job 1: grow 1 (n5), decision 1");
+	p->nodes = 3; /* one more: the best unheld idle node */
+	cr_assert_str_eq(decide(&c), "job 1: nothing (no free node)");
+}
+
 Test(rdec, drained_and_powered_down_nodes_are_never_granted)
 {
 	struct cluster c;
@@ -710,6 +788,15 @@ Test(rdec, state_errors)
 	lines[1].name = "b";
 	lines[1].policy = (enum psiplace_policy)99;
 	refused(&c, "resize decision: partition b: unknown policy");
+	cluster(&c, 2);
+	struct psiplace_rdec_hold h = { .job = 7, .nodes = bad, .nnodes = 1 };
+	c.s.holds = &h;
+	c.s.nholds = 1;
+	refused(&c, "resize decision: job 7: held node 9 of 2 nodes");
+	h.nnodes = 0;
+	refused(&c, "resize decision: hold for job 7 names no node");
+	c.s.holds = NULL;
+	refused(&c, "resize decision: missing array");
 }
 
 Test(rdec, empty_cluster_decides_nothing)
@@ -768,6 +855,8 @@ struct gen {
 	struct cluster c;
 	uint32_t held[8][4];
 	uint32_t planned[8][4];
+	uint32_t hold[2][3];
+	struct psiplace_rdec_hold holds[2];
 };
 
 static void generate(struct gen *g, uint64_t *s)
@@ -825,6 +914,17 @@ static void generate(struct gen *g, uint64_t *s)
 	c->p.min_interval = (int64_t)(rnd(s) % 100);
 	c->p.max_grow = (uint32_t)(rnd(s) % 3);
 	c->p.allow_shrink = rnd(s) % 2;
+	/* holds for pending jobs, or for a job that is not pending (500 + 3) */
+	for (size_t k = 0, nh = rnd(s) % 3; k < nh; k++) {
+		struct psiplace_rdec_hold *h = &g->holds[c->s.nholds++];
+
+		h->job = 500 + (uint32_t)(rnd(s) % 4);
+		h->nnodes = 1 + rnd(s) % 3;
+		for (size_t j = 0; j < h->nnodes; j++)
+			g->hold[k][j] = (uint32_t)(rnd(s) % n);
+		h->nodes = g->hold[k];
+	}
+	c->s.holds = g->holds;
 }
 
 static const struct psiplace_rdec_running *job_of(const struct cluster *c, uint32_t id)
@@ -845,6 +945,17 @@ static bool planned_before(const struct cluster *c, uint32_t q, int64_t end)
 			    p->planned_start < end)
 				return true;
 	}
+	return false;
+}
+
+/* Held for a job of pending[] (rule 3d). */
+static bool held_for_pending(const struct cluster *c, uint32_t q)
+{
+	for (size_t i = 0; i < c->s.nholds; i++)
+		for (size_t j = 0; j < c->s.holds[i].nnodes; j++)
+			for (size_t k = 0; k < c->s.npending; k++)
+				if (c->s.holds[i].nodes[j] == q && c->pend[k].id == c->s.holds[i].job)
+					return true;
 	return false;
 }
 
@@ -884,6 +995,7 @@ static void check_grow(const struct cluster *c, const struct psiplace_rdec_runni
 			cr_assert_not(holds(&c->run[j], d->nodes[i]));
 		cr_assert(!n->partitions || !r->partition || strstr(n->partitions, r->partition));
 		cr_assert_not(planned_before(c, d->nodes[i], r->end), "grow into a planned node");
+		cr_assert_not(held_for_pending(c, d->nodes[i]), "grow into a held node");
 	}
 }
 

@@ -78,7 +78,7 @@ Test(psiconf, errors_name_file_and_line)
 			      "NodeName (with Speed, Priority, ChargeRate, PriorityFunction), "
 			      "PartitionName (with NodeAllocationPolicy, PriorityFunction), "
 			      "MalleableMinInterval, MalleableMaxGrow, MalleableShrink, MalleableInterval, "
-			      "MalleableAckTimeout");
+			      "MalleableAckTimeout, MalleableHoldTime");
 	bad("NodeName=a PriorityFunction=\"SPEED +\n",
 	    "psiplace.conf:1: unterminated double quote");
 	bad("NodeName=a PriorityFunction=\"SPEED + LAOD\"\n",
@@ -278,6 +278,14 @@ Test(psiconf, malleable_keys_bad_values_one_line_each)
 	    "psiplace.conf:1: MalleableAckTimeout: not whole seconds from 1 to 604800: 'soon'");
 	bad("MalleableAckTimeout=5\nMalleableAckTimeout=6\n",
 	    "psiplace.conf:2: MalleableAckTimeout: already set at line 1");
+	bad("MalleableHoldTime=-1\n",
+	    "psiplace.conf:1: MalleableHoldTime: not whole seconds from 0 (no hold) to 604800: '-1'");
+	bad("MalleableHoldTime=604801\n", "psiplace.conf:1: MalleableHoldTime: not whole seconds "
+					 "from 0 (no hold) to 604800: '604801'");
+	bad("MalleableHoldTime=2m\n",
+	    "psiplace.conf:1: MalleableHoldTime: not whole seconds from 0 (no hold) to 604800: '2m'");
+	bad("MalleableHoldTime=60\nMalleableHoldTime=60\n",
+	    "psiplace.conf:2: MalleableHoldTime: already set at line 1");
 }
 
 Test(psiconf, malleabled_keys_interval_and_ack_timeout)
@@ -295,5 +303,13 @@ Test(psiconf, malleabled_keys_interval_and_ack_timeout)
 	cr_assert_eq(c.mall_ack_timeout, 30);
 	cr_assert_eq(c.malleable_line[3], 1);
 	cr_assert_eq(c.malleable_line[4], 2);
+	cr_assert_eq(c.mall_hold_time, 120);
+	psiplace_psiconf_free(&c);
+	cr_assert_eq(parse("\nMALLEABLEHOLDTIME=0\n", &c, &err), 0, "%s", err.text);
+	cr_assert_eq(c.mall_hold_time, 0);
+	cr_assert_eq(c.malleable_line[5], 2);
+	psiplace_psiconf_free(&c);
+	cr_assert_eq(parse("MalleableHoldTime=604800\n", &c, &err), 0, "%s", err.text);
+	cr_assert_eq(c.mall_hold_time, 604800);
 	psiplace_psiconf_free(&c);
 }
