@@ -608,7 +608,8 @@ start_accounting() {
   mariadb-install-db --no-defaults --datadir="$db_dir/data" --user=root \
       --auth-root-authentication-method=socket --skip-test-db --skip-name-resolve "${db_opts[@]}" \
       >"$dir/log/mariadb-install-db.log" 2>&1 \
-    || { tail -n 20 "$dir/log/mariadb-install-db.log" >&2; die "mariadb-install-db failed"; }
+    || { grep -i -m 5 -E '\[error\]|error:|fatal' "$dir/log/mariadb-install-db.log" >&2
+         tail -n 20 "$dir/log/mariadb-install-db.log" >&2; die "mariadb-install-db failed"; }
   spawn mariadbd mariadbd --no-defaults --datadir="$db_dir/data" --socket="$db_sock" \
     --port="$db_port" --bind-address=127.0.0.1 --pid-file="$dir/run/mariadbd.pid" \
     --log-error="$dir/log/mariadbd.log" --user=root --skip-name-resolve --skip-log-bin "${db_opts[@]}"
