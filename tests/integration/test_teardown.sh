@@ -70,15 +70,15 @@ check_eq "restart-ctld: the job's processes and stepd go on" 3 "$(alive_ids $ids
 check_eq "after both restarts: job $batch still runs" RUNNING "$(squeue -h -j "$batch" -o %T)"
 
 # --- and an srun step beside it (started after the restarts: on 22.05 an
-# srun step running while the slurmds restart was sometimes aborted by its
-# srun, "Job step aborted", in 4 of 13 runs; batch jobs never)
+# srun step running while the slurmds restart was aborted by its srun,
+# "Job step aborted", in 4 of 10 runs of this test; batch jobs never)
 srun_out=$PSIPLACE_TESTBED_DIR/log/teardown-srun.out
 timeout 300 srun -N1 -n1 sleep 303 >"$srun_out" 2>&1 & srun_pid=$!
 mine() { batch_procs; procs "$SLURM_CONF" 'sleep 303'; }
 all_run() { [ "$(mine | wc -l)" = 3 ] && [ "$(stepds | wc -l)" = 2 ]; }
 poll 60 all_run
 check_eq "instance $PSIPLACE_INSTANCE: the batch job's and the step's processes and their 2 slurmstepds run" \
-  "3 2" "$(mine | wc -l) $(stepds | wc -l)" "$(squeue -h -o '%i:%T:%N' | paste -sd' ')"
+  "3 2" "$(mine | wc -l) $(stepds | wc -l)" "$(squeue -h -o '%i:%T:%N' | paste -sd' '); srun: $(cat "$srun_out")"
 ids=$(mine; for p in $(stepds); do echo "$p:$(ticks "$p")"; done)
 
 # --- the final stop
