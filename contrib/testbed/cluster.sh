@@ -12,11 +12,12 @@
 #   cluster.sh start       start the testbed (waits for all nodes idle)
 #   cluster.sh stop        stop exactly the daemons start started, then end the jobs
 #                          still running on this instance (stop-jobs)
-#   cluster.sh stop-jobs   end this instance's slurmstepds and their jobs' processes
-#                          (KILL to the stepds, TERM to the rest, KILL after 5 s) and check
-#                          that none is left; other instances' and a system Slurm's are
-#                          never touched.  Only stop (and the guardian) call it: every
-#                          other command keeps the running jobs and their steps
+#   cluster.sh stop-jobs   end this instance's slurmstepds, their jobs' processes and its
+#                          srun/salloc clients (KILL to the stepds and clients, TERM to the
+#                          rest, KILL after 5 s) and check that none is left; other
+#                          instances' and a system Slurm's are never touched.  Only stop
+#                          (and the guardian) call it: every other command keeps the
+#                          running jobs and their steps
 #   cluster.sh status      report what runs
 #   cluster.sh env         print the export lines a shell needs
 #   cluster.sh restart-ctld [SIG]  kill slurmctld with SIG (TERM), start it on its saved state
@@ -973,17 +974,36 @@ job_processes() { # STEPD...
 # ID (PID:STARTTIME) still runs: the same process, not a zombie.
 same_running() { [ "$(start_ticks "${1%%:*}")" = "${1#*:}" ] && running "${1%%:*}"; }
 
-# End this instance's stepds (started before BEFORE, when given) and their
-# jobs' processes: KILL to the stepds (nothing of a stopped instance can
-# answer them, and they must start nothing more), TERM to the rest, KILL
-# after 5 s (the testbed's KillWait), then check that every one is gone
-# (5 s more) and no stepd of this instance is left.
+# This instance's srun and salloc clients (SLURM_CONF names its slurm.conf),
+# as PID:STARTTIME; BEFORE as for instance_stepds.  Once slurmctld is gone a
+# client that is told to end (TERM) goes on for half a minute or more trying
+# to cancel its step and complete its job, and when the instance's next
+# start comes up on the same port within that time, it ends the new
+# slurmctld's job of the same id (seen: the next test's srun step cancelled).
+instance_clients() { # [BEFORE]
+  local p t
+  for p in $( { pgrep -x srun; pgrep -x salloc; } | sort -un); do
+    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$conf" || continue
+    t=$(start_ticks "$p") && [ -n "$t" ] || continue
+    [ -z "${1:-}" ] || [ "$t" -lt "$1" ] || continue
+    echo "$p:$t"
+  done
+}
+
+# End this instance's stepds (started before BEFORE, when given), their
+# jobs' processes and its srun and salloc clients: KILL to the stepds
+# (nothing of a stopped instance can answer them, and they must start
+# nothing more) and to the clients, TERM to the jobs' processes, KILL after
+# 5 s (the testbed's KillWait), then check that every one is gone (5 s more)
+# and no stepd of this instance is left.
 cmd_stop_jobs() { # [BEFORE]
-  local stepds ids=() id left l deadline
+  local stepds ids=() clients=() id left l deadline n
   stepds=$(instance_stepds "${1:-}" | paste -sd' ')
-  [ -n "$stepds" ] || return 0
+  mapfile -t clients < <(instance_clients "${1:-}")
+  [ -n "$stepds" ] || [ ${#clients[@]} -gt 0 ] || return 0
   # shellcheck disable=SC2086  # PIDs, split on purpose
-  mapfile -t ids < <(job_processes $stepds)
+  [ -z "$stepds" ] || mapfile -t ids < <(job_processes $stepds)
+  for id in "${clients[@]}"; do same_running "$id" && kill -KILL "${id%%:*}" 2>/dev/null; done
   for id in "${ids[@]}"; do
     case " $stepds " in *" ${id%%:*} "*) same_running "$id" && kill -KILL "${id%%:*}" 2>/dev/null ;; esac
   done
@@ -993,6 +1013,7 @@ cmd_stop_jobs() { # [BEFORE]
     sleep 0.1; l=(); for id in "${left[@]}"; do same_running "$id" && l+=("$id"); done; left=("${l[@]}")
   done
   for id in "${left[@]}"; do same_running "$id" && kill -KILL "${id%%:*}" 2>/dev/null; done
+  ids+=("${clients[@]}")
   deadline=$((SECONDS + 5))
   while :; do
     l=(); for id in "${ids[@]}"; do same_running "$id" && l+=("$id"); done
@@ -1003,8 +1024,8 @@ cmd_stop_jobs() { # [BEFORE]
     fi
     sleep 0.1
   done
-  local n; n=$(wc -w <<<"$stepds")
-  log "ended $n slurmstepds and $((${#ids[@]} - n)) processes of their jobs"
+  n=$(wc -w <<<"$stepds")
+  log "ended $n slurmstepds, $((${#ids[@]} - n - ${#clients[@]})) processes of their jobs and ${#clients[@]} srun/salloc clients"
 }
 
 cmd_stop() {
