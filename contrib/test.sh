@@ -228,7 +228,8 @@ lane_pids=()
 cleanup() {
   local p i
   for p in "${lane_pids[@]}"; do kill -- -"$p" 2>/dev/null; done
-  for i in 1 2 3 4 8; do
+  # 33-35: integration_teardown's second testbed beside instances 1-3
+  for i in 1 2 3 4 8 33 34 35; do
     PSIPLACE_INSTANCE=$i timeout 60 contrib/testbed/cluster.sh stop >/dev/null 2>&1
   done
   [ -z "$cg_base" ] || rmdir "$cg_base"/* "$cg_base" 2>/dev/null

@@ -10,7 +10,14 @@
 #                          (24.11/26.05: also builds the release's prefix)
 #   cluster.sh build-dir   the psiplace build directory for the release
 #   cluster.sh start       start the testbed (waits for all nodes idle)
-#   cluster.sh stop        stop exactly the daemons start started
+#   cluster.sh stop        stop exactly the daemons start started, then end the jobs
+#                          still running on this instance (stop-jobs)
+#   cluster.sh stop-jobs   end this instance's slurmstepds, their jobs' processes and its
+#                          srun/salloc clients (KILL to the stepds and clients, TERM to the
+#                          rest, KILL after 5 s) and check that none is left; other
+#                          instances' and a system Slurm's are never touched.  Only stop
+#                          (and the guardian) call it: every other command keeps the
+#                          running jobs and their steps
 #   cluster.sh status      report what runs
 #   cluster.sh env         print the export lines a shell needs
 #   cluster.sh restart-ctld [SIG]  kill slurmctld with SIG (TERM), start it on its saved state
@@ -44,8 +51,10 @@
 #   cluster.sh accounting-support  exit 0 when this release can run PSIPLACE_ACCOUNTING=dbd,
 #                          else print why not and exit 1
 #
-# One instance setting, PSIPLACE_INSTANCE (0..63, default 0), derives every
-# port and directory, so two clusters run side by side:
+# One instance setting, PSIPLACE_INSTANCE (0..99, default 0), derives every
+# port and directory, so two clusters run side by side (at 99 the ports
+# stay below PSIPLACE_NODE_TABLE's 20000 and those below 32768, where the
+# kernel's ephemeral ports begin):
 #   directory  ${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$PSIPLACE_INSTANCE
 #   ports      17000 + 20*instance (slurmctld), +1..+5 (slurmd n1..n5), +6 (extra and
 #              dynamic nodes), +7 (slurmdbd), +8 (MariaDB, with PSIPLACE_ACCOUNTING=dbd)
@@ -130,10 +139,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 instance=${PSIPLACE_INSTANCE:-0}
 case $instance in
-  ''|*[!0-9]*) echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..63" >&2; exit 2 ;;
+  ''|*[!0-9]*) echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..99" >&2; exit 2 ;;
 esac
-if [ "$instance" -gt 63 ]; then
-  echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..63" >&2; exit 2
+if [ "$instance" -gt 99 ]; then
+  echo "cluster.sh: PSIPLACE_INSTANCE='$instance' is not a number 0..99" >&2; exit 2
 fi
 dir=${PSIPLACE_TESTBED_ROOT:-/tmp/psiplace-testbed}-$instance
 base_port=$((17000 + 20 * instance))
@@ -875,7 +884,10 @@ cmd_start() {
 # (SIGTERM to its process group, SIGKILL 0.5 s later) may never reach its
 # EXIT trap: it waits in a foreground command such as srun, which takes
 # longer than that to end.  Only the PIDs recorded now are ended, so a later
-# start of the same instance (the next test) is never touched.
+# start of the same instance (the next test) is never touched; then the
+# instance's jobs' stepds and processes (stop-jobs), of those only the
+# stepds started before the guardian last saw PID alive: the next test's
+# cannot be among them.
 guard() {
   [ -n "${PSIPLACE_STOP_WITH:-}" ] || return 0
   local f p ids=()
@@ -895,20 +907,131 @@ guard() {
   setsid bash -c '
     same() { [ -r "/proc/${1%%:*}/stat" ] &&
       [ "$(awk "{ sub(/^.*\\) /, \"\"); print \$20 }" "/proc/${1%%:*}/stat" 2>/dev/null)" = "${1#*:}" ]; }
-    while same "$1"; do sleep 1; done  # a supervisor: polls its test
-    shift; left=()
+    # a supervisor: polls its test (the uptime read before each poll)
+    while read -r up _ </proc/uptime && same "$1"; do seen=$up; sleep 1; done
+    cl=$2 inst=$3; shift 3; left=()
     for id in "$@"; do same "$id" && kill -TERM "${id%%:*}" 2>/dev/null && left+=("$id"); done
     end=$((SECONDS + 10))
     while [ ${#left[@]} -gt 0 ] && [ $SECONDS -lt $end ]; do
       sleep 0.1; l=(); for id in "${left[@]}"; do same "$id" && l+=("$id"); done; left=("${l[@]}")
     done
     for id in "${left[@]}"; do same "$id" && kill -KILL "${id%%:*}" 2>/dev/null; done
-    exit 0' _ "$test" "${ids[@]}" </dev/null >/dev/null 2>&1 &
+    before=$(awk -v u="$seen" -v h="$(getconf CLK_TCK)" "BEGIN { printf \"%d\", u * h }")
+    PSIPLACE_INSTANCE=$inst PSIPLACE_STOP_SESSION=1 "$cl" stop-jobs "$before"
+    exit 0' _ "$test" "$here/cluster.sh" "$instance" "${ids[@]}" </dev/null >/dev/null 2>&1 &
+}
+
+# ---------------------------------------------------------------- jobs left
+# A test that fails with a job still running leaves its slurmstepd and the
+# job's processes behind when the daemons are stopped (slurmd does not end
+# its stepds): the next test on the instance would find them.  The final
+# stop ends them.  What tells this instance's stepds (all three releases,
+# checked): each keeps its node's slurmd log ($dir/log/slurmd-NODE.log, the
+# SlurmdLogFile) open, also after a new start removed it; 22.05's have
+# SLURM_CONF in their environment, 24.11's and 26.05's a cleared one; their
+# parent is not slurmd (PID 1 adopts them: slurmd forks twice) and their
+# working directory is the submitter's, so neither tells them.  The name
+# alone never does: other instances and a system Slurm run beside this one.
+
+# PID's start, in clock ticks since boot (/proc/PID/stat field 22), or fails.
+start_ticks() { awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null; }
+# PID is alive and not a zombie.
+running() { local st; st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat" 2>/dev/null) && [ -n "$st" ] && [ "$st" != Z ]; }
+
+# The slurmstepds of this instance (a file of $dir open), one PID a line;
+# BEFORE (clock ticks since boot): only those started before it.
+instance_stepds() { # [BEFORE]
+  local p t
+  for p in $( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | sort -un); do
+    [ -n "$(find "/proc/$p/fd" -mindepth 1 -lname "$dir/*" -print -quit 2>/dev/null)" ] || continue
+    if [ -n "${1:-}" ]; then
+      t=$(start_ticks "$p") || continue
+      [ -n "$t" ] && [ "$t" -lt "$1" ] || continue
+    fi
+    echo "$p"
+  done
+}
+
+# The stepds STEPD... and their jobs' processes, as PID:STARTTIME: every
+# process of a stepd's session (slurmd starts each stepd in a session of its
+# own and its tasks stay in it, each task in a process group of its own) and
+# every process below those (a task that made a session of its own).
+job_processes() { # STEPD...
+  local own; own=$(ps -o sid= -p $$ | tr -d ' ')
+  ps -e -o pid=,ppid=,sid= | awk -v want=" $* " -v own="$own" -v me=$$ '
+    { pp[$1] = $2; sid[$1] = $3 }
+    END {
+      n = split(want, a, " ")
+      for (i = 1; i <= n; i++) if (a[i] in sid) { keep[a[i]] = 1; s[sid[a[i]]] = 1 }
+      delete s[own]; delete s[0]; delete s[1]
+      for (p in pp) if (sid[p] in s) keep[p] = 1
+      do { more = 0; for (p in pp) if (!(p in keep) && (pp[p] in keep)) { keep[p] = 1; more = 1 } } while (more)
+      for (p in keep) if (p != me && p > 1) print p
+    }' | while read -r p; do
+      t=$(start_ticks "$p") && [ -n "$t" ] && echo "$p:$t"
+    done
+}
+
+# ID (PID:STARTTIME) still runs: the same process, not a zombie.
+same_running() { [ "$(start_ticks "${1%%:*}")" = "${1#*:}" ] && running "${1%%:*}"; }
+
+# This instance's srun and salloc clients (SLURM_CONF names its slurm.conf),
+# as PID:STARTTIME; BEFORE as for instance_stepds.  Once slurmctld is gone a
+# client that is told to end (TERM) goes on for half a minute or more trying
+# to cancel its step and complete its job, and when the instance's next
+# start comes up on the same port within that time, it ends the new
+# slurmctld's job of the same id (seen: the next test's srun step cancelled).
+instance_clients() { # [BEFORE]
+  local p t
+  for p in $( { pgrep -x srun; pgrep -x salloc; } | sort -un); do
+    { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$conf" || continue
+    t=$(start_ticks "$p") && [ -n "$t" ] || continue
+    [ -z "${1:-}" ] || [ "$t" -lt "$1" ] || continue
+    echo "$p:$t"
+  done
+}
+
+# End this instance's stepds (started before BEFORE, when given), their
+# jobs' processes and its srun and salloc clients: KILL to the stepds
+# (nothing of a stopped instance can answer them, and they must start
+# nothing more) and to the clients, TERM to the jobs' processes, KILL after
+# 5 s (the testbed's KillWait), then check that every one is gone (5 s more)
+# and no stepd of this instance is left.
+cmd_stop_jobs() { # [BEFORE]
+  local stepds ids=() clients=() id left l deadline n
+  stepds=$(instance_stepds "${1:-}" | paste -sd' ')
+  mapfile -t clients < <(instance_clients "${1:-}")
+  [ -n "$stepds" ] || [ ${#clients[@]} -gt 0 ] || return 0
+  # shellcheck disable=SC2086  # PIDs, split on purpose
+  [ -z "$stepds" ] || mapfile -t ids < <(job_processes $stepds)
+  for id in "${clients[@]}"; do same_running "$id" && kill -KILL "${id%%:*}" 2>/dev/null; done
+  for id in "${ids[@]}"; do
+    case " $stepds " in *" ${id%%:*} "*) same_running "$id" && kill -KILL "${id%%:*}" 2>/dev/null ;; esac
+  done
+  for id in "${ids[@]}"; do same_running "$id" && kill -TERM "${id%%:*}" 2>/dev/null; done
+  left=("${ids[@]}") deadline=$((SECONDS + 5))
+  while [ ${#left[@]} -gt 0 ] && [ $SECONDS -lt $deadline ]; do
+    sleep 0.1; l=(); for id in "${left[@]}"; do same_running "$id" && l+=("$id"); done; left=("${l[@]}")
+  done
+  for id in "${left[@]}"; do same_running "$id" && kill -KILL "${id%%:*}" 2>/dev/null; done
+  ids+=("${clients[@]}")
+  deadline=$((SECONDS + 5))
+  while :; do
+    l=(); for id in "${ids[@]}"; do same_running "$id" && l+=("$id"); done
+    [ ${#l[@]} -eq 0 ] && [ -z "$(instance_stepds "${1:-}")" ] && break
+    if [ $SECONDS -ge $deadline ]; then
+      log "error: still running 5 s after SIGKILL: ${l[*]:-no process of the jobs}; stepds: $(instance_stepds "${1:-}" | paste -sd' ')"
+      return 1
+    fi
+    sleep 0.1
+  done
+  n=$(wc -w <<<"$stepds")
+  log "ended $n slurmstepds, $((${#ids[@]} - n - ${#clients[@]})) processes of their jobs and ${#clients[@]} srun/salloc clients"
 }
 
 cmd_stop() {
   local pids=() f p
-  [ -d "$dir/pids" ] || { log "nothing to stop"; return 0; }
+  [ -d "$dir/pids" ] || { log "nothing to stop"; cmd_stop_jobs; return; }
   for f in "$dir"/pids/*; do
     [ -f "$f" ] || continue
     p=$(cat "$f")
@@ -930,6 +1053,8 @@ cmd_stop() {
   fi
   rm -rf "$dir/pids"
   log "stopped ${#pids[@]} daemons"
+  # the daemons first: no slurmd starts a step any more
+  cmd_stop_jobs
 }
 
 cmd_status() {
@@ -1054,6 +1179,8 @@ case ${1:-} in
   # cannot take it down half-way, so every recorded daemon is ended.
   stop) [ -n "${PSIPLACE_STOP_SESSION:-}" ] || PSIPLACE_STOP_SESSION=1 exec setsid -w "$0" stop
         cmd_stop ;;
+  stop-jobs) [ -n "${PSIPLACE_STOP_SESSION:-}" ] || PSIPLACE_STOP_SESSION=1 exec setsid -w "$0" "$@"
+        shift; cmd_stop_jobs "$@" ;;
   status) use_release_prefix; cmd_status ;;
   env) use_release_prefix; cmd_env ;;
   plugstack) use_release_prefix; shift; cmd_plugstack "$@" ;;

@@ -45,7 +45,12 @@ tb_ended_early \$tb_rc" EXIT
 }
 builtin trap 'tb_ended_early $?' EXIT
 
+# tb_started: when the last tb_start began, in clock ticks since boot (the
+# start of a process made then, /proc/PID/stat field 22): the stepds of this
+# test's jobs started after it (stepds).
+tb_started=
 tb_start() {
+  tb_started=$(awk '{ sub(/^.*\) /, ""); print $20 }' /proc/self/stat)
   "$cluster" start || { echo "Bail out! testbed did not start"; "$cluster" stop; exit 1; }
   trap '"$cluster" stop >/dev/null 2>&1' EXIT
 }
@@ -210,15 +215,21 @@ settle() {
   poll 30 no_completing_nodes || echo "# nodes still completing after 30 s: $(sinfo -h -t completing -o %N)" >&2
 }
 # slurmstepd processes of this testbed: those with a file of the testbed's
-# directory open (24.11+ clears a stepd's environment) or its SLURM_CONF in
-# their environment.
+# directory open (every release keeps its node's slurmd log open; 24.11+
+# clears a stepd's environment) or its SLURM_CONF in their environment; of
+# those, after a tb_start, only the stepds started since (this test's jobs,
+# not an earlier test's on this instance).
+stepd_of_test() { # PID
+  local t
+  find "/proc/$1/fd" -mindepth 1 -lname "$PSIPLACE_TESTBED_DIR/*" -print -quit 2>/dev/null | grep -q . ||
+    { tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF" || return 1
+  [ -n "${tb_started:-}" ] || return 0
+  t=$(awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null) && [ -n "$t" ] && [ "$t" -ge "$tb_started" ]
+}
 stepds() {
   local p
   for p in $( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | sort -u); do
-    if ls -l "/proc/$p/fd" 2>/dev/null | grep -qF "$PSIPLACE_TESTBED_DIR/" ||
-       { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qx "SLURM_CONF=$SLURM_CONF"; then
-      echo "$p"
-    fi
+    stepd_of_test "$p" && echo "$p"
   done
 }
 no_stepds() { [ -z "$(stepds)" ]; }

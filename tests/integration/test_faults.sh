@@ -180,7 +180,11 @@ marker=$work/started
 timeout 60 srun -N1 -w n2 bash -c "touch $marker; exec sleep 60" >/dev/null 2>&1 &
 srun_pid=$!
 poll 30 test -e "$marker" || not_ok "the step started"
-step_pids=$(pgrep -f 'slurmstepd: \[[0-9]+\.0\]' || true)
+# this testbed's step stepds only (stepds, lib.sh): other testbeds' steps
+# run on this machine too, and a name alone would kill theirs
+step_pids=$(for p in $(stepds); do
+  tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qE '^slurmstepd: \[[0-9]+\.0\]' && echo "$p"
+done)
 check_eq "the step's slurmstepd found" 1 "$([ -n "$step_pids" ] && echo 1 || echo 0)"
 [ -n "$step_pids" ] && kill -KILL $step_pids
 # Slurm notices a vanished slurmstepd only at the step's end; the user's

@@ -34,13 +34,17 @@ check_match "sbatch --test-only --psi-alloc-policy=firstavailable plans n1" 'usi
   "$(timeout 60 sbatch --test-only -N1 --psi-alloc-policy=firstavailable --wrap true 2>&1)"
 check_eq "will-run left every node's Weight as slurm.conf says" "1 1 1 1" \
   "$(scontrol -o show node | sed -n 's/.* Weight=\([0-9]*\) .*/\1/p' | paste -sd' ')"
+# srun -Q where its output is compared whole: an srun that has to wait
+# (a node still completing the last job) adds "job N queued and waiting for
+# resources" and "has been allocated resources" (info lines; -Q keeps the
+# errors, which a failed check shows).
 # PSI_TPP=2 reserves two CPUs for the task (srun reads SLURM_CPUS_PER_TASK
 # from 23.11, SRUN_CPUS_PER_TASK before)
 check_eq "PSI_TPP=2 srun -n1 gets 2 CPUs" "2 2" \
-  "$(PSI_TPP=2 timeout 60 srun -n1 bash -c 'echo $SLURM_JOB_CPUS_PER_NODE $SLURM_CPUS_PER_TASK' 2>&1)"
+  "$(PSI_TPP=2 timeout 60 srun -Q -n1 bash -c 'echo $SLURM_JOB_CPUS_PER_NODE $SLURM_CPUS_PER_TASK' 2>&1)"
 # GPUs across the two GPU nodes (2 each): cons_tres fills n2 first, as without psiplace
 check_eq "--gpus=3 -N2: n2 gets GPUs 0,1 and n3 GPU 0" "n2 0,1;n3 0" \
-  "$(timeout 60 srun --gpus=3 -N2 bash -c 'echo $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES' 2>&1 | sort | paste -sd';')"
+  "$(timeout 60 srun -Q --gpus=3 -N2 bash -c 'echo $SLURMD_NODENAME $CUDA_VISIBLE_DEVICES' 2>&1 | sort | paste -sd';')"
 # CoreCnt reservations: scontrol of 22.05/23.02 only accepts them for a
 # SelectType it knows (plugin_id); 23.11+ accepts them with the wrapper.
 out=$(timeout 30 scontrol create reservation ReservationName=cores StartTime=now Duration=5 \
@@ -53,7 +57,7 @@ else
   check_match "the reservation holds 2 cores of n3" 'Nodes=n3 .*CoreCnt=2' \
     "$(scontrol -o show reservation cores 2>&1)"
   check_eq "a job in the reservation runs on n3" n3 \
-    "$(timeout 60 srun --reservation=cores -n1 printenv SLURMD_NODENAME 2>&1)"
+    "$(timeout 60 srun -Q --reservation=cores -n1 printenv SLURMD_NODENAME 2>&1)"
   scontrol delete reservation cores
 fi
 

@@ -261,32 +261,28 @@ fi
 check_eq "psiplace.so needs no libpmix" 0 \
   "$(readelf -d "$PSIPLACE_BUILD_DIR/plugins/spank/psiplace.so" | grep -c 'NEEDED.*pmix')"
 
-# No slurmstepd of this testbed outlives its step: the ones whose
-# environment names this testbed's slurm.conf.
-# (24.11+ names the process "slurmstepd: [JOB.STEP]" and clears its
-# environment: a stepd is this testbed's when it has a file of the testbed's
-# directory open, or names its slurm.conf in its environment)
-belongs() {
-  ls -l "/proc/$1/fd" 2>/dev/null | grep -qF "$PSIPLACE_TESTBED_DIR/" ||
-    { tr '\0' '\n' <"/proc/$1/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$SLURM_CONF"
-}
-export -f belongs
+# No slurmstepd of this test outlives its step: of this testbed (24.11+
+# names the process "slurmstepd: [JOB.STEP]" and clears its environment: a
+# stepd is this testbed's when it has a file of the testbed's directory
+# open, or names its slurm.conf in its environment) and started since this
+# test's tb_start, so that a stepd an earlier test left on this instance
+# is not counted (lib.sh, stepd_of_test).
 stepds() {
   local p n=0
   for p in $( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | sort -u); do
-    belongs "$p" && n=$((n + 1))
+    stepd_of_test "$p" && n=$((n + 1))
   done
   echo "$n"
 }
-export -f stepds
+export tb_started
+export -f stepd_of_test stepds
 inside=$(timeout -k 10 60 srun --mpi=pmix_v4 -n1 -w n1 --psi-pset=a:0 bash -c stepds 2>/dev/null)
 check_eq "a running step's slurmstepd is seen" 1 "$([ "${inside:-0}" -ge 1 ] && echo 1 || echo 0)"
 none_left() { [ "$(stepds)" = 0 ]; }
 poll 90 none_left
 left=$(stepds)
-# what was left, to tell an orphan of an earlier run on this instance (seen
-# on a shared machine: a batch step's slurmstepd over an hour old) from one
-# of this test
+# what was left (the stepds of this test; every slurmstepd of the machine
+# is listed with its age)
 [ "$left" = 0 ] || ps -o pid,etime,args -p "$( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | paste -sd,)" 2>/dev/null | sed 's/^/# left: /'
 check_eq "no slurmstepd left behind" 0 "$left"
 

@@ -16,7 +16,21 @@ njobs=${PSIPLACE_SIM_JOBS:-100}
 policies=${PSIPLACE_SIM_POLICIES:-FIRSTAVAILABLE LASTAVAILABLE CPULOAD}
 # Thresholds the test asserts (doc/simulate.md: what was measured).
 min_same=${PSIPLACE_SIM_MIN_SAME:-0.35}
+# Start order (replayed): what it guards is the backfill model, the same
+# for every policy (EASY instead of --backfill slurm measured 0.85):
+# FIRSTAVAILABLE and LASTAVAILABLE, measured 0.928-0.976, assert 0.88.
+# CPULOAD's choice turns on every node's free CPUs at the instant of the
+# decision, so each end Slurm processes after a start of the same second
+# (doc/simulate.md, difference 3; the more, the more slurmctld lags on a
+# loaded machine) can change its node where the other two's fixed node
+# orders do not, and a full replay compounds each such change (difference
+# 6).  Measured 0.924-0.960 at load averages 0.2-2.9, 0.949 at 4.4, and
+# 0.875 at 5.4 (a CI run; 0.938 on its re-run): CPULOAD asserts 0.85, and
+# its own choices are checked decision by decision below.  The machine's
+# load is not in it: the testbed's metrics file gives Slurm load1=0 for
+# every node (it wins over slurmd's CPULoad), the model counts busy CPUs.
 min_rho=${PSIPLACE_SIM_MIN_RHO:-0.88}
+min_rho_cpuload=${PSIPLACE_SIM_MIN_RHO_CPULOAD:-0.85}
 min_same_at=${PSIPLACE_SIM_MIN_SAME_AT:-0.50}
 # Decision by decision: the issue's goal is 95 %; FIRSTAVAILABLE and
 # LASTAVAILABLE measured 86-98 % with sleeps of 1-6 s on 22.05 and 26.05,
@@ -25,7 +39,7 @@ min_same_at=${PSIPLACE_SIM_MIN_SAME_AT:-0.50}
 # 86 % run; CI runs it on two releases) and prints the figure and every
 # differing decision.
 min_same_dec=${PSIPLACE_SIM_MIN_SAME_DEC:-0.80}
-# CPULOAD: Slurm's loads are the one machine's, the model's busy CPUs
+# CPULOAD: its choice turns on the free CPUs at the decision's instant
 # (doc/simulate.md, "Decision by decision"): 82-95 % measured with 1-6 s,
 # 79-93 % with 2-12 s (79 % in a run before the compression)
 min_same_dec_cpuload=${PSIPLACE_SIM_MIN_SAME_DEC_CPULOAD:-0.75}
@@ -166,7 +180,9 @@ for pol in $policies; do
     "$(wc -l <"$work/both_dec.$pol") $(awk '$3 == $5' "$work/both_dec.$pol" | wc -l) 0" \
     "$(awk '{ print $1, $2, $4 }' <<<"$dec_row")"
   check_eq "$pol: replayed, identical allocations >= $min_same" 1 "$(ge "$same" "$min_same")"
-  check_eq "$pol: replayed, start-time rank correlation >= $min_rho" 1 "$(ge "$rho" "$min_rho")"
+  thr=$min_rho; [ "$pol" != CPULOAD ] || thr=$min_rho_cpuload
+  check_eq "$pol: replayed, start-time rank correlation >= $thr" 1 "$(ge "$rho" "$thr")" \
+    "rho $rho at load $(cut -d' ' -f1-3 /proc/loadavg)"
   check_eq "$pol: at Slurm's start times, identical allocations >= $min_same_at" 1 "$(ge "$same_at" "$min_same_at")"
   thr=$min_same_dec; [ "$pol" != CPULOAD ] || thr=$min_same_dec_cpuload
   check_eq "$pol: decision by decision, identical allocations >= $thr" 1 "$(ge "$same_dec" "$thr")"
