@@ -942,7 +942,7 @@ running() { local st; st=$(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat"
 # BEFORE (clock ticks since boot): only those started before it.
 instance_stepds() { # [BEFORE]
   local p t
-  for p in $( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | sort -un); do
+  for p in $( { pgrep -x slurmstepd || :; pgrep -f '^slurmstepd:' || :; } | sort -un); do
     [ -n "$(find "/proc/$p/fd" -mindepth 1 -lname "$dir/*" -print -quit 2>/dev/null)" ] || continue
     if [ -n "${1:-}" ]; then
       t=$(start_ticks "$p") || continue
@@ -983,7 +983,7 @@ same_running() { [ "$(start_ticks "${1%%:*}")" = "${1#*:}" ] && running "${1%%:*
 # slurmctld's job of the same id (seen: the next test's srun step cancelled).
 instance_clients() { # [BEFORE]
   local p t
-  for p in $( { pgrep -x srun; pgrep -x salloc; } | sort -un); do
+  for p in $( { pgrep -x srun || :; pgrep -x salloc || :; } | sort -un); do
     { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qxF "SLURM_CONF=$conf" || continue
     t=$(start_ticks "$p") && [ -n "$t" ] || continue
     [ -z "${1:-}" ] || [ "$t" -lt "$1" ] || continue
