@@ -240,6 +240,29 @@ static pid_t salloc_pid(void)
 	return (pid_t)atol(buf);
 }
 
+/* A grow started with a salloc that pends: its request in *r, salloc's pid. */
+static pid_t start_pending(struct psiplace_resize_grow_opts *o, struct psiplace_resize_grow_req **r)
+{
+	psiplace_error_t err;
+
+	make_fakes(NULL, NULL);
+	script(sa, PENDING_SALLOC);
+	cr_assert_eq(psiplace_resize_grow_start(o, r, &err), 0, "%s", err.text);
+	return salloc_pid();
+}
+
+/* salloc pid got TERM and is reaped, and the request was cancelled by name. */
+static void assert_salloc_ended(pid_t pid)
+{
+	char buf[1024];
+
+	cr_assert(exists("salloc-term"), "salloc got TERM");
+	cr_assert_eq(kill(pid, 0), -1, "salloc reaped");
+	cr_assert_eq(errno, ESRCH);
+	slurp("scancel.log", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "--name=psiplace-grow-7-3");
+}
+
 Test(grow, ready_does_not_block_while_salloc_pends_then_merges_once_granted)
 {
 	struct psiplace_resize_grow_opts o;
@@ -250,11 +273,8 @@ Test(grow, ready_does_not_block_while_salloc_pends_then_merges_once_granted)
 	double t;
 	char buf[1024];
 
-	make_fakes(NULL, NULL);
-	script(sa, PENDING_SALLOC);
 	o = opts();
-	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
-	cr_assert_gt(salloc_pid(), 0);
+	start_pending(&o, &r);
 	t = now();
 	for (int i = 0; i < 10; i++)
 		cr_assert_eq(psiplace_resize_grow_ready(r, &err), 0, "pending");
@@ -282,20 +302,13 @@ Test(grow, deadline_passed_salloc_ended_reaped_and_request_cancelled_by_name)
 	pid_t pid;
 	char buf[1024];
 
-	make_fakes(NULL, NULL);
-	script(sa, PENDING_SALLOC);
 	o = opts();
 	o.deadline = 1;
-	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
-	pid = salloc_pid();
+	pid = start_pending(&o, &r);
 	cr_assert_eq(ready_within(r, 5, &err), -1);
 	cr_assert_str_eq(err.text, "resize: grow by 1: the helper allocation was not granted "
 				   "within 1 s (cancelled)");
-	cr_assert(exists("salloc-term"), "salloc got TERM");
-	cr_assert_eq(kill(pid, 0), -1, "salloc reaped");
-	cr_assert_eq(errno, ESRCH);
-	slurp("scancel.log", buf, sizeof(buf));
-	cr_assert_str_eq(buf, "--name=psiplace-grow-7-3");
+	assert_salloc_ended(pid);
 	psiplace_resize_grow_end(r);
 	slurp("scancel.log", buf, sizeof(buf));
 	cr_assert_str_eq(buf, "--name=psiplace-grow-7-3", "cancelled once");
@@ -308,20 +321,12 @@ Test(grow, end_while_pending_ends_salloc_by_pid_and_cancels_the_request)
 	struct psiplace_resize_grow_req *r;
 	psiplace_error_t err;
 	pid_t pid;
-	char buf[1024];
 
-	make_fakes(NULL, NULL);
-	script(sa, PENDING_SALLOC);
 	o = opts();
-	cr_assert_eq(psiplace_resize_grow_start(&o, &r, &err), 0, "%s", err.text);
-	pid = salloc_pid();
+	pid = start_pending(&o, &r);
 	cr_assert_eq(psiplace_resize_grow_ready(r, &err), 0);
 	psiplace_resize_grow_end(r);
-	cr_assert(exists("salloc-term"), "salloc got TERM");
-	cr_assert_eq(kill(pid, 0), -1, "salloc reaped");
-	cr_assert_eq(errno, ESRCH);
-	slurp("scancel.log", buf, sizeof(buf));
-	cr_assert_str_eq(buf, "--name=psiplace-grow-7-3");
+	assert_salloc_ended(pid);
 	cleanup();
 }
 
