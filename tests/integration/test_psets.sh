@@ -261,26 +261,17 @@ fi
 check_eq "psiplace.so needs no libpmix" 0 \
   "$(readelf -d "$PSIPLACE_BUILD_DIR/plugins/spank/psiplace.so" | grep -c 'NEEDED.*pmix')"
 
-# No slurmstepd of this test outlives its step: of this testbed (24.11+
-# names the process "slurmstepd: [JOB.STEP]" and clears its environment: a
-# stepd is this testbed's when it has a file of the testbed's directory
-# open, or names its slurm.conf in its environment) and started since this
-# test's tb_start, so that a stepd an earlier test left on this instance
-# is not counted (lib.sh, stepd_of_test).
-stepds() {
-  local p n=0
-  for p in $( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | sort -u); do
-    stepd_of_test "$p" && n=$((n + 1))
-  done
-  echo "$n"
-}
+# No slurmstepd of this test outlives its step: lib.sh's stepds (this
+# testbed's, started since this test's tb_start, so that a stepd an earlier
+# test left on this instance is not counted), counted.
+nstepds() { stepds | grep -c . || :; }
 export tb_started
-export -f stepd_of_test stepds
-inside=$(timeout -k 10 60 srun --mpi=pmix_v4 -n1 -w n1 --psi-pset=a:0 bash -c stepds 2>/dev/null)
+export -f stepd_of_test stepds nstepds
+inside=$(timeout -k 10 60 srun --mpi=pmix_v4 -n1 -w n1 --psi-pset=a:0 bash -c nstepds 2>/dev/null)
 check_eq "a running step's slurmstepd is seen" 1 "$([ "${inside:-0}" -ge 1 ] && echo 1 || echo 0)"
-none_left() { [ "$(stepds)" = 0 ]; }
+none_left() { [ "$(nstepds)" = 0 ]; }
 poll 90 none_left
-left=$(stepds)
+left=$(nstepds)
 # what was left (the stepds of this test; every slurmstepd of the machine
 # is listed with its age)
 [ "$left" = 0 ] || ps -o pid,etime,args -p "$( { pgrep -x slurmstepd; pgrep -f '^slurmstepd:'; } | paste -sd,)" 2>/dev/null | sed 's/^/# left: /'
